@@ -1,0 +1,3 @@
+from acode.cli.main import run
+
+run()

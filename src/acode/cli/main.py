@@ -1,0 +1,93 @@
+"""``acode`` entry point. Sub-command modules are registered here; each one imports its service lazily
+so ``acode --help`` stays fast and never loads llama_cpp or httpx."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import typer
+
+from acode import __version__
+from acode.cli.common import err_console
+from acode.errors import AcodeError
+
+app = typer.Typer(
+    name="acode",
+    help=(
+        "A local-first coding agent: every model call runs on your machine "
+        "(embedded llama.cpp by default, or your own Ollama / vLLM / llama.cpp server).\n\n"
+        "  acode                      interactive chat\n\n"
+        "  acode -p 'fix the failing test'   one-shot, prints the final answer\n\n"
+        "  acode run 'add is_even to util.py'   plan -> execute -> verify -> review\n\n"
+        "  acode review               review this branch against its base"
+    ),
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"acode {__version__}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def main(
+    ctx: typer.Context,
+    prompt: str = typer.Option(None, "-p", "--prompt", help="Run once non-interactively and print the answer."),
+    approval_mode: str = typer.Option(
+        None, "--approval-mode", help="default | auto_edit | yolo | plan (default: from config, else 'default')."
+    ),
+    model: str = typer.Option(None, "--model", "-m", help="Bundled model name, server model name or a .gguf path."),
+    backend: str = typer.Option(None, "--backend", help="embedded | openai | scripted"),
+    resume: str = typer.Option(None, "-r", "--resume", help="Resume a session: 'latest' or a session id."),
+    json_out: bool = typer.Option(False, "--json", help="With -p: print the whole trajectory as JSON."),
+    approve_plan: bool = typer.Option(False, "--approve-plan", help="Non-interactive: approve the plan in plan mode."),
+    no_loop_detection: bool = typer.Option(False, "--no-loop-detection", help="Turn loop detection off."),
+    extensions: list[str] = typer.Option(None, "-e", "--extensions", help="Enable only these extensions ('none': none)."),
+    verbose: bool = typer.Option(False, "-v", "--verbose", help="Log debug details to stderr."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    if verbose:
+        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s: %(message)s")
+    if ctx.invoked_subcommand is not None:
+        return
+    from acode.cli.chat import start_agent
+
+    start_agent(
+        prompt=prompt,
+        approval_mode=approval_mode,
+        model=model,
+        backend=backend,
+        resume=resume,
+        json_out=json_out,
+        approve_plan=approve_plan,
+        no_loop_detection=no_loop_detection,
+        extensions=extensions,
+    )
+
+
+def _register() -> None:
+    """One line per command module (each module keeps its heavy imports inside its commands)."""
+
+
+_register()
+
+
+def run() -> None:
+    """Console-script entry: people get one clear message and an exit code, never a traceback."""
+    try:
+        app()
+    except AcodeError as exc:
+        err_console.print(f"[bold red]error[/] {exc}", markup=True, highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except BrokenPipeError:
+        os._exit(0)

@@ -1,0 +1,32 @@
+"""Settings of the interactive / one-shot agent."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
+
+
+class ToolRules(BaseModel):
+    """Allow or deny tools by name, and shell commands by prefix (deny wins)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allow_tools: list[str] = Field(default_factory=list)
+    deny_tools: list[str] = Field(default_factory=list)
+    allow_shell: list[str] = Field(default_factory=list, description="command prefixes run without asking")
+    deny_shell: list[str] = Field(default_factory=list, description="command prefixes always refused")
+
+
+class AgentSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    approval_mode: ApprovalMode = "default"
+    max_turns: int = Field(40, ge=1)
+    max_seconds: float = Field(1800.0, gt=0)
+    max_format_errors: int = Field(3, ge=1)
+    shell_inactivity_timeout: float = Field(120.0, gt=0)
+    output_budget_chars: int = Field(8000, ge=500, description="tool output kept for the model")
+    rules: ToolRules = Field(default_factory=ToolRules)

@@ -1,0 +1,28 @@
+"""Settings of the model backends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ModelSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["embedded", "openai", "scripted"] = "embedded"
+    # embedded: a bundled model name (see `acode models list`); openai: the server's model name
+    name: str = "qwen2.5-coder-1.5b"
+    path: Path | None = Field(None, description="any GGUF file; overrides `name` for the embedded backend")
+    context_window: int = Field(8192, ge=512, le=1_048_576)
+    threads: int | None = Field(None, ge=1, description="CPU threads for llama.cpp (default: all cores)")
+    gpu_layers: int = Field(0, ge=-1)
+    max_tokens: int = Field(1024, ge=1)
+    seed: int = 0
+    base_url: str = "http://127.0.0.1:11434/v1"
+    api_key_env: str = Field("ACODE_API_KEY", description="environment variable that holds the API key")
+    native_tool_calling: Literal["auto", "on", "off"] = "auto"
+    timeout_seconds: float = Field(300.0, gt=0)
+    retries: int = Field(2, ge=0, le=10)
+    script: Path | None = Field(None, description="scripted backend: a YAML/JSON list of answers (tests)")

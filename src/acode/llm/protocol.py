@@ -1,0 +1,40 @@
+"""The one contract every backend fulfils. Callers never branch on the backend."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from acode.llm.types import Completion, Message, ToolSpec
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    name: str
+    context_window: int
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        seed: int = 0,
+        timeout: float | None = None,
+        on_text: Callable[[str], None] | None = None,
+        logprobs: int | None = None,
+    ) -> Completion:
+        """One model call.
+
+        tools: the model may answer with at most one tool call (Completion.tool_calls) or plain text.
+        schema: the answer's text is JSON matching this JSON schema (constrained where the backend can).
+        on_text: called with each streamed piece of plain-text output.
+        logprobs: when set, Completion.logprobs holds each generated token with its top-N alternatives.
+        """
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in ``text`` by the model's own tokenizer (an estimate where the backend has none)."""
+        ...

@@ -1,0 +1,110 @@
+"""A deterministic fake model that replays a script. Ships with the package so every loop, stage and
+command can be tested end to end (select it with ``model.backend: scripted`` and ``model.script: FILE``).
+
+A script step is one of:
+- a ``Completion``;
+- a string (plain-text answer);
+- a dict: ``{"text": ...}``, ``{"tool": name, "arguments": {...}}``, ``{"json": {...}}`` (the text is
+  that JSON), ``{"error": "message"}`` (the call raises ModelError), ``{"sleep": seconds, ...}``;
+- an Exception instance (raised);
+- a callable ``(messages, tools, schema) -> step`` for answers that depend on the prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from acode.errors import ConfigError, ModelError
+from acode.llm.types import Completion, Message, ToolCall, ToolSpec, Usage
+
+
+class ScriptedModel:
+    def __init__(self, steps: Sequence[Any] = (), *, name: str = "scripted", context_window: int = 8192):
+        self.name = name
+        self.context_window = context_window
+        self._steps = list(steps)
+        self._lock = threading.Lock()
+        self.calls: list[dict[str, Any]] = []  # what each call was asked, for assertions
+
+    @classmethod
+    def from_file(cls, path: str | Path, **kwargs: Any) -> ScriptedModel:
+        file = Path(path)
+        try:
+            steps = yaml.safe_load(file.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError("ACODE-CFG-020", f"cannot read the model script {file}: {exc}") from exc
+        if not isinstance(steps, list):
+            raise ConfigError("ACODE-CFG-021", f"the model script {file} must be a list of steps")
+        return cls(steps, **kwargs)
+
+    @property
+    def remaining(self) -> int:
+        return len(self._steps)
+
+    def push(self, *steps: Any) -> None:
+        self._steps.extend(steps)
+
+    def count_tokens(self, text: str) -> int:
+        return max(1, len(text) // 4) if text else 0
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        seed: int = 0,
+        timeout: float | None = None,
+        on_text: Callable[[str], None] | None = None,
+        logprobs: int | None = None,
+    ) -> Completion:
+        with self._lock:
+            self.calls.append({"messages": list(messages), "tools": list(tools or []), "schema": schema})
+            if not self._steps:
+                raise ModelError("ACODE-MODEL-090", "the scripted model has no answers left")
+            step = self._steps.pop(0)
+        if callable(step) and not isinstance(step, (Completion, Exception)):
+            step = step(list(messages), list(tools or []), schema)
+        completion = self._to_completion(step, messages)
+        if on_text and completion.text and not completion.tool_calls:
+            on_text(completion.text)
+        return completion
+
+    def _to_completion(self, step: Any, messages: Sequence[Message]) -> Completion:
+        if isinstance(step, Exception):
+            raise step
+        if isinstance(step, Completion):
+            return step
+        if isinstance(step, str):
+            step = {"text": step}
+        if not isinstance(step, dict):
+            raise ModelError("ACODE-MODEL-091", f"unsupported scripted step: {step!r}")
+        if "sleep" in step:
+            time.sleep(float(step["sleep"]))
+        if "error" in step:
+            raise ModelError("ACODE-MODEL-092", str(step["error"]))
+        text = json.dumps(step["json"]) if "json" in step else str(step.get("text", ""))
+        calls = [ToolCall(**c) for c in step.get("tool_calls", [])]
+        if "tool" in step:
+            calls.append(ToolCall(name=step["tool"], arguments=step.get("arguments", {})))
+        prompt = sum(self.count_tokens(m.content) for m in messages)
+        return Completion(
+            text=text,
+            tool_calls=calls,
+            usage=Usage(
+                prompt_tokens=prompt,
+                prompt_tokens_evaluated=prompt,
+                completion_tokens=self.count_tokens(text),
+            ),
+            finish_reason="tool_calls" if calls else "stop",
+            model=self.name,
+        )

@@ -1,0 +1,136 @@
+"""Structured answers: the tool-call envelope schema, parsing tool calls out of text, validated JSON.
+
+Small local models become reliable tool users when decoding is constrained to a JSON envelope
+``{"tool": <name>, "arguments": {...}}`` (one ``anyOf`` branch per tool) or ``{"answer": "<text>"}``.
+Backends that cannot constrain decoding fall back to parsing the same envelope (or ``<tool_call>`` tags,
+or fenced JSON) out of free text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from acode.errors import ModelOutputError
+from acode.llm.protocol import ChatModel
+from acode.llm.types import Message, ToolCall, ToolSpec
+
+T = TypeVar("T", bound=BaseModel)
+
+ANSWER_KEY = "answer"
+
+
+def tool_envelope_schema(tools: Sequence[ToolSpec], *, allow_answer: bool = True) -> dict[str, Any]:
+    """JSON schema for one decision: call exactly one tool, or answer in plain text."""
+    branches: list[dict[str, Any]] = []
+    for spec in tools:
+        params = dict(spec.parameters)
+        params.pop("title", None)
+        branches.append(
+            {
+                "type": "object",
+                "properties": {"tool": {"const": spec.name}, "arguments": params},
+                "required": ["tool", "arguments"],
+            }
+        )
+    if allow_answer:
+        branches.append(
+            {"type": "object", "properties": {ANSWER_KEY: {"type": "string"}}, "required": [ANSWER_KEY]}
+        )
+    return {"anyOf": branches}
+
+
+def tools_prompt(tools: Sequence[ToolSpec]) -> str:
+    """How the envelope is explained to a model that is not constrained by a grammar."""
+    lines = [
+        "To use a tool, answer with only a JSON object: "
+        '{"tool": "<tool name>", "arguments": {...}}. '
+        'To answer the user without a tool, answer {"answer": "<your answer>"}.',
+        "Available tools:",
+    ]
+    for spec in tools:
+        lines.append(f"- {spec.name}: {spec.description}\n  arguments schema: {json.dumps(spec.parameters)}")
+    return "\n".join(lines)
+
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
+_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+
+
+def extract_json(text: str) -> Any:
+    """The first JSON value in ``text``: bare, inside a code fence or inside <tool_call> tags."""
+    candidates = [m.group(1) for m in _TAG.finditer(text)] + [m.group(1) for m in _FENCE.finditer(text)]
+    candidates.append(text)
+    decoder = json.JSONDecoder()
+    for candidate in candidates:
+        candidate = candidate.strip()
+        for start in [i for i, ch in enumerate(candidate) if ch in "{["][:20]:
+            try:
+                value, _ = decoder.raw_decode(candidate[start:])
+                return value
+            except json.JSONDecodeError:
+                continue
+    raise ValueError("no JSON object found in the model's answer")
+
+
+def parse_envelope(value: Any, tool_names: Sequence[str]) -> tuple[str, list[ToolCall]]:
+    """Turn an envelope (already decoded JSON) into (answer text, tool calls)."""
+    if isinstance(value, dict) and isinstance(value.get("tool"), str):
+        args = value.get("arguments", value.get("parameters", {}))
+        return "", [ToolCall(name=value["tool"], arguments=args if isinstance(args, dict) else {})]
+    if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"] in tool_names:
+        args = value.get("arguments", {})
+        if isinstance(args, str):
+            args = json.loads(args)
+        return "", [ToolCall(name=value["name"], arguments=args if isinstance(args, dict) else {})]
+    if isinstance(value, dict) and ANSWER_KEY in value:
+        return str(value[ANSWER_KEY]), []
+    raise ValueError("JSON is neither a tool call nor an answer")
+
+
+def parse_tool_text(text: str, tool_names: Sequence[str]) -> tuple[str, list[ToolCall]]:
+    """Parse free text from an unconstrained model: a tool call if one is there, else the text itself."""
+    try:
+        return parse_envelope(extract_json(text), tool_names)
+    except (ValueError, json.JSONDecodeError):
+        return text, []
+
+
+def complete_json(
+    model: ChatModel,
+    messages: Sequence[Message],
+    output: type[T],
+    *,
+    max_tokens: int = 1024,
+    timeout: float | None = None,
+    seed: int = 0,
+) -> T:
+    """Ask for JSON matching ``output``; validate; re-ask once with the error; then raise ModelOutputError."""
+    schema = output.model_json_schema()
+    history = list(messages)
+    error = ""
+    for attempt in range(2):
+        completion = model.complete(
+            history, schema=schema, max_tokens=max_tokens, temperature=0.0, seed=seed, timeout=timeout
+        )
+        try:
+            return output.model_validate(extract_json(completion.text))
+        except (ValueError, ValidationError) as exc:
+            error = str(exc)
+            if attempt == 0:
+                history += [
+                    Message.assistant(completion.text),
+                    Message.user(
+                        "That answer was not valid: "
+                        f"{error[:800]}\nAnswer again with only JSON matching this schema: {json.dumps(schema)}"
+                    ),
+                ]
+    raise ModelOutputError(
+        "ACODE-MODEL-010",
+        f"the model's answer did not match the {output.__name__} schema after one retry: {error[:300]}",
+        hint="try a larger model (--model qwen2.5-coder-1.5b) or a backend with constrained decoding",
+    )

@@ -1,0 +1,78 @@
+"""The normalised data every backend speaks: messages in, one Completion out."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+def new_call_id() -> str:
+    return "call_" + uuid.uuid4().hex[:12]
+
+
+class ToolCall(BaseModel):
+    id: str = Field(default_factory=new_call_id)
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class Message(BaseModel):
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None  # tool name, on role="tool" messages
+
+    @classmethod
+    def system(cls, content: str) -> Message:
+        return cls(role="system", content=content)
+
+    @classmethod
+    def user(cls, content: str) -> Message:
+        return cls(role="user", content=content)
+
+    @classmethod
+    def assistant(cls, content: str = "", tool_calls: list[ToolCall] | None = None) -> Message:
+        return cls(role="assistant", content=content, tool_calls=tool_calls or [])
+
+    @classmethod
+    def tool(cls, call: ToolCall, content: str) -> Message:
+        return cls(role="tool", content=content, tool_call_id=call.id, name=call.name)
+
+
+class ToolSpec(BaseModel):
+    """What the model is told about a tool: its name, what it does, and a JSON schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    prompt_tokens_evaluated: int = 0  # actually run through the model
+    prompt_tokens_reused: int = 0  # served from the KV cache (shared prefix with an earlier call)
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+class TokenLogprob(BaseModel):
+    token: str
+    logprob: float
+    top: dict[str, float] = Field(default_factory=dict)  # alternatives at this position
+
+
+class Completion(BaseModel):
+    text: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    finish_reason: str = "stop"  # stop | length | tool_calls | error
+    model: str = ""
+    logprobs: list[TokenLogprob] | None = None
+
+    def as_message(self) -> Message:
+        return Message.assistant(self.text, list(self.tool_calls))

@@ -1,0 +1,82 @@
+"""Where things live: the user's config and cache folders, the project root and its ``.acode`` folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def user_config_dir() -> Path:
+    """``~/.config/acode`` (``ACODE_CONFIG_HOME`` overrides, which tests use)."""
+    override = os.environ.get("ACODE_CONFIG_HOME")
+    return Path(override) if override else Path.home() / ".config" / "acode"
+
+
+def user_cache_dir() -> Path:
+    override = os.environ.get("ACODE_CACHE_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("acode"))
+
+
+def find_project_root(start: Path | None = None) -> Path:
+    """The nearest folder upwards holding ``.acode``, else the git top level, else ``start`` itself."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".acode").is_dir() and folder != Path.home():
+            return folder
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=here, capture_output=True, text=True, timeout=10
+        )
+        if out.returncode == 0 and out.stdout.strip():
+            return Path(out.stdout.strip()).resolve()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return here
+
+
+@dataclass(frozen=True)
+class ProjectPaths:
+    root: Path
+
+    @property
+    def acode_dir(self) -> Path:
+        return self.root / ".acode"
+
+    @property
+    def config_file(self) -> Path:
+        return self.acode_dir / "config.yml"
+
+    @property
+    def db_file(self) -> Path:
+        return self.acode_dir / "acode.db"
+
+    @property
+    def commands_dir(self) -> Path:
+        return self.acode_dir / "commands"
+
+    @property
+    def agents_dir(self) -> Path:
+        return self.acode_dir / "agents"
+
+    @property
+    def extensions_dir(self) -> Path:
+        return self.acode_dir / "extensions"
+
+    @property
+    def plans_dir(self) -> Path:
+        return self.acode_dir / "plans"
+
+    @property
+    def outputs_dir(self) -> Path:
+        """Full tool outputs that were cut before reaching the model."""
+        return self.acode_dir / "outputs"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.acode_dir / "logs"

@@ -1,0 +1,1 @@
+"""SQLite storage (stdlib sqlite3, WAL): sessions, reviews, summaries, audit log."""

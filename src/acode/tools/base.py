@@ -1,0 +1,144 @@
+"""The tool contract and the one dispatcher that validates arguments and turns every failure into a
+structured error result for the model (never a crash)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from acode.llm.types import ToolCall, ToolSpec
+
+log = logging.getLogger("acode.tools")
+
+ToolKind = Literal["read", "edit", "execute", "interact", "agent"]
+
+
+class ToolError(Exception):
+    """Raised inside a tool for an expected failure; its message goes back to the model."""
+
+
+class ToolResult(BaseModel):
+    output: str = ""
+    error: str | None = None
+    display: str | None = None  # what a person sees, when it differs from what the model gets
+    data: dict[str, Any] | None = None  # structured result (also sent to the model as JSON when set)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def for_model(self) -> str:
+        if self.error is not None:
+            return json.dumps({"error": self.error})
+        if self.data is not None:
+            return json.dumps(self.data, ensure_ascii=False)
+        return self.output
+
+
+@dataclass
+class ToolContext:
+    """What a tool may use. The workspace root confines every path."""
+
+    workspace: Path
+    outputs_dir: Path | None = None  # where cut-off outputs are saved in full
+    interactive: bool = False
+    session_id: str = ""
+    ask_user: Callable[[list[str]], list[str]] | None = None
+    shell_inactivity_timeout: float = 120.0
+    output_budget_chars: int = 8000
+    extra_writable: tuple[Path, ...] = ()  # e.g. a plan file outside the workspace
+    state: dict[str, Any] = field(default_factory=dict)  # per-session scratch (files changed, ...)
+
+
+class Tool(ABC):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Args: ClassVar[type[BaseModel]]
+    kind: ClassVar[ToolKind] = "read"
+
+    @property
+    def read_only(self) -> bool:
+        return self.kind == "read"
+
+    def spec(self) -> ToolSpec:
+        schema = self.Args.model_json_schema()
+        schema.pop("title", None)
+        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+
+    @abstractmethod
+    def run(self, args: Any, ctx: ToolContext) -> ToolResult: ...
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()):
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        self._tools[tool.name] = tool
+
+    def unregister(self, name: str) -> None:
+        self._tools.pop(name, None)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._tools
+
+    def __iter__(self):
+        return iter(self._tools.values())
+
+    def subset(self, names: Iterable[str]) -> ToolRegistry:
+        return ToolRegistry(self._tools[n] for n in names if n in self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return [tool.spec() for tool in self._tools.values()]
+
+    def validate(self, call: ToolCall) -> tuple[Tool, BaseModel] | ToolResult:
+        """The tool and its parsed arguments, or an error result naming the problem."""
+        tool = self._tools.get(call.name)
+        if tool is None:
+            close = difflib.get_close_matches(call.name, self.names(), n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            return ToolResult(error=f"Unknown tool '{call.name}'.{hint} Available: {', '.join(self.names())}")
+        try:
+            return tool, tool.Args.model_validate(call.arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
+            )
+            return ToolResult(error=f"Invalid arguments for {call.name}: {problems}")
+
+    def dispatch(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        checked = self.validate(call)
+        if isinstance(checked, ToolResult):
+            return checked
+        tool, args = checked
+        return run_tool(tool, args, ctx)
+
+
+def run_tool(tool: Tool, args: BaseModel, ctx: ToolContext) -> ToolResult:
+    try:
+        return tool.run(args, ctx)
+    except ToolError as exc:
+        return ToolResult(error=str(exc))
+    except PermissionError as exc:
+        return ToolResult(error=f"Permission denied: {exc.filename or exc}")
+    except FileNotFoundError as exc:
+        return ToolResult(error=f"File not found: {exc.filename or exc}")
+    except Exception as exc:  # a tool bug must not end the session; the model and the log both see it
+        log.exception("tool %s failed", tool.name)
+        return ToolResult(error=f"{tool.name} failed: {type(exc).__name__}: {exc}")

@@ -1,0 +1,69 @@
+"""Fixtures every test shares: isolated user config, temporary git repositories, the scripted model,
+and the real embedded 0.5B model (session-scoped: loading it costs a few seconds)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from acode.llm.scripted import ScriptedModel
+
+REAL_MODEL = "qwen2.5-coder-0.5b"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_config(tmp_path_factory, monkeypatch):
+    """No test reads the developer's ~/.config/acode or ACODE_* variables."""
+    for name in list(os.environ):
+        if name.startswith("ACODE_") and name != "ACODE_CACHE_DIR":
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ACODE_CONFIG_HOME", str(tmp_path_factory.mktemp("user-config")))
+
+
+def git(cwd: Path, *args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def make_git_repo(path: Path, files: dict[str, str] | None = None, branch: str = "main") -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", branch)
+    git(path, "config", "user.email", "dev@example.com")
+    git(path, "config", "user.name", "Dev")
+    git(path, "config", "commit.gpgsign", "false")
+    for name, text in (files or {"README.md": "# sample\n"}).items():
+        target = path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "initial commit")
+    return path
+
+
+@pytest.fixture
+def git_repo(tmp_path) -> Path:
+    return make_git_repo(tmp_path / "repo")
+
+
+@pytest.fixture
+def scripted():
+    """``scripted(step, step, ...)`` -> a ScriptedModel replaying those steps."""
+    return lambda *steps, **kw: ScriptedModel(list(steps), **kw)
+
+
+@pytest.fixture(scope="session")
+def real_model_settings():
+    from acode.config.model import ModelSettings
+
+    return ModelSettings(backend="embedded", name=REAL_MODEL, context_window=4096)
+
+
+@pytest.fixture(scope="session")
+def real_model(real_model_settings):
+    """The real embedded 0.5B model. Never skipped: CI must exercise it."""
+    from acode.llm.factory import build_model
+
+    return build_model(real_model_settings)
