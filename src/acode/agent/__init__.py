@@ -1,0 +1,1 @@
+"""The ReAct agent: loop, history, approval, and the middlewares that keep it under control."""
