@@ -5,7 +5,15 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from acode.config.agent import AgentSettings
+from acode.config.control import (
+    CheckpointSettings,
+    CompressionSettings,
+    LoopDetectionSettings,
+    NextSpeakerSettings,
+)
+from acode.config.hooks import HooksSettings
 from acode.config.model import ModelSettings
+from acode.config.routing import RoutingSettings
 
 
 class Settings(BaseModel):
@@ -13,3 +21,9 @@ class Settings(BaseModel):
 
     model: ModelSettings = Field(default_factory=ModelSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
+    loop_detection: LoopDetectionSettings = Field(default_factory=LoopDetectionSettings)
+    next_speaker: NextSpeakerSettings = Field(default_factory=NextSpeakerSettings)
+    compression: CompressionSettings = Field(default_factory=CompressionSettings)
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+    routing: RoutingSettings = Field(default_factory=RoutingSettings)

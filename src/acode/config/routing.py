@@ -1,0 +1,51 @@
+"""Settings of model routing: which model serves each utility purpose, and an optional per-prompt rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+UtilityPurpose = Literal["compression", "loop_check", "next_speaker", "summary"]
+
+
+class ModelChoice(BaseModel):
+    """Fields that differ from the main `model` section; anything not given is inherited from it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["embedded", "openai", "scripted"] | None = None
+    name: str | None = None
+    path: Path | None = None
+    context_window: int | None = Field(None, ge=512, le=1_048_576)
+    max_tokens: int | None = Field(None, ge=1)
+    base_url: str | None = None
+    script: Path | None = None
+
+    def overrides(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+class ComplexityRule(BaseModel):
+    """A cheap rule (no model call): long prompts or prompts with these words go to `complex_model`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = False
+    simple_model: ModelChoice = Field(default_factory=ModelChoice)
+    complex_model: ModelChoice = Field(default_factory=ModelChoice)
+    max_simple_chars: int = Field(160, ge=1)
+    complex_words: list[str] = Field(
+        default_factory=lambda: [
+            "refactor", "debug", "design", "architecture", "migrate", "optimi", "why", "concurren", "security",
+        ]
+    )
+
+
+class RoutingSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    utility: ModelChoice | None = Field(None, description="default model for every utility purpose")
+    purposes: dict[UtilityPurpose, ModelChoice] = Field(default_factory=dict)
+    complexity: ComplexityRule = Field(default_factory=ComplexityRule)
