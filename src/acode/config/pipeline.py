@@ -1,0 +1,36 @@
+"""Settings of ``acode run`` (the Planner -> Executor -> Verifier -> Reviewer pipeline)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from acode.config.agent import ApprovalMode
+
+
+class StageTimeouts(BaseModel):
+    """Seconds each stage may take before the run stops (its state stays resumable)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    planner: float = Field(600.0, gt=0)
+    executor: float = Field(1800.0, gt=0, description="per step")
+    verifier: float = Field(600.0, gt=0, description="per command")
+
+
+class PipelineSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_cycles: int = Field(3, ge=1, description="plan -> review cycles before escalating")
+    max_verify_retries: int = Field(2, ge=0, description="executor retries after a failed verification")
+    verify_commands: list[str] | None = Field(
+        None, description="project checks; None detects them (pytest when tests exist, ruff when configured)"
+    )
+    check_command_prefixes: list[str] = Field(
+        default_factory=lambda: ["pytest", "python -m pytest", "ruff", "python -m ruff", "python -m py_compile"],
+        description="a plan step's own check command runs only when it starts with one of these",
+    )
+    approval_mode: ApprovalMode = "auto_edit"
+    max_steps: int = Field(8, ge=1, description="steps a plan may have")
+    agent_max_turns: int = Field(12, ge=1, description="agent turns per step")
+    plan_max_tokens: int = Field(700, ge=64)
+    timeouts: StageTimeouts = Field(default_factory=StageTimeouts)
