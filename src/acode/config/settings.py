@@ -14,6 +14,7 @@ from acode.config.control import (
 from acode.config.hooks import HooksSettings
 from acode.config.model import ModelSettings
 from acode.config.pipeline import PipelineSettings
+from acode.config.review import ReviewerSettings
 from acode.config.routing import RoutingSettings
 
 
@@ -23,6 +24,7 @@ class Settings(BaseModel):
     model: ModelSettings = Field(default_factory=ModelSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
+    reviewer: ReviewerSettings = Field(default_factory=ReviewerSettings)
     loop_detection: LoopDetectionSettings = Field(default_factory=LoopDetectionSettings)
     next_speaker: NextSpeakerSettings = Field(default_factory=NextSpeakerSettings)
     compression: CompressionSettings = Field(default_factory=CompressionSettings)

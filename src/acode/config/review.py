@@ -1,0 +1,80 @@
+"""Settings of the reviewer (`acode review` and the Reviewer stage of `acode run`): the ``reviewer:`` section."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Level = Literal["excellent", "good", "acceptable", "needs_work", "poor"]
+DIMENSIONS = ("intent_alignment", "code_quality", "completeness", "consistency", "safety")
+
+
+class DimensionSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+
+
+class Dimensions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    intent_alignment: DimensionSettings = Field(default_factory=DimensionSettings)
+    code_quality: DimensionSettings = Field(default_factory=DimensionSettings)
+    completeness: DimensionSettings = Field(default_factory=DimensionSettings)
+    consistency: DimensionSettings = Field(default_factory=DimensionSettings)
+    safety: DimensionSettings = Field(default_factory=DimensionSettings)
+
+    def enabled(self) -> list[str]:
+        return [name for name in DIMENSIONS if getattr(self, name).enabled]
+
+
+class Thresholds(BaseModel):
+    """How findings become levels. A model finding counts only when its check (a separate yes/no question)
+    gives it at least ``confirm`` probability of being a real defect."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    confirm: float = Field(0.5, ge=0.0, le=1.0, description="P(yes) at which a model finding is confirmed")
+    poor: float = Field(0.8, ge=0.0, le=1.0, description="P(yes) at which a high/medium finding makes its dimension poor")
+    max_needs_work: int = Field(2, ge=0, description="reject when more dimensions than this are needs_work")
+    count_context_lines: bool = Field(
+        False, description="also count findings about unchanged lines shown as context"
+    )
+    untested_change_level: Level = Field(
+        "acceptable", description="completeness level when code changed but no test file was touched"
+    )
+
+
+class LookAroundSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    max_calls: int = Field(2, ge=0, le=20, description="read-only tool calls the reviewer may make")
+    max_result_chars: int = Field(2000, ge=200)
+
+
+class ReviewerSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    dimensions: Dimensions = Field(default_factory=Dimensions)
+    strategy: Literal["per_dimension", "single_call"] = "per_dimension"
+    decision_strategy: Literal["findings", "verdict"] = Field(
+        "findings", description="findings: derived from checked findings; verdict: the model's overall answer"
+    )
+    min_quality: Literal["excellent", "good", "acceptable"] | None = None
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    on_model_failure: Literal["reject", "error"] = Field(
+        "reject", description="an unreadable model answer rejects the change, or fails the review"
+    )
+    timeout_seconds: float = Field(120.0, gt=0)
+    human_review: Literal["auto", "prompt", "require"] = "auto"
+    max_diff_chars: int = Field(10_000, ge=200, description="per-file diff cut, with a visible marker")
+    context_lines: int = Field(3, ge=0, le=50, description="unchanged lines around each change")
+    output_reserve: float = Field(0.25, gt=0.0, lt=0.9, description="share of the window kept for answers")
+    max_findings_per_dimension: int = Field(3, ge=1, le=10)
+    max_tokens_per_answer: int = Field(320, ge=32)
+    test_command: str | None = Field(None, description="run with --run-tests or always when set")
+    test_timeout_seconds: float = Field(300.0, gt=0)
+    lookaround: LookAroundSettings = Field(default_factory=LookAroundSettings)
+    reuse_unchanged: bool = Field(True, description="an unchanged context reuses the stored review")
