@@ -12,6 +12,7 @@ from acode.config.control import (
     NextSpeakerSettings,
 )
 from acode.config.hooks import HooksSettings
+from acode.config.mcp import McpServerSettings
 from acode.config.model import ModelSettings
 from acode.config.pipeline import PipelineSettings
 from acode.config.review import ReviewerSettings
@@ -31,3 +32,4 @@ class Settings(BaseModel):
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     hooks: HooksSettings = Field(default_factory=HooksSettings)
     routing: RoutingSettings = Field(default_factory=RoutingSettings)
+    mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
