@@ -1,0 +1,128 @@
+"""Turn a custom command and its arguments into the prompt sent to the agent.
+
+Order (as in Gemini CLI): ``@{path}`` file injection, then ``!{command}`` shell injection, then
+``{{args}}``. The template is split into pieces once, so text that a file or a command injects is never
+scanned again: a file holding ``!{rm -rf ~}`` stays text.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from acode.errors import UsageError
+
+ARGS = "{{args}}"
+MAX_INJECT_CHARS = 50_000
+
+# confirm(command) -> True to run it. None means non-interactive: only allowed prefixes run.
+ConfirmShell = Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class Piece:
+    kind: str  # "text" | "file" | "shell"
+    value: str
+
+
+def split_template(template: str) -> list[Piece]:
+    """Text, ``@{...}`` and ``!{...}`` pieces; braces inside an injection may nest."""
+    pieces: list[Piece] = []
+    text_start = i = 0
+    while i < len(template) - 1:
+        pair = template[i : i + 2]
+        if pair in ("@{", "!{"):
+            end = _closing_brace(template, i + 2)
+            if end is not None:
+                if i > text_start:
+                    pieces.append(Piece("text", template[text_start:i]))
+                pieces.append(Piece("file" if pair == "@{" else "shell", template[i + 2 : end].strip()))
+                i = text_start = end + 1
+                continue
+        i += 1
+    if text_start < len(template):
+        pieces.append(Piece("text", template[text_start:]))
+    return pieces
+
+
+def _closing_brace(text: str, start: int) -> int | None:
+    depth = 1
+    for j in range(start, len(text)):
+        if text[j] == "{":
+            depth += 1
+        elif text[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def inject_file(raw: str, workspace: Path) -> str:
+    root = workspace.resolve()
+    target = (root / raw).resolve()
+    if not target.is_relative_to(root):
+        raise UsageError(
+            "ACODE-CMD-010",
+            f"@{{{raw}}} points outside the workspace {root}",
+            hint="custom commands may only inject files inside the project",
+        )
+    if not target.is_file():
+        raise UsageError("ACODE-CMD-011", f"@{{{raw}}}: no such file {target}")
+    return target.read_text(encoding="utf-8", errors="replace")[:MAX_INJECT_CHARS]
+
+
+def run_injected_shell(command: str, workspace: Path, timeout: float = 60.0) -> str:
+    try:
+        done = subprocess.run(
+            command, shell=True, cwd=workspace, capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return f"[Shell command timed out after {timeout:.0f}s: {command}]"
+    out = done.stdout
+    if done.returncode != 0:
+        out += (f"\n{done.stderr}" if done.stderr else "") + f"\n[Shell command exited with code {done.returncode}]"
+    return out[:MAX_INJECT_CHARS]
+
+
+def shell_allowed(command: str, confirm: ConfirmShell | None, allow_prefixes: Sequence[str]) -> bool:
+    if any(command == p or command.startswith(p.rstrip() + " ") for p in allow_prefixes):
+        return True
+    return bool(confirm and confirm(command))
+
+
+def expand_command(
+    template: str,
+    args: str,
+    workspace: Path,
+    *,
+    confirm: ConfirmShell | None = None,
+    allow_shell: Sequence[str] = (),
+    shell_timeout: float = 60.0,
+) -> str:
+    args = args.strip()
+    pieces = split_template(template)
+    resolved: list[str | None] = [None] * len(pieces)
+    for index, piece in enumerate(pieces):
+        if piece.kind == "file":
+            resolved[index] = inject_file(piece.value, workspace)
+    for index, piece in enumerate(pieces):
+        if piece.kind == "shell":
+            command = piece.value.replace(ARGS, shlex.quote(args))
+            if not shell_allowed(command, confirm, allow_shell):
+                raise UsageError(
+                    "ACODE-CMD-012",
+                    f"the shell command `{command}` in this custom command was not allowed",
+                    hint="confirm it when asked, or add its prefix to agent.rules.allow_shell",
+                    exit_code=51,
+                )
+            resolved[index] = run_injected_shell(command, workspace, shell_timeout)
+    out = "".join(
+        piece.value.replace(ARGS, args) if piece.kind == "text" else (resolved[i] or "")
+        for i, piece in enumerate(pieces)
+    )
+    if ARGS not in template and args:
+        out = f"{out.rstrip()}\n\n{args}"
+    return out
