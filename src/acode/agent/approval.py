@@ -1,0 +1,162 @@
+"""Approval: may this tool call run? A separate step the loop takes *before* the middlewares'
+``before_tool`` hooks (so hooks see only calls the user's mode and rules allow; a hook may still deny).
+
+Order of precedence, first match wins:
+1. ``agent.rules.deny_tools`` / ``deny_shell`` (prefixes, checked on every segment of a compound
+   command) -> deny.
+2. plan mode -> read-only tools only, plus edits of files inside ``ToolContext.extra_writable``
+   (plan files); rules cannot widen plan mode.
+3. read / interact / agent tools -> allow.
+4. ``allow_tools`` / ``allow_shell`` (every segment must match) and earlier "always" answers -> allow.
+5. the mode: yolo allows everything; auto_edit allows edits and asks for shell; default asks for both.
+
+"ask" becomes a question to the user through the ``approver`` callback when the session is
+interactive, and a denial the model can read otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from acode.agent.middleware import AgentState, ToolDecision
+from acode.config.agent import ToolRules
+from acode.llm.types import ToolCall
+from acode.tools.base import Tool, ToolContext
+
+SHELL_TOOL = "run_shell_command"
+MODES = ("default", "auto_edit", "yolo", "plan")
+
+Answer = Literal["yes", "no", "always"]
+
+
+@dataclass
+class ApprovalRequest:
+    """What the user is asked about."""
+
+    call: ToolCall
+    tool: Tool
+    reason: str
+
+    @property
+    def summary(self) -> str:
+        args = self.call.arguments
+        if self.call.name == SHELL_TOOL:
+            return f"run: {args.get('command', '')}"
+        target = args.get("file_path") or args.get("dir_path") or ""
+        return f"{self.call.name} {target}".strip()
+
+
+Approver = Callable[[ApprovalRequest], Answer]
+
+_SEGMENT_SPLIT = re.compile(r"&&|\|\||;|\||\n")
+
+
+def shell_segments(command: str) -> list[str]:
+    """The simple commands of a compound command line, whitespace-normalised."""
+    return [" ".join(part.split()) for part in _SEGMENT_SPLIT.split(command) if part.strip()]
+
+
+def matches_prefix(segment: str, prefix: str) -> bool:
+    prefix = " ".join(prefix.split())
+    return bool(prefix) and (segment == prefix or segment.startswith(prefix + " "))
+
+
+def non_interactive_denial(tool: Tool) -> str:
+    if tool.kind == "execute":
+        fix = "rerun with --approval-mode yolo, or allow the command prefix in agent.rules.allow_shell"
+    else:
+        fix = "rerun with --approval-mode auto_edit (edits) or yolo (edits and shell), or add it to agent.rules.allow_tools"
+    return f"denied: approval needed in non-interactive mode; {fix}. Do not retry this call."
+
+
+class ApprovalPolicy:
+    def __init__(self, rules: ToolRules | None = None, *, approver: Approver | None = None):
+        self.rules = rules or ToolRules()
+        self.approver = approver
+        self._always_tools: set[str] = set()
+        self._always_shell: set[str] = set()
+
+    # -- the decision -------------------------------------------------------------------------
+    def decide(self, state: AgentState, call: ToolCall, tool: Tool, ctx: ToolContext) -> ToolDecision:
+        segments = shell_segments(str(call.arguments.get("command", ""))) if call.name == SHELL_TOOL else []
+        if call.name in self.rules.deny_tools:
+            return ToolDecision("deny", f"denied by agent.rules.deny_tools ({call.name})")
+        for segment in segments:
+            for prefix in self.rules.deny_shell:
+                if matches_prefix(segment, prefix):
+                    return ToolDecision("deny", f"denied by agent.rules.deny_shell ('{prefix}')")
+        if state.approval_mode == "plan":
+            return self._plan_mode(call, tool, ctx)
+        if tool.kind in ("read", "interact", "agent"):
+            return ToolDecision("allow")
+        if call.name in self.rules.allow_tools or call.name in self._always_tools:
+            return ToolDecision("allow", "allowed by rule")
+        if segments and self._all_allowed(segments):
+            return ToolDecision("allow", "allowed by agent.rules.allow_shell")
+        if state.approval_mode == "yolo":
+            return ToolDecision("allow")
+        if state.approval_mode == "auto_edit" and tool.kind == "edit":
+            return ToolDecision("allow")
+        return ToolDecision("ask", f"{state.approval_mode} mode asks before {tool.kind} tools")
+
+    def _all_allowed(self, segments: list[str]) -> bool:
+        if any("$(" in s or "`" in s for s in segments):
+            return False  # a substituted command could be anything
+        prefixes = [*self.rules.allow_shell, *self._always_shell]
+        return all(any(matches_prefix(s, p) for p in prefixes) for s in segments)
+
+    def _plan_mode(self, call: ToolCall, tool: Tool, ctx: ToolContext) -> ToolDecision:
+        if tool.kind in ("read", "interact"):
+            return ToolDecision("allow")
+        if tool.kind == "edit" and _inside(call.arguments.get("file_path"), ctx):
+            return ToolDecision("allow", "plan file")
+        return ToolDecision(
+            "deny",
+            "denied: plan mode is read-only. Research and write the plan; "
+            "changes are made after the plan is approved.",
+        )
+
+    # -- turning "ask" into an answer ---------------------------------------------------------
+    def resolve(self, state: AgentState, call: ToolCall, tool: Tool, decision: ToolDecision) -> ToolDecision:
+        """An "ask" becomes allow or deny: the approver answers when interactive, else it is denied."""
+        if decision.action != "ask":
+            return decision
+        if not state.interactive or self.approver is None:
+            return ToolDecision("deny", non_interactive_denial(tool))
+        answer = self.approver(ApprovalRequest(call, tool, decision.reason))
+        if answer == "always":
+            self.remember(call)
+            return ToolDecision("allow", "approved (always)", decision.rewritten_arguments)
+        if answer == "yes":
+            return ToolDecision("allow", "approved", decision.rewritten_arguments)
+        return ToolDecision("deny", "denied by the user. Do not retry it; ask or try another way.")
+
+    def remember(self, call: ToolCall) -> None:
+        """"Always" for shell remembers the command's program (``pytest -q`` -> ``pytest``)."""
+        if call.name != SHELL_TOOL:
+            self._always_tools.add(call.name)
+            return
+        for segment in shell_segments(str(call.arguments.get("command", ""))):
+            try:
+                words = shlex.split(segment)
+            except ValueError:
+                words = segment.split()
+            if words:
+                self._always_shell.add(words[0])
+
+
+def _inside(file_path: object, ctx: ToolContext) -> bool:
+    if not isinstance(file_path, str) or not file_path or not ctx.extra_writable:
+        return False
+    target = Path(file_path)
+    target = (target if target.is_absolute() else ctx.workspace / target).resolve()
+    for allowed in ctx.extra_writable:
+        allowed = allowed.resolve()
+        if target == allowed or allowed in target.parents:
+            return True
+    return False
