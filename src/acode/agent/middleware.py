@@ -46,6 +46,11 @@ class Middleware:
     def on_session_start(self, state: AgentState) -> None:
         return None
 
+    def on_user_prompt(self, state: AgentState, prompt: str) -> str | None:
+        """A user prompt arrives (before it joins the history); may return a replacement (e.g. with
+        added context) or raise AgentStop to refuse it."""
+        return None
+
     def before_model(self, state: AgentState) -> None:
         """May rewrite ``state.history`` (compression) or append a message (a nudge)."""
         return None
