@@ -65,7 +65,7 @@ def extract_json(text: str) -> Any:
     """The first JSON value in ``text``: bare, inside a code fence or inside <tool_call> tags."""
     candidates = [m.group(1) for m in _TAG.finditer(text)] + [m.group(1) for m in _FENCE.finditer(text)]
     candidates.append(text)
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)  # small models put raw newlines inside JSON strings
     for candidate in candidates:
         candidate = candidate.strip()
         for start in [i for i, ch in enumerate(candidate) if ch in "{["][:20]:

@@ -1,0 +1,81 @@
+"""Turn normalised messages into the prompt text a local model was trained on.
+
+The embedded backend formats prompts itself (rather than letting llama.cpp do it) so it knows the exact
+tokens of every call and can reuse the KV cache for the prefix shared with the previous call. The
+template is the model's own (GGUF metadata ``tokenizer.chat_template``), rendered in a Jinja sandbox;
+models without one get ChatML.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any
+
+from acode.errors import ModelError
+from acode.llm.structured import tools_prompt
+from acode.llm.types import Message, ToolCall, ToolSpec
+
+
+def _raise(message: str) -> None:
+    raise ModelError("ACODE-MODEL-030", f"the model's chat template refused the messages: {message}")
+
+
+def envelope_text(call: ToolCall) -> str:
+    """An earlier tool call, written back the way a constrained model emits it."""
+    return json.dumps({"tool": call.name, "arguments": call.arguments}, ensure_ascii=False)
+
+
+class ChatTemplate:
+    def __init__(self, source: str | None, *, bos_token: str = "", eos_token: str = ""):
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+        self.is_fallback = not source
+        if not source:
+            source = (resources.files("acode.llm") / "prompts" / "chatml.j2").read_text(encoding="utf-8")
+        env = ImmutableSandboxedEnvironment(
+            trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"]
+        )
+        env.globals["raise_exception"] = _raise
+        self._template = env.from_string(source)
+        self.source = source
+        self.bos_token = bos_token
+        self.eos_token = eos_token
+        # Templates that know a "tool" role (Qwen, Llama 3, ...) get tool results in their trained format.
+        self.supports_tool_role = "'tool'" in source or '"tool"' in source
+
+    def render(self, messages: Sequence[Message], *, extra_system: str = "") -> str:
+        rows = [self._row(m) for m in messages]
+        if extra_system:
+            if rows and rows[0]["role"] == "system":
+                rows[0] = {**rows[0], "content": f"{rows[0]['content']}\n\n{extra_system}".strip()}
+            else:
+                rows.insert(0, {"role": "system", "content": extra_system})
+        return self._template.render(
+            messages=rows,
+            add_generation_prompt=True,
+            bos_token=self.bos_token,
+            eos_token=self.eos_token,
+        )
+
+    def _row(self, message: Message) -> dict[str, Any]:
+        if message.role == "assistant" and message.tool_calls:
+            calls = "\n".join(envelope_text(c) for c in message.tool_calls)
+            return {"role": "assistant", "content": f"{message.content}\n{calls}".strip()}
+        if message.role == "tool":
+            if self.supports_tool_role:
+                return {"role": "tool", "content": message.content, "name": message.name or ""}
+            return {"role": "user", "content": f"Result of the tool {message.name or ''}:\n{message.content}"}
+        return {"role": message.role, "content": message.content}
+
+
+def instructions_for(tools: Sequence[ToolSpec] | None, schema: dict[str, Any] | None) -> str:
+    """What the system prompt must add so the model knows what its constrained output means."""
+    from acode.prompts import render
+
+    if tools:
+        return tools_prompt(tools)
+    if schema is not None:
+        return render("acode.llm", "json_output.j2", schema=json.dumps(schema, ensure_ascii=False))
+    return ""

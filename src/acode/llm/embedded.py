@@ -1,0 +1,305 @@
+"""The embedded backend: llama.cpp in this process (llama-cpp-python, imported only when a model loads).
+
+One llama context per model, guarded by a lock. Every call formats its own prompt with the model's chat
+template, finds the prefix it shares with the tokens already in the KV cache and evaluates only the
+rest, so an agent turn that appends to the conversation pays only for what is new. Tool calls and JSON
+output are decoded under a grammar built from their JSON schema, which is what makes small models
+reliable tool users.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from acode.config.model import ModelSettings
+from acode.errors import ModelError, ModelNotInstalledError, ModelOutputError, ModelTimeoutError
+from acode.llm.chat_template import ChatTemplate, instructions_for
+from acode.llm.structured import parse_envelope, tool_envelope_schema
+from acode.llm.types import Completion, Message, TokenLogprob, ToolSpec, Usage
+
+log = logging.getLogger("acode.llm")
+
+
+def _import_llama() -> Any:
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise ModelNotInstalledError(
+            "ACODE-MODEL-012",
+            f"the embedded backend needs llama-cpp-python, which cannot be imported ({exc})",
+            hint="pip install -e '.[local]' (or bash scripts/setup.sh), or use --backend openai with a server",
+        ) from None
+    return llama_cpp
+
+
+class EmbeddedModel:
+    def __init__(self, path: Path, settings: ModelSettings):
+        llama_cpp = _import_llama()
+        self._llama_cpp = llama_cpp
+        self.path = Path(path)
+        self.name = settings.name if settings.path is None else self.path.stem
+        threads = settings.threads or os.cpu_count() or 1
+        try:
+            self._llm = llama_cpp.Llama(
+                model_path=str(self.path),
+                n_ctx=settings.context_window,
+                n_batch=512,
+                n_threads=threads,
+                n_threads_batch=threads,
+                n_gpu_layers=settings.gpu_layers,
+                seed=settings.seed,
+                logits_all=False,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelError(
+                "ACODE-MODEL-011",
+                f"llama.cpp could not load {self.path}: {exc}",
+                hint="check that the file is a complete GGUF model; for a bundled model run "
+                "`acode models pull --force`; a smaller model.context_window needs less memory",
+            ) from None
+        self.context_window = self._llm.n_ctx()
+        self._lock = threading.Lock()
+        self._grammars: dict[str, Any] = {}
+        self._template = ChatTemplate(
+            self._llm.metadata.get("tokenizer.chat_template"),
+            bos_token=self._token_text(self._llm.token_bos()),
+            eos_token=self._token_text(self._llm.token_eos()),
+        )
+
+    # --- public ------------------------------------------------------------------------------------
+
+    @property
+    def metadata(self) -> dict[str, str]:
+        return dict(self._llm.metadata)
+
+    def count_tokens(self, text: str) -> int:
+        if not text:
+            return 0
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def format_prompt(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None = None,
+        schema: dict[str, Any] | None = None,
+    ) -> str:
+        return self._template.render(messages, extra_system=instructions_for(tools, schema))
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        seed: int = 0,
+        timeout: float | None = None,
+        on_text: Callable[[str], None] | None = None,
+        logprobs: int | None = None,
+    ) -> Completion:
+        started = time.monotonic()
+        deadline = started + timeout if timeout else None
+        tokens = self._tokenize_prompt(self.format_prompt(messages, tools, schema))
+        self._check_fits(len(tokens))
+        constraint = tool_envelope_schema(tools) if tools else schema
+        grammar = self._grammar(constraint) if constraint is not None else None
+        stream = on_text if constraint is None else None
+        with self._lock:
+            reused = self._reuse_prefix(tokens)
+            self._evaluate(tokens[reused:], deadline, timeout)
+            text, generated, finish, token_logprobs = self._generate(
+                tokens,
+                max_new=min(max_tokens, self.context_window - len(tokens)),
+                temperature=temperature,
+                seed=seed,
+                grammar=grammar,
+                deadline=deadline,
+                timeout=timeout,
+                on_text=stream,
+                logprobs=logprobs,
+            )
+        usage = Usage(
+            prompt_tokens=len(tokens),
+            prompt_tokens_evaluated=len(tokens) - reused,
+            prompt_tokens_reused=reused,
+            completion_tokens=generated,
+            seconds=round(time.monotonic() - started, 4),
+        )
+        log.debug("embedded call: %s", usage.model_dump())
+        completion = Completion(
+            text=text, usage=usage, finish_reason=finish, model=self.name, logprobs=token_logprobs
+        )
+        if tools:
+            return self._with_tool_call(completion, tools)
+        return completion
+
+    # --- prompt ------------------------------------------------------------------------------------
+
+    def _token_text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        return self._llm.detokenize([token], special=True).decode("utf-8", errors="replace")
+
+    def _tokenize_prompt(self, prompt: str) -> list[int]:
+        bos = self._template.bos_token
+        # A template that writes the BOS token itself must not get a second one from the tokenizer.
+        add_bos = not (bos and prompt.startswith(bos))
+        return self._llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
+
+    def _check_fits(self, needed: int) -> None:
+        if needed >= self.context_window:
+            raise ModelError(
+                "ACODE-MODEL-020",
+                f"the prompt needs {needed} tokens but the context window of {self.name} is "
+                f"{self.context_window} tokens (one more is needed for the answer)",
+                hint="raise model.context_window (e.g. ACODE_MODEL__CONTEXT_WINDOW=16384) or shorten the input",
+            )
+
+    def _grammar(self, schema: dict[str, Any]) -> Any:
+        key = json.dumps(schema)  # not sorted: property order in the schema is the order the model writes
+        if key not in self._grammars:
+            try:
+                self._grammars[key] = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
+            except (ValueError, RuntimeError, KeyError, TypeError) as exc:
+                raise ModelError(
+                    "ACODE-MODEL-021",
+                    f"cannot build a decoding grammar from the JSON schema: {exc}",
+                    hint="simplify the schema (llama.cpp supports objects, arrays, enums, anyOf, const)",
+                ) from None
+        return self._grammars[key]
+
+    # --- the KV cache --------------------------------------------------------------------------------
+
+    def _reuse_prefix(self, tokens: list[int]) -> int:
+        """Keep the cached tokens shared with ``tokens``; the last prompt token is always evaluated
+        because its logits start the answer."""
+        llm = self._llm
+        cached = llm.input_ids[: llm.n_tokens].tolist()
+        common = 0
+        for old, new in zip(cached, tokens):
+            if old != new:
+                break
+            common += 1
+        reuse = min(common, len(tokens) - 1)
+        if reuse > 0 and llm._ctx.kv_cache_seq_rm(-1, reuse, -1):
+            llm.n_tokens = reuse
+            return reuse
+        llm.reset()
+        return 0
+
+    def _evaluate(self, tokens: list[int], deadline: float | None, timeout: float | None) -> None:
+        """Run the new prompt tokens batch by batch, so a timeout can stop a long prompt."""
+        batch = self._llm.n_batch
+        for start in range(0, len(tokens), batch):
+            self._check_deadline(deadline, timeout, "reading the prompt")
+            try:
+                self._llm.eval(tokens[start : start + batch])
+            except RuntimeError as exc:
+                self._llm.reset()
+                raise ModelError("ACODE-MODEL-022", f"llama.cpp failed to evaluate the prompt: {exc}") from None
+
+    def _check_deadline(self, deadline: float | None, timeout: float | None, doing: str) -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise ModelTimeoutError(
+                "ACODE-MODEL-023",
+                f"{self.name} timed out after {timeout:g} s while {doing}",
+                hint="raise the timeout (model.timeout_seconds), lower max_tokens, or use a smaller model",
+            )
+
+    # --- decoding ------------------------------------------------------------------------------------
+
+    def _generate(
+        self,
+        tokens: list[int],
+        *,
+        max_new: int,
+        temperature: float,
+        seed: int,
+        grammar: Any,
+        deadline: float | None,
+        timeout: float | None,
+        on_text: Callable[[str], None] | None,
+        logprobs: int | None,
+    ) -> tuple[str, int, str, list[TokenLogprob] | None]:
+        llm = self._llm
+        vocab = llm._model.vocab
+        llm.set_seed(seed)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        pieces: list[str] = []
+        count = 0
+        finish = "length"
+        collected: list[TokenLogprob] | None = [] if logprobs else None
+        # The prompt is already in the KV cache, so generate() samples the first token straight away.
+        stream = llm.generate(
+            tokens, temp=max(temperature, 0.0), top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.0, grammar=grammar
+        )
+        try:
+            while count < max_new:
+                token = next(stream)
+                if self._llama_cpp.llama_vocab_is_eog(vocab, token):
+                    finish = "stop"
+                    break
+                if collected is not None:
+                    collected.append(self._logprob(token, logprobs or 1))
+                count += 1
+                piece = decoder.decode(llm.detokenize([token]))
+                if piece:
+                    pieces.append(piece)
+                    if on_text:
+                        on_text(piece)
+                self._check_deadline(deadline, timeout, "generating")
+        except StopIteration:
+            finish = "stop"
+        finally:
+            stream.close()
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            pieces.append(tail)
+            if on_text:
+                on_text(tail)
+        return "".join(pieces), count, finish, collected
+
+    def _logprob(self, token: int, top_n: int) -> TokenLogprob:
+        """Log-probabilities from the logits the token was just sampled from (only the last row is kept,
+        so this costs one pass over the vocabulary per generated token, not logits for the whole prompt)."""
+        import numpy as np
+
+        llm = self._llm
+        logits = np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),)).astype(np.float64)
+        peak = logits.max()
+        log_norm = peak + np.log(np.exp(logits - peak).sum())
+        n = min(top_n, logits.size)
+        best = np.argpartition(-logits, n - 1)[:n]
+        best = best[np.argsort(-logits[best])]
+        top: dict[str, float] = {}
+        for candidate in best.tolist():
+            top.setdefault(self._piece(candidate), float(logits[candidate] - log_norm))
+        return TokenLogprob(token=self._piece(token), logprob=float(logits[token] - log_norm), top=top)
+
+    def _piece(self, token: int) -> str:
+        return self._llm.detokenize([token]).decode("utf-8", errors="replace")
+
+    def _with_tool_call(self, completion: Completion, tools: Sequence[ToolSpec]) -> Completion:
+        try:
+            value = json.loads(completion.text, strict=False)
+            text, calls = parse_envelope(value, [t.name for t in tools])
+        except ValueError as exc:
+            if completion.finish_reason == "length":
+                return completion  # cut off mid-envelope: the caller sees finish_reason "length"
+            raise ModelOutputError(
+                "ACODE-MODEL-024",
+                f"the constrained answer is not a tool call or an answer: {exc}: {completion.text[:200]!r}",
+            ) from None
+        return completion.model_copy(
+            update={"text": text, "tool_calls": calls, "finish_reason": "tool_calls" if calls else "stop"}
+        )
