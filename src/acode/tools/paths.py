@@ -1,0 +1,69 @@
+"""Workspace confinement: every path a model or user gives a tool is resolved here, and anything that
+would land outside the workspace root (``..`` escapes, absolute paths elsewhere, symlinks leading out)
+is refused with a ToolError the model can act on."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from acode.tools.base import ToolContext, ToolError
+
+
+def workspace_root(ctx: ToolContext) -> Path:
+    return Path(os.path.realpath(ctx.workspace))
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _allowed_extras(ctx: ToolContext) -> list[str]:
+    return [os.path.realpath(extra) for extra in ctx.extra_writable]
+
+
+def resolve_path(ctx: ToolContext, raw: str, *, what: str = "file_path") -> Path:
+    """The real (symlink-free) absolute path for ``raw``, guaranteed inside the workspace or equal to
+    (or inside) one of ``ctx.extra_writable``. Relative paths are taken from the workspace root."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise ToolError(f"{what} is empty; give a path relative to the workspace root.")
+    text = raw.strip()
+    if "\x00" in text:
+        raise ToolError(f"{what} contains a NUL character; give a plain path.")
+    root = str(workspace_root(ctx))
+    given = text if os.path.isabs(text) else os.path.join(root, text)
+    lexical = os.path.normpath(given)
+    try:
+        real = os.path.realpath(given)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise ToolError(f"Cannot resolve {what} '{raw}': {exc}") from exc
+    if _inside(real, root) or any(_inside(real, extra) for extra in _allowed_extras(ctx)):
+        return Path(real)
+    if _inside(lexical, root):
+        raise ToolError(
+            f"{what} '{raw}' goes through a symlink that leads outside the workspace ({real}); "
+            f"only paths inside {root} are allowed."
+        )
+    raise ToolError(
+        f"{what} '{raw}' is outside the workspace; only paths inside {root} are allowed "
+        "(use a path relative to the workspace root, without '..' leading out of it)."
+    )
+
+
+def display_path(ctx: ToolContext, path: Path) -> str:
+    """How a path is shown to the model: relative to the workspace (POSIX style), or absolute when
+    it is one of the extra writable files outside it."""
+    root = workspace_root(ctx)
+    try:
+        rel = Path(path).relative_to(root)
+    except ValueError:
+        return str(path)
+    return rel.as_posix() or "."
+
+
+def record_changed_file(ctx: ToolContext, path: Path) -> None:
+    """Remember an edited file for the reviewer (``ctx.state['files_changed']``, no duplicates)."""
+    changed = ctx.state.setdefault("files_changed", [])
+    shown = display_path(ctx, path)
+    if shown not in changed:
+        changed.append(shown)
