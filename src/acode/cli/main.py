@@ -74,6 +74,11 @@ def main(
 
 def _register() -> None:
     """One line per command module (each module keeps its heavy imports inside its commands)."""
+    from acode.cli import config_cmd, models as models_cli
+
+    app.add_typer(models_cli.app, name="models")
+    app.command("ask")(models_cli.ask)
+    app.add_typer(config_cmd.app, name="config")
 
 
 _register()

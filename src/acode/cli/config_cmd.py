@@ -1,0 +1,53 @@
+"""``acode config show|path``: the settings in force and where they come from."""
+
+from __future__ import annotations
+
+import os
+
+import typer
+
+from acode.cli.common import console, print_json, project_root, settings_for
+
+app = typer.Typer(help="Show the settings in force and the files they are read from.", no_args_is_help=True)
+
+
+@app.command("show")
+def show(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """The merged settings: defaults < user file < project file < ACODE_* variables."""
+    settings = settings_for()
+    if json_out:
+        print_json(settings)
+        return
+    import yaml
+
+    console.print(yaml.safe_dump(settings.model_dump(mode="json"), sort_keys=False).rstrip(), markup=False)
+
+
+def _sources() -> dict[str, object]:
+    from acode.config.loader import ENV_PREFIX
+    from acode.paths import ProjectPaths, user_config_dir
+
+    user_file = user_config_dir() / "config.yml"
+    project_file = ProjectPaths(project_root()).config_file
+    variables = sorted(name for name in os.environ if name.startswith(ENV_PREFIX) and "__" in name)
+    return {
+        "files": [
+            {"layer": "user", "path": str(user_file), "exists": user_file.is_file()},
+            {"layer": "project", "path": str(project_file), "exists": project_file.is_file()},
+        ],
+        "environment": variables,
+    }
+
+
+@app.command("path")
+def path(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Which config files are read (lowest precedence first) and which ACODE_* variables are set."""
+    sources = _sources()
+    if json_out:
+        print_json(sources)
+        return
+    for entry in sources["files"]:  # type: ignore[union-attr]
+        state = "" if entry["exists"] else "  (not present)"
+        console.print(f"{entry['layer']:>8}: {entry['path']}{state}", markup=False)
+    names = sources["environment"]
+    console.print(f"     env: {', '.join(names) if names else '(no ACODE_* variables set)'}", markup=False)  # type: ignore[arg-type]
