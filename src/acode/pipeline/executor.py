@@ -1,0 +1,112 @@
+"""Executor: each plan step through the agent loop and the tools (approval mode from
+``pipeline.approval_mode``, auto_edit by default). After a failed verification it runs one fix step
+with the failure output. Each step result records status, output, files changed and duration."""
+
+from __future__ import annotations
+
+import time
+
+from acode.agent.approval import ApprovalPolicy
+from acode.agent.loop import AgentLoop, LoopConfig
+from acode.agent.result import AgentResult
+from acode.fsutil import atomic_write_json
+from acode.pipeline import gitops
+from acode.pipeline.models import StepResult
+from acode.pipeline.stages import RunContext, Stage, StageResult
+from acode.prompts import render
+from acode.tools.base import ToolContext, ToolRegistry
+
+_STATUS = {"answer": "done", "timeout": "timeout", "interrupted": "interrupted"}
+
+
+class ExecutorStage(Stage):
+    name = "execute"
+
+    def execute(self, ctx: RunContext) -> StageResult:
+        state = ctx.state
+        plan = state.plan
+        assert plan is not None, "the executor runs after the planner"
+        attempt = state.verify_attempt
+        if attempt > 0 and state.verifications and not state.verifications[-1].passed:
+            failure = state.verifications[-1].failure_output()
+            results = [self._run_step(ctx, 0, "fix the failed verification", failure=failure)]
+        else:
+            results = []
+            finished = {r.index for r in state.step_results if r.attempt == attempt and r.status == "done"}
+            for index, step in enumerate(plan.steps, 1):
+                if index in finished:  # resumed run: this step was completed before the interruption
+                    continue
+                results.append(self._run_step(ctx, index, step.description))
+        failed = [r for r in results if r.status != "done"]
+        if failed:
+            return StageResult("failed", f"{len(failed)} of {len(results)} step(s) did not finish")
+        return StageResult("ok", f"{len(results)} step(s) done")
+
+    def _run_step(self, ctx: RunContext, index: int, description: str, *, failure: str = "") -> StepResult:
+        state = ctx.state
+        before = gitops.fingerprint(ctx.root, state.start_commit)
+        started = time.monotonic()
+        prompt = render(
+            "acode.pipeline",
+            "executor_step.j2",
+            task=state.task,
+            plan=state.plan,
+            current=index,
+            done=[r for r in state.step_results if r.status == "done"],
+            failure=failure,
+            attempt=state.verify_attempt,
+        )
+        agent = run_agent(ctx, prompt, f"{state.session_id}-s{index}a{state.verify_attempt}")
+        after = gitops.fingerprint(ctx.root, state.start_commit)
+        result = StepResult(
+            index=index,
+            description=description,
+            status=_STATUS.get(agent.stop_reason, "failed"),  # type: ignore[arg-type]
+            output=agent.answer or agent.message,
+            stop_reason=agent.stop_reason,
+            files_changed=gitops.files_changed_between(before, after),
+            duration_s=round(time.monotonic() - started, 3),
+            attempt=state.verify_attempt,
+        )
+        atomic_write_json(
+            ctx.run_dir / f"step_{index}_attempt_{state.verify_attempt}.json",
+            {"prompt": prompt, "result": result.model_dump(), "agent": agent.model_dump(mode="json")},
+        )
+        state.step_results.append(result)
+        ctx.events.emit("step_result", **result.model_dump())
+        ctx.save_state()  # a resumed run skips the steps already done
+        if agent.stop_reason == "interrupted":
+            raise KeyboardInterrupt
+        return result
+
+
+def executor_tools(ctx: RunContext) -> ToolRegistry:
+    """The tools the executor may use: no questions to the user, and no shell when it would be denied."""
+    mode = ctx.settings.pipeline.approval_mode
+    rules = ctx.settings.agent.rules
+    drop = {"ask_user"}
+    if mode in ("default", "auto_edit") and not rules.allow_shell:
+        drop.add("run_shell_command")
+    if mode == "default" and not rules.allow_tools:
+        drop.update(t.name for t in ctx.tools if not t.read_only)  # nothing could be edited
+    return ctx.tools.subset(n for n in ctx.tools.names() if n not in drop)
+
+
+def run_agent(ctx: RunContext, prompt: str, session_id: str) -> AgentResult:
+    settings = ctx.settings
+    options = settings.pipeline
+    config = LoopConfig.from_settings(settings)
+    config.max_turns = options.agent_max_turns
+    config.max_seconds = options.timeouts.executor
+    tool_ctx = ToolContext(
+        workspace=ctx.root,
+        outputs_dir=ctx.run_dir / "outputs",
+        interactive=False,
+        session_id=session_id,
+        shell_inactivity_timeout=settings.agent.shell_inactivity_timeout,
+        output_budget_chars=settings.agent.output_budget_chars,
+    )
+    loop = AgentLoop(ctx.model, executor_tools(ctx), tool_ctx, config=config, policy=ApprovalPolicy(settings.agent.rules))
+    system = render("acode.pipeline", "executor_system.j2", workspace=str(ctx.root))
+    state = loop.new_state(system, session_id=session_id, approval_mode=options.approval_mode, interactive=False)
+    return loop.run(state, prompt)

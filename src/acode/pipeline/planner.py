@@ -1,0 +1,106 @@
+"""Planner: request + repository context -> a plan of steps (each with a check), validated against the
+Plan schema, written as plan_v<N>.md and plan_v<N>.json. On re-planning the previous plan and the
+reviewer's issues go into the prompt and into the plan file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from acode.fsutil import atomic_write_json, atomic_write_text
+from acode.llm.structured import complete_json
+from acode.llm.types import Message
+from acode.pipeline import gitops
+from acode.pipeline.models import Plan
+from acode.pipeline.stages import RunContext, Stage, StageResult
+from acode.prompts import render
+
+MAX_LISTED_FILES = 60
+MAX_EXCERPT_LINES = 60
+
+
+class PlannerStage(Stage):
+    name = "plan"
+
+    def execute(self, ctx: RunContext) -> StageResult:
+        state = ctx.state
+        version = len(state.plans) + 1
+        options = ctx.settings.pipeline
+        values = dict(
+            task=state.task,
+            version=version,
+            max_steps=options.max_steps,
+            previous=state.plan,
+            feedback=state.feedback,
+            feedback_notes=state.feedback_notes,
+            **repository_context(ctx.root, state.task),
+        )
+        messages = [
+            Message.system(render("acode.pipeline", "planner_system.j2", **values)),
+            Message.user(render("acode.pipeline", "planner_user.j2", **values)),
+        ]
+        plan = complete_json(
+            ctx.model, messages, Plan, max_tokens=options.plan_max_tokens, timeout=options.timeouts.planner
+        )
+        plan.steps = plan.steps[: options.max_steps]
+        state.plans.append(plan)
+        state.step_results, state.verifications, state.verify_attempt = [], [], 0
+        md_path, _ = self._write_files(ctx, plan, version, messages)
+        ctx.events.emit(
+            "plan",
+            version=version,
+            steps=[s.model_dump() for s in plan.steps],
+            feedback=[i.model_dump() for i in state.feedback],
+            file=str(md_path.relative_to(ctx.root)),
+        )
+        return StageResult("ok", f"plan v{version}: {len(plan.steps)} step(s)", {"plan_file": str(md_path)})
+
+    def _write_files(self, ctx: RunContext, plan: Plan, version: int, messages: list[Message]) -> tuple[Path, Path]:
+        state = ctx.state
+        md = render(
+            "acode.pipeline",
+            "plan.md.j2",
+            plan=plan,
+            version=version,
+            task=state.task,
+            session_id=state.session_id,
+            cycle=state.cycle,
+            feedback=state.feedback,
+            feedback_notes=state.feedback_notes,
+        )
+        md_path = ctx.run_dir / f"plan_v{version}.md"
+        json_path = ctx.run_dir / f"plan_v{version}.json"
+        atomic_write_text(md_path, md + "\n")
+        atomic_write_json(
+            json_path,
+            {
+                "version": version,
+                "cycle": state.cycle,
+                "task": state.task,
+                "plan": plan.model_dump(),
+                "feedback": [i.model_dump() for i in state.feedback],
+                "feedback_notes": state.feedback_notes,
+                "prompt": [m.model_dump(include={"role", "content"}) for m in messages],
+            },
+        )
+        return md_path, json_path
+
+
+def repository_context(root: Path, task: str) -> dict:
+    """Tracked files (a bounded list) and the start of the files the request names."""
+    names = [n for n in gitops.git(root, "ls-files", "-z").split("\0") if n and not n.startswith(".acode/")]
+    mentioned = {m.strip("`'\".,:;()") for m in re.findall(r"[\w./-]+\.\w+", task)}
+    excerpts = []
+    for name in names:
+        if name in mentioned or Path(name).name in mentioned:
+            try:
+                lines = (root / name).read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                continue
+            cut = lines[:MAX_EXCERPT_LINES] + ([f"... ({len(lines) - MAX_EXCERPT_LINES} more lines)"] if len(lines) > MAX_EXCERPT_LINES else [])
+            excerpts.append((name, "\n".join(cut)))
+    return {
+        "files": names[:MAX_LISTED_FILES],
+        "files_truncated": len(names) > MAX_LISTED_FILES,
+        "excerpts": excerpts[:3],
+    }

@@ -1,0 +1,165 @@
+"""Reviewer: the review engine (acode.review) on the whole task — request, plan, execution results,
+verification results and the diff of everything changed since the start commit (new files included).
+A review that outlives ``reviewer.timeout_seconds`` is reported as a timeout (the orchestrator
+escalates) instead of blocking the run; its partial result is kept."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from acode.pipeline import gitops
+from acode.pipeline.control import REVIEW_FAILED, RunFailed
+from acode.pipeline.models import ReviewIssue, ReviewOutcome
+from acode.pipeline.stages import RunContext, Stage, StageResult
+from acode.prompts import render
+
+log = logging.getLogger("acode.pipeline")
+
+# Beyond its own deadline the engine gets this long to hand back its partial result before the run
+# stops waiting (a model call in flight cannot be interrupted).
+GRACE_SECONDS = 5.0
+
+
+class ReviewerStage(Stage):
+    name = "review"
+
+    def execute(self, ctx: RunContext) -> StageResult:
+        started = time.monotonic()
+        context = build_review_context(ctx)
+        timeout = ctx.settings.reviewer.timeout_seconds
+        result, error = _run_with_deadline(lambda: call_engine(ctx, context), timeout + GRACE_SECONDS)
+        if error is not None:
+            raise RunFailed(f"the review failed: {error}", getattr(error, "code", REVIEW_FAILED))
+        outcome = to_outcome(result, ctx.state.cycle) if result is not None else ReviewOutcome(
+            cycle=ctx.state.cycle, decision="TIMEOUT", partial=True,
+            notes=f"the review did not finish within {timeout:.0f} s (reviewer.timeout_seconds)",
+        )
+        outcome.duration_s = round(time.monotonic() - started, 3)
+        outcome.review_id = store_review(ctx, context, result)
+        ctx.state.reviews.append(outcome)
+        ctx.events.emit(
+            "review_decision",
+            cycle=outcome.cycle,
+            decision=outcome.decision,
+            levels=outcome.levels,
+            issues=[i.model_dump() for i in outcome.issues],
+            notes=outcome.notes,
+            partial=outcome.partial,
+            review_id=outcome.review_id,
+        )
+        if outcome.decision == "TIMEOUT":
+            ctx.events.emit("timeout", stage="review", seconds=timeout, partial=outcome.model_dump())
+            return StageResult("timeout", outcome.notes)
+        return StageResult("approved" if outcome.decision == "APPROVED" else "rejected", outcome.notes)
+
+
+def build_review_context(ctx: RunContext):
+    from acode.review.git_context import truncate_diff
+    from acode.review.models import ChangedFile, ReviewContext
+
+    reviewer = ctx.settings.reviewer
+    state = ctx.state
+    kinds = {"new": "added", "modified": "modified", "deleted": "deleted"}
+    files = []
+    for change, diff in gitops.changes_with_diffs(ctx.root, state.start_commit, reviewer.context_lines):
+        text, cut = truncate_diff(diff, reviewer.max_diff_chars)
+        binary = "Binary files" in diff and "@@" not in diff
+        files.append(
+            ChangedFile(
+                path=change.path,
+                change_type="binary" if binary else kinds[change.kind],
+                additions=change.added,
+                deletions=change.removed,
+                diff="" if binary else text,
+                truncated=cut,
+            )
+        )
+    sections = {
+        "plan": render("acode.pipeline", "review_plan.j2", plan=state.plan, version=len(state.plans)),
+        "execution": render("acode.pipeline", "review_execution.j2", results=state.step_results),
+        "verification": render(
+            "acode.pipeline", "review_verification.j2", verification=state.verifications[-1] if state.verifications else None
+        ),
+    }
+    return ReviewContext(
+        target="pipeline",
+        root=ctx.root,
+        base_ref=state.start_commit[:12],
+        base_sha=state.start_commit,
+        head_ref="working tree",
+        head_rev=None,
+        intent=state.task,
+        files=files,
+        sections=sections,
+    )
+
+
+def call_engine(ctx: RunContext, context: Any):
+    from acode.review.service import review_change
+
+    return review_change(context, ctx.model, ctx.settings, ctx.tools)
+
+
+def store_review(ctx: RunContext, context: Any, result: Any) -> int | str | None:
+    """Keep the review (a partial one too) in the review store with source='run'."""
+    if result is None or ctx.db_path is None:
+        return None
+    try:
+        from acode.store.reviews import ReviewStore
+
+        return ReviewStore(ctx.db_path).save(result, settings=ctx.settings, source="run", session_id=ctx.state.session_id)
+    except Exception:  # the run's own summary still holds the outcome
+        log.exception("could not store the review of run %s", ctx.state.session_id)
+        return None
+
+
+def to_outcome(result: Any, cycle: int) -> ReviewOutcome:
+    """The engine's ReviewResult, as the pipeline needs it."""
+    issues = []
+    for finding in result.all_findings():
+        if not finding.counts:
+            continue
+        lines = ""
+        if finding.line:
+            lines = f"{finding.line}-{finding.end_line}" if finding.end_line and finding.end_line != finding.line else str(finding.line)
+        issues.append(
+            ReviewIssue(
+                dimension=finding.dimension,
+                severity=finding.severity,
+                file=finding.file or "",
+                lines=lines,
+                message=finding.message,
+                suggestion=finding.suggestion,
+            )
+        )
+    timed_out = result.status == "timeout"
+    return ReviewOutcome(
+        cycle=cycle,
+        decision="TIMEOUT" if timed_out else result.decision.verdict,
+        levels={d.name: d.level or d.status for d in result.dimensions},
+        issues=issues,
+        notes="; ".join(result.decision.reasons),
+        partial=timed_out or any(d.status != "assessed" for d in result.dimensions),
+    )
+
+
+def _run_with_deadline(work, seconds: float) -> tuple[Any, BaseException | None]:
+    """(result, error) of ``work()``, or (None, None) when it does not finish in ``seconds``. A daemon
+    thread, so a hung model call cannot keep the process alive; Ctrl-C still reaches the main thread."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="acode-review", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        return None, None
+    return box.get("result"), box.get("error")
