@@ -76,5 +76,8 @@ class ReviewerSettings(BaseModel):
     max_tokens_per_answer: int = Field(320, ge=32)
     test_command: str | None = Field(None, description="run with --run-tests or always when set")
     test_timeout_seconds: float = Field(300.0, gt=0)
+    parallel_requests: int = Field(
+        1, ge=1, le=16, description="dimension requests sent at once (useful with a server backend)"
+    )
     lookaround: LookAroundSettings = Field(default_factory=LookAroundSettings)
     reuse_unchanged: bool = Field(True, description="an unchanged context reuses the stored review")

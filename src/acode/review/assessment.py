@@ -1,0 +1,170 @@
+"""Ask the model for findings, one dimension at a time (per_dimension) or all at once (single_call).
+
+Every prompt is the same system message and the same shared context, followed by the task: with the
+embedded backend the context is evaluated once and then reused from the KV cache; with a server the
+dimension requests may run in parallel. The model's answer is only a list of proposed findings; levels
+and the decision are derived later from the findings that survive a check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from acode.errors import ModelOutputError, ModelTimeoutError
+from acode.llm.protocol import ChatModel
+from acode.llm.structured import complete_json
+from acode.llm.types import Message
+from acode.prompts import render
+
+PKG = "acode.review"
+
+TITLES = {
+    "intent_alignment": "intent alignment (does it do what was asked?)",
+    "code_quality": "code quality (defects and clarity of the added code)",
+    "completeness": "completeness (is anything required left undone?)",
+    "consistency": "consistency (with the surrounding code and its documentation)",
+    "safety": "safety (security and robustness)",
+}
+
+
+class ProposedFinding(BaseModel):
+    line: str = Field(max_length=240)
+    problem: str = Field(max_length=240)
+    severity: Literal["high", "medium", "low"]
+    suggestion: str = Field(max_length=200)
+
+
+class Verdict(BaseModel):
+    verdict: Literal["APPROVED", "REJECTED"]
+    reason: str = Field(max_length=300)
+
+
+@lru_cache(maxsize=32)
+def proposal_model(max_items: int, dimensions: tuple[str, ...] | None = None) -> type[BaseModel]:
+    """``{"findings": [...]}`` with at most ``max_items`` items; with ``dimensions``, each item names one."""
+    item: type[BaseModel] = ProposedFinding
+    if dimensions:
+        item = create_model(
+            "DimensionFinding",
+            dimension=(Literal[dimensions], ...),  # type: ignore[valid-type]
+            **{name: (f.annotation, f) for name, f in ProposedFinding.model_fields.items()},
+        )
+    # required: an empty object must not read as "no findings"
+    return create_model("Findings", findings=(list[item], Field(..., max_length=max_items)))
+
+
+@dataclass
+class Proposals:
+    """Proposed findings per dimension, and the dimensions whose answer could not be read."""
+
+    findings: dict[str, list[ProposedFinding]] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)  # dimension -> why
+
+
+def base_messages(system: str, context_text: str) -> list[Message]:
+    return [Message.system(system), Message.user(context_text)]
+
+
+def with_task(messages: list[Message], task: str, *, naive_first: str | None = None) -> list[Message]:
+    """The shared messages with ``task`` appended to the last user message (so the prefix is shared).
+
+    ``naive_first`` puts a per-call line at the very start instead, the way a naive reviewer builds a
+    self-contained prompt per dimension; only the latency benchmark uses it, to measure the difference.
+    """
+    out = list(messages)
+    last = out[-1]
+    out[-1] = Message(role=last.role, content=f"{last.content}\n\n{task}")
+    if naive_first is not None:
+        out[0] = Message.system(f"{naive_first}\n{out[0].content}")
+    return out
+
+
+def propose(
+    model: ChatModel,
+    messages: list[Message],
+    dimensions: list[str],
+    *,
+    strategy: str,
+    max_findings: int,
+    max_tokens: int,
+    timeout: Callable[[], float],
+    parallel: int = 1,
+    naive: bool = False,
+    progress: Callable[[str], None] = lambda _: None,
+) -> Proposals:
+    out = Proposals()
+    if strategy == "single_call":
+        output = proposal_model(max_findings * 2, tuple(dimensions))
+        task = render(PKG, "single_call.j2", dimensions=[(d, TITLES[d]) for d in dimensions],
+                      max_findings=max_findings * 2)
+        progress("asking for findings on all dimensions at once")
+        try:
+            answer = complete_json(model, with_task(messages, task), output, max_tokens=max_tokens * 2,
+                                   timeout=timeout())
+        except ModelOutputError as exc:
+            out.failed = {d: exc.message for d in dimensions}
+            return out
+        out.findings = {d: [] for d in dimensions}
+        for item in answer.findings:  # type: ignore[attr-defined]
+            out.findings[item.dimension].append(ProposedFinding(**item.model_dump(exclude={"dimension"})))
+        return out
+
+    output = proposal_model(max_findings)
+
+    def one(dimension: str) -> tuple[str, list[ProposedFinding] | str]:
+        progress(f"assessing {dimension.replace('_', ' ')}")
+        task = render(PKG, "dimension.j2", name=dimension, title=TITLES[dimension], max_findings=max_findings)
+        try:
+            answer = complete_json(
+                model, with_task(messages, task, naive_first=f"Review aspect: {dimension}." if naive else None),
+                output, max_tokens=max_tokens, timeout=timeout(),
+            )
+        except ModelOutputError as exc:
+            return dimension, exc.message
+        return dimension, list(answer.findings)  # type: ignore[attr-defined]
+
+    if parallel > 1:
+        with ThreadPoolExecutor(max_workers=parallel) as pool:
+            results = list(pool.map(one, dimensions))
+    else:
+        results = []
+        for dimension in dimensions:
+            try:
+                results.append(one(dimension))
+            except ModelTimeoutError:
+                out.failed.update({d: "timed out" for d in dimensions if d not in dict(results)})
+                _collect(out, results)
+                raise PartialProposals(out) from None
+    _collect(out, results)
+    return out
+
+
+def _collect(out: Proposals, results: list[tuple[str, list[ProposedFinding] | str]]) -> None:
+    for dimension, value in results:
+        if isinstance(value, str):
+            out.failed[dimension] = value
+        else:
+            out.findings[dimension] = value
+
+
+class PartialProposals(Exception):
+    """The deadline passed while proposing; carries what was proposed so far."""
+
+    def __init__(self, proposals: Proposals):
+        super().__init__("timed out while proposing findings")
+        self.proposals = proposals
+
+
+def ask_verdict(model: ChatModel, messages: list[Message], *, timeout: float, max_tokens: int) -> Verdict | str:
+    """The naive baseline: the model's overall verdict. Returns the reason text when it is unreadable."""
+    try:
+        return complete_json(model, with_task(messages, render(PKG, "verdict.j2")), Verdict,
+                             max_tokens=max_tokens, timeout=timeout)
+    except ModelOutputError as exc:
+        return exc.message

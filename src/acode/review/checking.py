@@ -1,0 +1,121 @@
+"""Turn proposed findings into checked findings.
+
+1. Grounding: the quoted line must be a line of the diff (an added line, or unchanged context); a finding
+   that quotes nothing in the change is kept in the report as "ungrounded" and never counts.
+2. Checking: each grounded finding gets a separate, narrow yes/no question ("is this line really
+   wrong?"). The probability of "yes" (from the answer token's logprobs; 1/0 from the text when the
+   backend gives none) is the finding's confidence. An answer that is neither yes nor no leaves the
+   finding "unchecked", which counts against the change: an unreadable answer never approves.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Callable
+
+from acode.llm.protocol import ChatModel
+from acode.llm.types import Completion, Message
+from acode.prompts import render
+from acode.redact import redact
+from acode.review.assessment import PKG, ProposedFinding, with_task
+from acode.review.diffparse import parse_diff
+from acode.review.models import ChangedFile, Finding
+
+_SPACE = re.compile(r"\s+")
+
+
+def _norm(text: str) -> str:
+    return _SPACE.sub(" ", text.strip().lstrip("+").strip())
+
+
+def ground(quote: str, files: list[ChangedFile]) -> tuple[str | None, int | None, str]:
+    """(file, new line number, "changed" | "context" | "none") of the diff line ``quote`` is about."""
+    wanted = _norm(quote)
+    if not wanted:
+        return None, None, "none"
+    rows: list[tuple[str, int, str, str]] = []  # (file, line, kind, normalised text)
+    for changed in files:
+        for hunk in parse_diff(changed.diff).hunks:
+            for line in hunk.lines:
+                if line.new_no is not None and _norm(line.text):
+                    kind = "changed" if line.kind == "+" else "context"
+                    rows.append((changed.path, line.new_no, kind, _norm(line.text)))
+    rows.sort(key=lambda r: r[2] != "changed")  # prefer added lines at every level of matching
+    for matches in (
+        lambda text: text == wanted,
+        lambda text: len(wanted) >= 6 and (wanted in text or (len(text) >= 6 and text in wanted)),
+        lambda text: difflib.SequenceMatcher(None, text, wanted).ratio() >= 0.85,
+    ):
+        for path, number, kind, text in rows:
+            if matches(text):
+                return path, number, kind
+    return None, None, "none"
+
+
+def yes_probability(completion: Completion) -> float | None:
+    """P(yes) / (P(yes) + P(no)) at the first answer token; from the text when there are no logprobs."""
+    if completion.logprobs:
+        first = completion.logprobs[0]
+        candidates = dict(first.top)
+        candidates.setdefault(first.token, first.logprob)
+        p_yes = sum(math.exp(lp) for tok, lp in candidates.items() if tok.strip().lower() == "yes")
+        p_no = sum(math.exp(lp) for tok, lp in candidates.items() if tok.strip().lower() == "no")
+        if p_yes + p_no > 0:
+            return p_yes / (p_yes + p_no)
+    word = re.match(r"\W*(\w+)", completion.text or "")
+    if word and word.group(1).lower() == "yes":
+        return 1.0
+    if word and word.group(1).lower() == "no":
+        return 0.0
+    return None
+
+
+def check_findings(
+    model: ChatModel,
+    messages: list[Message],
+    proposed: dict[str, list[ProposedFinding]],
+    files: list[ChangedFile],
+    *,
+    confirm_at: float,
+    count_context: bool,
+    timeout: Callable[[], float],
+    progress: Callable[[str], None] = lambda _: None,
+    on_checked: Callable[[Finding], None] = lambda _: None,
+) -> dict[str, list[Finding]]:
+    """Grounded and checked findings per dimension (ModelTimeoutError propagates; ``on_checked`` has
+    already seen every finding finished before it)."""
+    asked: dict[tuple[str | None, int | None, str], float | None] = {}
+    out: dict[str, list[Finding]] = {}
+    total = sum(len(items) for items in proposed.values())
+    done = 0
+    for dimension, items in proposed.items():
+        out[dimension] = []
+        for item in items:
+            path, line, grounding = ground(item.line, files)
+            finding = Finding(
+                dimension=dimension, source="model", rule=f"review/{dimension}", severity=item.severity,
+                message=redact(item.problem), suggestion=redact(item.suggestion), quote=redact(item.line.strip()),
+                file=path, line=line, end_line=line, grounding=grounding,  # type: ignore[arg-type]
+            )
+            done += 1
+            if grounding == "none" or (grounding == "context" and not count_context):
+                finding.status = "ungrounded"
+            else:
+                progress(f"checking finding {done}/{total}")
+                key = (path, line, _norm(item.problem).lower())
+                if key not in asked:
+                    question = render(PKG, "check.j2", file=path or "", quote=item.line.strip(), problem=item.problem)
+                    answer = model.complete(with_task(messages, question), max_tokens=1, temperature=0.0,
+                                            logprobs=10, timeout=timeout())
+                    asked[key] = yes_probability(answer)
+                confidence = asked[key]
+                finding.confidence = None if confidence is None else round(confidence, 4)
+                if confidence is None:
+                    finding.status = "unchecked"
+                else:
+                    finding.status = "confirmed" if confidence >= confirm_at else "dismissed"
+            out[dimension].append(finding)
+            on_checked(finding)
+    return out

@@ -1,0 +1,228 @@
+"""Gather what a review looks at from git: a branch against its base, uncommitted changes, or one commit."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from acode.errors import AcodeError, UsageError
+from acode.review.models import ChangedFile, Commit, ReviewContext
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+GIT_TIMEOUT = 60
+
+
+class GitError(AcodeError):
+    pass
+
+
+def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT,
+            encoding="utf-8", errors="replace",
+        )
+    except FileNotFoundError:
+        raise GitError(
+            "ACODE-REVIEW-001", "git is not installed (no 'git' on PATH)", hint="install git and try again"
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise GitError("ACODE-REVIEW-007", f"'git {' '.join(args)}' took longer than {GIT_TIMEOUT} s in {root}") from None
+    if check and done.returncode != 0:
+        raise GitError(
+            "ACODE-REVIEW-007", f"'git {' '.join(args)}' failed in {root}: {done.stderr.strip()[:300]}"
+        )
+    return done
+
+
+def repo_root(start: Path) -> Path:
+    if shutil.which("git") is None:
+        raise GitError("ACODE-REVIEW-001", "git is not installed (no 'git' on PATH)", hint="install git and try again")
+    done = _git(start, "rev-parse", "--show-toplevel", check=False)
+    if done.returncode != 0:
+        raise UsageError(
+            "ACODE-REVIEW-002",
+            f"{start} is not inside a git repository",
+            hint="run acode review inside a git repository (git init; git commit) ",
+        )
+    return Path(done.stdout.strip()).resolve()
+
+
+def _verify(root: Path, rev: str) -> str | None:
+    done = _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def default_base(root: Path) -> str:
+    """The remote's default branch (origin/HEAD), else main, else master."""
+    done = _git(root, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD", check=False)
+    candidates = [done.stdout.strip()] if done.returncode == 0 and done.stdout.strip() else []
+    for name in [*candidates, "main", "master"]:
+        if _verify(root, name):
+            return name
+    raise UsageError(
+        "ACODE-REVIEW-003",
+        f"no base branch found in {root}: neither origin/HEAD, 'main' nor 'master' exists",
+        hint="name the base branch: acode review --base <branch>",
+    )
+
+
+def branch_context(start: Path, base: str | None = None, *, intent: str = "", max_diff_chars: int = 10_000,
+                   context_lines: int = 3) -> ReviewContext:
+    root = repo_root(start)
+    head = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+    if head.returncode != 0:
+        raise UsageError(
+            "ACODE-REVIEW-004",
+            f"HEAD is detached in {root}, so there is no branch to review",
+            hint="check out a branch (git switch -c my-change), or review one commit: acode review --commit <sha>",
+        )
+    base = base or default_base(root)
+    base_sha = _verify(root, base)
+    if base_sha is None:
+        raise UsageError(
+            "ACODE-REVIEW-003",
+            f"unknown base branch '{base}' in {root}",
+            hint="list branches with `git branch -a` and pass one with --base",
+        )
+    head_sha = _verify(root, "HEAD")
+    if head_sha is None:
+        raise UsageError("ACODE-REVIEW-008", f"the branch in {root} has no commits yet", hint="commit something first")
+    merge_base = _git(root, "merge-base", base_sha, head_sha, check=False).stdout.strip() or EMPTY_TREE
+    files = _changed_files(root, [merge_base, head_sha], max_diff_chars, context_lines)
+    if not files:
+        raise UsageError(
+            "ACODE-REVIEW-005",
+            f"no changes between '{base}' and '{head.stdout.strip()}' in {root}",
+            hint="commit your changes on the branch, or review uncommitted work with --uncommitted",
+        )
+    return ReviewContext(
+        target="branch", root=root, base_ref=base, base_sha=merge_base, head_ref=head.stdout.strip(),
+        head_sha=head_sha, head_rev=head_sha, intent=intent,
+        commits=_commits(root, f"{merge_base}..{head_sha}"), files=files,
+    )
+
+
+def uncommitted_context(start: Path, *, intent: str = "", max_diff_chars: int = 10_000,
+                        context_lines: int = 3) -> ReviewContext:
+    """The working tree and index against HEAD, untracked (not ignored) files included as added."""
+    root = repo_root(start)
+    head_sha = _verify(root, "HEAD")
+    against = head_sha or EMPTY_TREE
+    files = _changed_files(root, [against], max_diff_chars, context_lines)
+    files += _untracked_files(root, max_diff_chars)
+    if not files:
+        raise UsageError(
+            "ACODE-REVIEW-005", f"no uncommitted changes in {root}", hint="edit something, or review a branch with --base"
+        )
+    head_ref = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
+    return ReviewContext(
+        target="uncommitted", root=root, base_ref="HEAD", base_sha=head_sha or "", head_ref=head_ref or "HEAD",
+        head_sha="", head_rev=None, intent=intent, files=files,
+    )
+
+
+def commit_context(start: Path, sha: str, *, intent: str = "", max_diff_chars: int = 10_000,
+                   context_lines: int = 3) -> ReviewContext:
+    root = repo_root(start)
+    full = _verify(root, sha)
+    if full is None:
+        raise UsageError("ACODE-REVIEW-006", f"unknown commit '{sha}' in {root}", hint="check the hash with `git log`")
+    parent = _verify(root, f"{full}^") or EMPTY_TREE
+    files = _changed_files(root, [parent, full], max_diff_chars, context_lines)
+    if not files:
+        raise UsageError("ACODE-REVIEW-005", f"commit {full[:12]} changes no files", hint="pick another commit")
+    return ReviewContext(
+        target="commit", root=root, base_ref=f"{sha}^", base_sha=parent if parent != EMPTY_TREE else "",
+        head_ref=sha, head_sha=full, head_rev=full, intent=intent,
+        commits=_commits(root, f"-1 {full}"), files=files,
+    )
+
+
+def _commits(root: Path, range_spec: str) -> list[Commit]:
+    out = _git(root, "log", "--format=%H%x1f%an%x1f%s%x1f%b%x1e", *range_spec.split()).stdout
+    commits = []
+    for record in out.split("\x1e"):
+        parts = record.strip("\n").split("\x1f")
+        if len(parts) == 4:
+            commits.append(Commit(sha=parts[0], author=parts[1], subject=parts[2], body=parts[3].strip()))
+    return commits
+
+
+def _changed_files(root: Path, revs: list[str], max_chars: int, context_lines: int) -> list[ChangedFile]:
+    status = _git(root, "diff", "--name-status", "-z", "-M", *revs).stdout.split("\0")
+    counts = _numstat(root, revs)
+    files: list[ChangedFile] = []
+    i = 0
+    while i < len(status) and status[i]:
+        code = status[i]
+        if code.startswith(("R", "C")):
+            old, path = status[i + 1], status[i + 2]
+            i += 3
+        else:
+            old, path = None, status[i + 1]
+            i += 2
+        added, deleted, binary = counts.get(path, (0, 0, False))
+        change = {"A": "added", "D": "deleted", "R": "renamed", "C": "added"}.get(code[0], "modified")
+        diff = _git(root, "diff", f"-U{context_lines}", "-M", *revs, "--", *([old] if old else []), path).stdout
+        diff, cut = truncate_diff(diff, max_chars)
+        files.append(ChangedFile(
+            path=path, old_path=old if code.startswith("R") else None,
+            change_type="binary" if binary else change,  # type: ignore[arg-type]
+            additions=added, deletions=deleted, diff="" if binary else diff, truncated=cut,
+        ))
+    return files
+
+
+def _numstat(root: Path, revs: list[str]) -> dict[str, tuple[int, int, bool]]:
+    """path -> (additions, deletions, binary); renames are keyed by their new path."""
+    parts = _git(root, "diff", "--numstat", "-z", "-M", *revs).stdout.split("\0")
+    counts: dict[str, tuple[int, int, bool]] = {}
+    i = 0
+    while i < len(parts) and parts[i]:
+        fields = parts[i].split("\t")
+        if len(fields) == 3 and fields[2] == "":  # rename: "a\td\t" then old, new
+            path, i = parts[i + 2], i + 3
+        else:
+            path, i = fields[2], i + 1
+        binary = fields[0] == "-"
+        counts[path] = (0 if binary else int(fields[0]), 0 if binary else int(fields[1]), binary)
+    return counts
+
+
+def _untracked_files(root: Path, max_chars: int) -> list[ChangedFile]:
+    names = _git(root, "ls-files", "--others", "--exclude-standard", "-z").stdout.split("\0")
+    files = []
+    for name in filter(None, names):
+        if name.startswith(".acode/"):
+            continue
+        done = _git(root, "diff", "--no-index", "--numstat", "--", "/dev/null", name, check=False)
+        binary = done.stdout.startswith("-")
+        diff = "" if binary else _git(root, "diff", "--no-index", "--", "/dev/null", name, check=False).stdout
+        diff, cut = truncate_diff(diff, max_chars)
+        added = 0 if binary else int((done.stdout.split("\t") or ["0"])[0] or 0)
+        files.append(ChangedFile(path=name, change_type="binary" if binary else "added", additions=added,
+                                 diff=diff, truncated=cut))
+    return files
+
+
+def truncate_diff(diff: str, max_chars: int) -> tuple[str, bool]:
+    """Cut at ``max_chars`` on a line boundary, with a visible marker saying how much is missing."""
+    if len(diff) <= max_chars:
+        return diff, False
+    cut = diff.rfind("\n", 0, max_chars) + 1 or max_chars
+    missing = len(diff) - cut
+    return diff[:cut] + f"... [diff truncated: {missing} more characters not shown]\n", True
+
+
+def read_new_text(context: ReviewContext, path: str) -> str | None:
+    """A changed file's new content: from the head commit, or the working tree for uncommitted changes."""
+    if context.head_rev is None:
+        file = context.root / path
+        try:
+            return file.read_text(encoding="utf-8", errors="replace") if file.is_file() else None
+        except OSError:
+            return None
+    done = _git(context.root, "show", f"{context.head_rev}:{path}", check=False)
+    return done.stdout if done.returncode == 0 else None

@@ -1,0 +1,165 @@
+"""The data a review reads (ReviewContext) and writes (ReviewResult). Plain pydantic models, so the
+pipeline can build a context itself and the store can keep a result as JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from acode.config.review import Level
+
+ChangeType = Literal["added", "modified", "deleted", "renamed", "binary"]
+Severity = Literal["critical", "high", "medium", "low", "info"]
+FindingSource = Literal["model", "ruff", "secrets", "risky-call", "tests", "test-command"]
+FindingStatus = Literal["confirmed", "dismissed", "ungrounded", "unchecked"]
+Grounding = Literal["changed", "context", "none"]
+
+LEVELS: tuple[Level, ...] = ("excellent", "good", "acceptable", "needs_work", "poor")
+
+
+def worse(a: Level, b: Level) -> Level:
+    return a if LEVELS.index(a) >= LEVELS.index(b) else b
+
+
+class Commit(BaseModel):
+    sha: str
+    author: str = ""
+    subject: str = ""
+    body: str = ""
+
+
+class ChangedFile(BaseModel):
+    path: str
+    old_path: str | None = None  # set for renames
+    change_type: ChangeType
+    additions: int = 0
+    deletions: int = 0
+    diff: str = ""  # unified diff of this file, possibly cut at max_diff_chars with a marker
+    truncated: bool = False
+
+
+class ReviewContext(BaseModel):
+    """Everything the reviewer looks at. Built from git (branch, uncommitted changes, a commit) or by the
+    pipeline, which adds the request, plan and results as ``sections``."""
+
+    target: Literal["branch", "uncommitted", "commit", "pipeline"] = "branch"
+    root: Path
+    base_ref: str = ""
+    base_sha: str = ""
+    head_ref: str = ""
+    head_sha: str = ""
+    head_rev: str | None = None  # git revision holding the new file contents; None = the working tree
+    intent: str = ""
+    commits: list[Commit] = Field(default_factory=list)
+    files: list[ChangedFile] = Field(default_factory=list)
+    sections: dict[str, str] = Field(default_factory=dict)  # e.g. {"plan": ..., "verification": ...}
+
+    def effective_intent(self) -> str:
+        """The stated intent, else what the commit messages say."""
+        if self.intent.strip():
+            return self.intent.strip()
+        return "\n".join(f"{c.subject}\n{c.body}".strip() for c in self.commits).strip()
+
+    def content_hash(self) -> str:
+        """Same changes, commits, intent and sections -> same hash (used to reuse a stored review)."""
+        payload = {
+            "intent": self.intent,
+            "commits": [c.model_dump() for c in self.commits],
+            "files": [f.model_dump() for f in self.files],
+            "sections": self.sections,
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+class Finding(BaseModel):
+    dimension: str
+    source: FindingSource
+    rule: str
+    severity: Severity
+    message: str
+    file: str | None = None
+    line: int | None = None
+    end_line: int | None = None
+    quote: str = ""  # the changed line the finding is about
+    suggestion: str = ""
+    grounding: Grounding = "changed"
+    confidence: float | None = None  # P(real defect) from the check question; 1.0 for deterministic evidence
+    status: FindingStatus = "confirmed"
+
+    @property
+    def counts(self) -> bool:
+        """Confirmed, or unchecked (the check's answer was unreadable: conservative, it counts)."""
+        return self.status in ("confirmed", "unchecked")
+
+
+class DimensionResult(BaseModel):
+    name: str
+    level: Level | None = None  # None: not assessed (model failure, timeout)
+    explanation: str = ""
+    findings: list[Finding] = Field(default_factory=list)
+    status: Literal["assessed", "failed", "timeout"] = "assessed"
+    error: str = ""
+
+
+class Decision(BaseModel):
+    verdict: Literal["APPROVED", "REJECTED"]
+    strategy: str
+    reasons: list[str] = Field(default_factory=list)
+
+    @property
+    def approved(self) -> bool:
+        return self.verdict == "APPROVED"
+
+
+class TokenStats(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    evaluated: int = 0
+    reused: int = 0
+    generated: int = 0
+
+    def add(self, usage) -> None:
+        self.calls += 1
+        self.prompt_tokens += usage.prompt_tokens
+        self.evaluated += usage.prompt_tokens_evaluated
+        self.reused += usage.prompt_tokens_reused
+        self.generated += usage.completion_tokens
+
+
+class PackingSummary(BaseModel):
+    budget_tokens: int = 0
+    used_tokens: int = 0
+    compacted: bool = False
+    included: list[str] = Field(default_factory=list)
+    omitted: dict[str, str] = Field(default_factory=dict)  # path -> why (lock, generated, binary, budget ...)
+
+
+class ReviewResult(BaseModel):
+    status: Literal["complete", "timeout"] = "complete"
+    decision: Decision
+    dimensions: list[DimensionResult] = Field(default_factory=list)
+    evidence: list[Finding] = Field(default_factory=list)
+    tests: dict | None = None  # {"command", "exit_code", "output_tail", "timed_out"} when tests ran
+    packing: PackingSummary = Field(default_factory=PackingSummary)
+    tokens: TokenStats = Field(default_factory=TokenStats)
+    model: str = ""
+    duration_seconds: float = 0.0
+    target: str = ""
+    base_ref: str = ""
+    base_sha: str = ""
+    head_ref: str = ""
+    head_sha: str = ""
+    context_hash: str = ""
+    tool_calls: list[str] = Field(default_factory=list)  # look-around calls made, for the report
+
+    @property
+    def approved(self) -> bool:
+        return self.decision.approved and self.status == "complete"
+
+    def all_findings(self) -> list[Finding]:
+        """Model findings of every dimension, then the deterministic evidence."""
+        return [f for d in self.dimensions for f in d.findings] + list(self.evidence)
