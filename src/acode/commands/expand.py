@@ -77,7 +77,7 @@ def inject_file(raw: str, workspace: Path) -> str:
 def run_injected_shell(command: str, workspace: Path, timeout: float = 60.0) -> str:
     try:
         done = subprocess.run(
-            command, shell=True, cwd=workspace, capture_output=True, text=True, timeout=timeout
+            command, shell=True, cwd=workspace, capture_output=True, text=True, timeout=timeout, check=False
         )
     except subprocess.TimeoutExpired:
         return f"[Shell command timed out after {timeout:.0f}s: {command}]"

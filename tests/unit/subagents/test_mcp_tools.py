@@ -79,8 +79,9 @@ def test_mcp_tools_are_registered_and_called(server_file, tmp_path):
 
 
 def test_extension_servers_merge_with_config_servers():
-    from acode.extensions.manifest import Extension, ExtensionManifest
     from pathlib import Path
+
+    from acode.extensions.manifest import Extension, ExtensionManifest
 
     ext = Extension(
         manifest=ExtensionManifest.model_validate(
