@@ -79,6 +79,10 @@ def _register() -> None:
     app.add_typer(models_cli.app, name="models")
     app.command("ask")(models_cli.ask)
     app.add_typer(config_cmd.app, name="config")
+    from acode.cli import run as run_cli
+
+    for name in ("run", "summary", "audit", "stats"):
+        app.command(name)(getattr(run_cli, name))
 
 
 _register()
