@@ -69,6 +69,7 @@ def main(
         approve_plan=approve_plan,
         no_loop_detection=no_loop_detection,
         extensions=extensions,
+        verbose=verbose,
     )
 
 
@@ -83,6 +84,9 @@ def _register() -> None:
 
     for name in ("run", "summary", "audit", "stats"):
         app.command(name)(getattr(run_cli, name))
+    from acode.cli import sessions as sessions_cli
+
+    app.add_typer(sessions_cli.app, name="sessions")
 
 
 _register()

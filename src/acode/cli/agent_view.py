@@ -1,0 +1,128 @@
+"""How a running agent looks to a person: a spinner while the model thinks, each tool call and its
+outcome, diffs of edits, and the approval question. Progress goes to the console it is given (stderr
+for ``acode -p``, so stdout holds only the answer)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.syntax import Syntax
+
+from acode.agent.approval import Answer, ApprovalRequest
+from acode.agent.middleware import AgentState
+from acode.agent.observer import LoopObserver
+from acode.agent.result import AgentResult, ModelStep, ToolStep
+from acode.llm.types import ToolCall
+from acode.tools.base import ToolResult
+
+PREVIEW_LINES = 12
+
+
+def call_summary(call: ToolCall) -> str:
+    args = call.arguments
+    if call.name == "run_shell_command":
+        return f"$ {args.get('command', '')}"
+    target = args.get("file_path") or args.get("dir_path") or args.get("pattern") or ""
+    return f"{call.name} {target}".strip()
+
+
+def _first_lines(text: str, n: int = 3) -> str:
+    lines = text.strip().splitlines()
+    more = f"  [{len(lines) - n} more lines]" if len(lines) > n else ""
+    return "\n    ".join(line[:160] for line in lines[:n]) + more
+
+
+class ConsoleView(LoopObserver):
+    def __init__(self, console: Console, *, verbose: bool = False):
+        self.console = console
+        self.verbose = verbose
+        self._status: Any = None
+
+    def _stop_status(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+    def on_model_start(self, state: AgentState) -> None:
+        if self.console.is_terminal:
+            self._status = self.console.status(f"thinking (turn {state.turn})")
+            self._status.start()
+
+    def on_model_step(self, state: AgentState, step: ModelStep) -> None:
+        self._stop_status()
+        if step.format_error:
+            self.console.print(f"[yellow]! invalid answer:[/] {step.format_error}", highlight=False)
+        if self.verbose:
+            u = step.usage
+            self.console.print(
+                f"[dim]model: {step.seconds:.1f}s, prompt {u.prompt_tokens} ({u.prompt_tokens_reused} cached),"
+                f" out {u.completion_tokens}[/]"
+            )
+
+    def on_tool_start(self, state: AgentState, call: ToolCall) -> None:
+        self._stop_status()
+        self.console.print(f"[cyan]>[/] {call_summary(call)}", markup=True, highlight=False)
+
+    def on_tool_step(self, state: AgentState, step: ToolStep, result: ToolResult) -> None:
+        if step.decision != "allowed":
+            self.console.print(f"  [red]x {step.decision}:[/] {step.error or ''}", highlight=False)
+            return
+        if not step.ok:
+            self.console.print(f"  [red]x[/] {step.error}", highlight=False)
+            return
+        display = result.display or ""
+        if display.lstrip().startswith(("---", "@@", "diff ")):
+            self.console.print(Syntax(display, "diff", theme="ansi_dark", word_wrap=True))
+        else:
+            shown = _first_lines(display or result.output)
+            self.console.print(f"  [green]ok[/] [dim]{step.seconds:.1f}s[/] {shown}", highlight=False, markup=True)
+
+    def on_stop(self, state: AgentState, result: AgentResult) -> None:
+        self._stop_status()
+        if not result.ok:
+            self.console.print(f"[yellow]{result.stop_reason}:[/] {result.message}", highlight=False)
+
+
+class ConsoleApprover:
+    """Asks y / n / always on the terminal, showing what the call would do."""
+
+    def __init__(self, console: Console):
+        self.console = console
+
+    def __call__(self, request: ApprovalRequest) -> Answer:
+        args = request.call.arguments
+        self.console.print(f"[bold yellow]? approve[/] {request.summary}", highlight=False)
+        if "content" in args:
+            preview = "\n".join(str(args["content"]).splitlines()[:PREVIEW_LINES])
+            self.console.print(Syntax(preview, "text", line_numbers=True, word_wrap=True))
+        elif "old_string" in args:
+            self.console.print(f"[red]- {args.get('old_string', '')}[/]\n[green]+ {args.get('new_string', '')}[/]", highlight=False)
+        elif request.call.name != "run_shell_command":
+            self.console.print(json.dumps(args, ensure_ascii=False)[:400], markup=False)
+        while True:
+            try:
+                answer = self.console.input("  allow? [y]es / [n]o / [a]lways: ").strip().lower()
+            except EOFError:
+                return "no"
+            if answer in ("y", "yes"):
+                return "yes"
+            if answer in ("n", "no", ""):
+                return "no"
+            if answer in ("a", "always"):
+                return "always"
+
+
+def console_ask_user(console: Console):
+    def ask(questions: list[str]) -> list[str]:
+        answers = []
+        for question in questions:
+            console.print(f"[bold]? {question}[/]", highlight=False)
+            try:
+                answers.append(console.input("  > "))
+            except EOFError:
+                answers.append("")
+        return answers
+
+    return ask

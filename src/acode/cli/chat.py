@@ -1,0 +1,131 @@
+"""``acode`` (interactive chat) and ``acode -p "..."`` (one-shot). Flags in, one AgentSession, rendering
+out; the agent logic lives in acode.agent."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.markdown import Markdown
+
+from acode.cli.common import console, err_console, model_overrides, print_json, project_root, settings_for
+from acode.errors import EXIT_FAILURE, EXIT_OK, AcodeError, UsageError
+
+EXIT_INTERRUPTED = 130
+
+
+def start_agent(
+    prompt: str | None,
+    approval_mode: str | None,
+    model: str | None,
+    backend: str | None,
+    resume: str | None,
+    json_out: bool,
+    approve_plan: bool,
+    no_loop_detection: bool,
+    extensions: Sequence[str] | None,
+    *,
+    verbose: bool = False,
+) -> None:
+    from acode.agent.session import SessionOptions
+
+    root = project_root()
+    settings = settings_for(root, agent__approval_mode=approval_mode, **model_overrides(model, backend))
+    chat = prompt is None and sys.stdin.isatty()
+    if prompt is None and not chat:
+        prompt = sys.stdin.read().strip()
+        if not prompt:
+            raise UsageError("ACODE-AGENT-002", "no prompt given", hint='use acode -p "<task>", or run acode in a terminal')
+    options = SessionOptions(
+        interactive=chat,
+        resume=resume,
+        no_loop_detection=no_loop_detection,
+        approve_plan=approve_plan,
+        extra={"extensions": list(extensions) if extensions else None},
+    )
+    if chat:
+        run_chat(settings, root, options, verbose=verbose)
+    else:
+        sys.exit(run_once(settings, root, options, prompt or "", json_out=json_out, verbose=verbose))
+
+
+def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verbose: bool = False) -> int:
+    """Non-interactive: progress on stderr, the answer (or the JSON trajectory) on stdout."""
+    from acode.agent.session import AgentSession
+    from acode.cli.agent_view import ConsoleView
+
+    options.observers = [ConsoleView(err_console, verbose=verbose)]
+    session = AgentSession.open(settings, root, options)
+    try:
+        result = session.send(prompt)
+    finally:
+        session.close()
+    if json_out:
+        print_json(result)
+    elif result.answer:
+        sys.stdout.write(result.answer.rstrip() + "\n")
+    if not result.ok:
+        err_console.print(f"session {result.session_id}: resume with acode -r {result.session_id}", highlight=False)
+    if result.ok:
+        return EXIT_OK
+    return EXIT_INTERRUPTED if result.stop_reason == "interrupted" else EXIT_FAILURE
+
+
+def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Console | None = None) -> None:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory
+
+    from acode.agent.session import AgentSession
+    from acode.cli import slash
+    from acode.cli.agent_view import ConsoleApprover, ConsoleView, console_ask_user
+    from acode.paths import ProjectPaths
+
+    out = out or console
+    options.approver = ConsoleApprover(out)
+    options.ask_user = console_ask_user(out)
+    options.observers = [ConsoleView(out, verbose=verbose)]
+    session = AgentSession.open(settings, root, options)
+    slash.load_modules()
+
+    def submit(text: str):
+        result = chat.session.send(text)
+        if result.answer:
+            out.print(Markdown(result.answer))
+        return result
+
+    chat = slash.ChatContext(session, out, submit)
+    history_file = ProjectPaths(root).acode_dir / "chat_history"
+    history_file.parent.mkdir(parents=True, exist_ok=True)
+    prompt_session: PromptSession = PromptSession(history=FileHistory(str(history_file)))
+    out.print(
+        f"[bold]acode[/] - {getattr(session.loop.model, 'name', '')} - approval mode "
+        f"[bold]{session.state.approval_mode}[/] - session {session.id}\n"
+        "[dim]/help for commands, Ctrl-C cancels a step, Ctrl-D quits[/]"
+    )
+    if options.resume:
+        out.print(f"resumed {len(chat.session.state.history)} messages")
+    try:
+        while not chat.should_quit:
+            try:
+                text = prompt_session.prompt("> ")
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            text = text.strip()
+            if not text:
+                continue
+            try:
+                if text.startswith("/"):
+                    slash.dispatch(chat, text)
+                else:
+                    submit(text)
+            except KeyboardInterrupt:
+                out.print("[yellow]cancelled[/]")
+            except AcodeError as exc:
+                out.print(f"error {exc}", markup=False, highlight=False)
+    finally:
+        chat.session.close()
+        out.print(f"[dim]session {chat.session.id} saved: acode -r {chat.session.id}[/]")

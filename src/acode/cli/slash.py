@@ -1,0 +1,145 @@
+"""Slash commands of the interactive chat: a small registry plus the built-in ones.
+
+Other parts add theirs in their own modules with the decorator, and list the module in
+``SLASH_MODULES`` (imported when the chat starts)::
+
+    @register("plan", "Enter plan mode: research and write a plan before changing anything")
+    def plan(chat: ChatContext, args: str) -> None: ...
+
+Commands whose names are only known at run time (custom ``.acode/commands/*.toml``) come from a
+resolver: ``register_resolver(lambda name: SlashCommand(...) or None)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from acode.agent.result import AgentResult
+    from acode.agent.session import AgentSession
+
+Handler = Callable[["ChatContext", str], Any]
+
+
+@dataclass
+class SlashCommand:
+    name: str
+    help: str
+    handler: Handler
+
+
+_COMMANDS: dict[str, SlashCommand] = {}
+_RESOLVERS: list[Callable[[str], SlashCommand | None]] = []
+
+# Modules that register more slash commands (imported lazily by the chat).
+SLASH_MODULES: list[str] = []
+
+
+class ChatContext:
+    """What a slash command may use: the current session (which /clear and /resume replace), the
+    console, and ``submit`` to send a prompt to the agent with the chat's usual rendering."""
+
+    def __init__(self, session: AgentSession, console: Any, submit: Callable[[str], AgentResult]):
+        self.session = session
+        self.console = console
+        self.submit = submit
+        self.should_quit = False
+
+
+def register(name: str, help: str) -> Callable[[Handler], Handler]:  # noqa: A002 - the word users see
+    def decorate(handler: Handler) -> Handler:
+        _COMMANDS[name] = SlashCommand(name, help, handler)
+        return handler
+
+    return decorate
+
+
+def register_resolver(resolver: Callable[[str], SlashCommand | None]) -> None:
+    if resolver not in _RESOLVERS:
+        _RESOLVERS.append(resolver)
+
+
+def load_modules() -> None:
+    for module in SLASH_MODULES:
+        importlib.import_module(module)
+
+
+def commands() -> list[SlashCommand]:
+    return sorted(_COMMANDS.values(), key=lambda c: c.name)
+
+
+def find(name: str) -> SlashCommand | None:
+    if name in _COMMANDS:
+        return _COMMANDS[name]
+    for resolver in _RESOLVERS:
+        found = resolver(name)
+        if found is not None:
+            return found
+    return None
+
+
+def dispatch(chat: ChatContext, line: str) -> bool:
+    """Run a ``/name args`` line; False when no such command exists (the chat says so)."""
+    name, _, args = line.strip()[1:].partition(" ")
+    command = find(name)
+    if command is None:
+        chat.console.print(f"[red]unknown command[/] /{name} - /help lists the commands")
+        return False
+    command.handler(chat, args.strip())
+    return True
+
+
+# -- built-in commands ------------------------------------------------------------------------
+
+
+@register("help", "List the slash commands")
+def _help(chat: ChatContext, args: str) -> None:
+    for command in commands():
+        chat.console.print(f"  [bold]/{command.name}[/]  {command.help}")
+    chat.console.print("  Ctrl-C cancels the current step; Ctrl-D or /quit leaves.")
+
+
+@register("quit", "Leave the chat (the session is kept: resume it with acode -r latest)")
+def _quit(chat: ChatContext, args: str) -> None:
+    chat.should_quit = True
+
+
+register("exit", "Same as /quit")(_quit)
+
+
+@register("clear", "Start a fresh conversation (the old one stays in acode sessions list)")
+def _clear(chat: ChatContext, args: str) -> None:
+    chat.session = chat.session.restart()
+    chat.console.clear()
+    chat.console.print(f"new session {chat.session.id}")
+
+
+@register("tools", "List the tools the agent can use")
+def _tools(chat: ChatContext, args: str) -> None:
+    for tool in chat.session.loop.registry:
+        first_line = tool.description.strip().splitlines()[0]
+        chat.console.print(f"  [bold]{tool.name}[/] [dim]({tool.kind})[/]  {first_line}")
+
+
+@register("mode", "Show or set the approval mode: /mode default|auto_edit|yolo|plan")
+def _mode(chat: ChatContext, args: str) -> None:
+    if args:
+        chat.session.set_mode(args)
+    chat.console.print(f"approval mode: [bold]{chat.session.state.approval_mode}[/]")
+
+
+@register("resume", "List recent sessions, or resume one: /resume latest|ID")
+def _resume(chat: ChatContext, args: str) -> None:
+    if not args:
+        for info in chat.session.store.list(limit=10):
+            marker = "*" if info.id == chat.session.id else " "
+            chat.console.print(f" {marker} {info.id}  {info.status:<12} {info.title}", markup=False)
+        return
+    chat.session = chat.session.restart(resume=args)
+    messages = [m for m in chat.session.state.history if m.role in ("user", "assistant") and m.content]
+    chat.console.print(f"resumed session {chat.session.id} ({len(messages)} messages)")
+    if messages:
+        chat.console.print(f"[dim]last: {messages[-1].content[:200]}[/]")
