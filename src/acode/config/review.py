@@ -49,7 +49,7 @@ class Thresholds(BaseModel):
 class LookAroundSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool = True
+    enabled: bool = Field(False, description="costs one extra reading of the context; off by default")
     max_calls: int = Field(2, ge=0, le=20, description="read-only tool calls the reviewer may make")
     max_result_chars: int = Field(2000, ge=200)
 

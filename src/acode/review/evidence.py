@@ -25,6 +25,8 @@ log = logging.getLogger("acode.review")
 _TEST_PATH = re.compile(r"(^|/)(tests?|spec|__tests__)/|(^|/)test_[^/]+$|_test\.\w+$|\.(test|spec)\.\w+$")
 _CODE_SUFFIXES = {".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt", ".rb", ".c", ".cc",
                   ".cpp", ".h", ".hpp", ".cs", ".php", ".swift", ".scala"}
+# pyflakes, syntax/runtime errors, a few pycodestyle errors, and bugbear's likely bugs
+RUFF_RULES = "E4,E7,E9,F,B"
 # ruff rules that mean the code is broken rather than untidy
 _RUFF_HIGH = re.compile(r"^(E9|F82|F63|F7|invalid-syntax)")
 
@@ -109,8 +111,8 @@ def ruff_findings(context: ReviewContext) -> list[Finding]:
             target.write_text(text, encoding="utf-8")
         try:
             done = subprocess.run(
-                [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--output-format", "json",
-                 "--exit-zero", "."], cwd=tmp, capture_output=True, text=True, timeout=120,
+                [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select", RUFF_RULES,
+                 "--output-format", "json", "--exit-zero", "."], cwd=tmp, capture_output=True, text=True, timeout=120,
             )
             reports = json.loads(done.stdout or "[]")
         except (OSError, subprocess.SubprocessError, json.JSONDecodeError) as exc:
@@ -126,7 +128,7 @@ def ruff_findings(context: ReviewContext) -> list[Finding]:
         code = item.get("code") or "invalid-syntax"
         findings.append(Finding(
             dimension="code_quality", source="ruff", rule=f"ruff/{code}",
-            severity="high" if _RUFF_HIGH.match(code) else "low", message=item.get("message", ""),
+            severity="high" if _RUFF_HIGH.match(code) else "medium" if code.startswith("B") else "low", message=item.get("message", ""),
             file=path, line=line, quote=redact(targets[path][0].splitlines()[line - 1].strip()),
             suggestion=((item.get("fix") or {}).get("message") or ""), confidence=1.0,
         ))

@@ -1,0 +1,175 @@
+"""How well does `acode review` tell good changes from bad ones? (HumanEvalPack, both directions)
+
+For each sampled task a temporary repository is built whose `main` holds the function (its docstring is
+the specification, no tests) with one solution, and whose branch changes it to the other solution:
+canonical -> buggy must be REJECTED, buggy -> canonical APPROVED. Several designs can be compared in
+one run (--strategy x --decision). Prints JSON: confusion matrix, balanced accuracy, false-reject rate,
+per-bug_type recall, localisation (how often a counting finding points at the changed lines) and median
+seconds per review, per design.
+
+    python benchmarks/review_accuracy.py --limit 10 --model qwen2.5-coder-0.5b
+    python benchmarks/review_accuracy.py --split tune --strategy per_dimension,single_call --decision findings,verdict
+
+Data: ../shared/data/humanevalpack-python.jsonl relative to the repository (read in place, never copied).
+Split: tasks with an even number (Python/0, Python/2, ...) are the tuning half, odd ones the report half.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data" / "humanevalpack-python.jsonl"
+
+
+def load_tasks(split: str, limit: int | None) -> list[dict]:
+    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows.sort(key=lambda r: int(r["task_id"].split("/")[1]))
+    if split != "all":
+        parity = 0 if split == "tune" else 1
+        rows = [r for r in rows if int(r["task_id"].split("/")[1]) % 2 == parity]
+    return rows[:limit] if limit else rows
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+
+
+def build_repo(root: Path, task: dict, before: str, after: str) -> Path:
+    """main: prompt + ``before``; checked-out branch `change`: prompt + ``after``."""
+    root.mkdir(parents=True)
+    name = f"{task['entry_point']}.py"
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "bench@example.com")
+    git(root, "config", "user.name", "Bench")
+    git(root, "config", "commit.gpgsign", "false")
+    (root / name).write_text(task["prompt"] + before, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", f"Add {task['entry_point']}")
+    git(root, "switch", "-q", "-c", "change")
+    (root / name).write_text(task["prompt"] + after, encoding="utf-8")
+    git(root, "commit", "-q", "-am", f"Change the implementation of {task['entry_point']}")
+    return root
+
+
+def review_one(model, repo: Path, strategy: str, decision: str, timeout: float) -> dict:
+    from acode.config.review import ReviewerSettings
+    from acode.review.diffparse import changed_new_lines
+    from acode.review.git_context import branch_context
+    from acode.review.service import review_change
+
+    settings = ReviewerSettings(strategy=strategy, decision_strategy=decision, timeout_seconds=timeout)
+    context = branch_context(repo, "main")
+    started = time.monotonic()
+    result = review_change(context, model, settings)
+    changed = {(f.path, n) for f in context.files for n in changed_new_lines(f.diff)}
+    counting = [f for f in result.all_findings() if f.source == "model" and f.counts]
+    return {
+        "verdict": result.decision.verdict,
+        "status": result.status,
+        "seconds": round(time.monotonic() - started, 2),
+        "reasons": result.decision.reasons,
+        "levels": {d.name: d.level for d in result.dimensions},
+        "findings": [f.model_dump(include={"dimension", "severity", "file", "line", "grounding", "confidence",
+                                           "status", "message", "quote"}) for f in result.all_findings()],
+        "localised": any((f.file, f.line) in changed for f in counting) if counting else None,
+        "tokens": result.tokens.model_dump(),
+    }
+
+
+def summarise(records: list[dict]) -> dict:
+    buggy = [r for r in records if r["expected"] == "REJECTED"]
+    sound = [r for r in records if r["expected"] == "APPROVED"]
+    tp = sum(r["verdict"] == "REJECTED" for r in buggy)
+    fn = len(buggy) - tp
+    tn = sum(r["verdict"] == "APPROVED" for r in sound)
+    fp = len(sound) - tn
+    recall = tp / len(buggy) if buggy else 0.0
+    specificity = tn / len(sound) if sound else 0.0
+    by_type: dict[str, list[bool]] = {}
+    for r in buggy:
+        by_type.setdefault(r["bug_type"], []).append(r["verdict"] == "REJECTED")
+    with_findings = [r for r in records if r["localised"] is not None]
+    return {
+        "reviews": len(records),
+        "confusion": {"buggy_rejected": tp, "buggy_approved": fn, "sound_approved": tn, "sound_rejected": fp},
+        "balanced_accuracy": round((recall + specificity) / 2, 4),
+        "recall_on_buggy": round(recall, 4),
+        "false_reject_rate": round(fp / len(sound), 4) if sound else None,
+        "recall_by_bug_type": {k: round(sum(v) / len(v), 3) for k, v in sorted(by_type.items())},
+        "localisation": round(sum(r["localised"] for r in with_findings) / len(with_findings), 4)
+        if with_findings else None,
+        "reviews_with_counting_findings": len(with_findings),
+        "bug_line_found": round(sum(bool(r["localised"]) for r in buggy) / len(buggy), 4) if buggy else None,
+        "median_seconds": statistics.median(r["seconds"] for r in records) if records else None,
+        "timeouts": sum(r["status"] == "timeout" for r in records),
+        "prompt_tokens_evaluated": sum(r["tokens"]["evaluated"] for r in records),
+        "prompt_tokens_reused": sum(r["tokens"]["reused"] for r in records),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--limit", type=int, default=None, help="tasks to sample (each gives two changes)")
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="bundled model name or .gguf path")
+    parser.add_argument("--split", choices=["tune", "report", "all"], default="report")
+    parser.add_argument("--strategy", default="per_dimension", help="comma list: per_dimension,single_call")
+    parser.add_argument("--decision", default="findings", help="comma list: findings,verdict")
+    parser.add_argument("--context-window", type=int, default=4096)
+    parser.add_argument("--timeout", type=float, default=600.0, help="per review")
+    parser.add_argument("--records", type=Path, help="also write every review as JSON lines here (for tuning)")
+    args = parser.parse_args(argv)
+
+    from acode.config.model import ModelSettings
+    from acode.llm.factory import build_model
+
+    settings = {"name": args.model, "context_window": args.context_window}
+    if args.model.endswith(".gguf"):
+        settings["path"] = args.model
+    model = build_model(ModelSettings(**settings))
+    designs = list(itertools.product(args.strategy.split(","), args.decision.split(",")))
+    records: dict[str, list[dict]] = {f"{s}+{d}": [] for s, d in designs}
+    tasks = load_tasks(args.split, args.limit)
+    out = args.records.open("w", encoding="utf-8") if args.records else None
+    with tempfile.TemporaryDirectory(prefix="acode-review-accuracy-") as tmp:
+        for index, task in enumerate(tasks):
+            for direction, before, after, expected in (
+                ("to_buggy", task["canonical_solution"], task["buggy_solution"], "REJECTED"),
+                ("to_canonical", task["buggy_solution"], task["canonical_solution"], "APPROVED"),
+            ):
+                repo = build_repo(Path(tmp) / f"{index}-{direction}", task, before, after)
+                for strategy, decision in designs:
+                    record = {"task_id": task["task_id"], "bug_type": task["bug_type"], "direction": direction,
+                              "expected": expected, "design": f"{strategy}+{decision}",
+                              **review_one(model, repo, strategy, decision, args.timeout)}
+                    records[record["design"]].append(record)
+                    print(f"{task['task_id']:>11} {direction:<12} {record['design']:<26} {record['verdict']:<8} "
+                          f"(expected {expected}) {record['seconds']:6.1f}s", file=sys.stderr, flush=True)
+                    if out:
+                        out.write(json.dumps(record) + "\n")
+                        out.flush()
+    if out:
+        out.close()
+    report = {
+        "benchmark": "review_accuracy",
+        "model": args.model,
+        "split": args.split,
+        "tasks": len(tasks),
+        "data": str(DATA),
+        "designs": {name: summarise(rows) for name, rows in records.items()},
+    }
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO / "src"))
+    raise SystemExit(main())

@@ -1,0 +1,200 @@
+"""`acode review`: review a branch, uncommitted changes or a commit; `review show|history|run`.
+
+`acode review [OPTIONS]` reviews (reusing the stored review when nothing changed); `acode review run
+[OPTIONS]` always reviews again; `show [ID]` and `history` read the store. Exit codes: 0 approved,
+50 rejected, 52 timeout (partial result kept), 1 failure, 2 usage or configuration error.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from acode.cli.common import console, err_console, model_overrides, print_json, project_root, settings_for
+from acode.errors import EXIT_OK, EXIT_REVIEW_REJECTED, EXIT_REVIEW_TIMEOUT, AcodeError, UsageError
+
+review_app = typer.Typer(
+    help="Review a change: this branch against its base (default), --uncommitted work, or --commit SHA.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+_BASE = typer.Option(None, "--base", "-b", help="Base branch (default: origin's default branch, else main, else master).")
+_UNCOMMITTED = typer.Option(False, "--uncommitted", help="Review the working tree and index against HEAD.")
+_COMMIT = typer.Option(None, "--commit", help="Review one commit.")
+_INTENT = typer.Option(None, "--intent", help="What the change should do (default: the commit messages).")
+_RUN_TESTS = typer.Option(False, "--run-tests", help="Run reviewer.test_command (default: python -m pytest -q).")
+_JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+_FORMAT = typer.Option(None, "--format", "-f", help="markdown | sarif (printed, or written with -o).")
+_OUTPUT = typer.Option(None, "--output", "-o", help="Write the report to this file.")
+_MODEL = typer.Option(None, "--model", "-m", help="Bundled model name, server model name or a .gguf path.")
+_BACKEND = typer.Option(None, "--backend", help="embedded | openai | scripted")
+
+
+@contextmanager
+def _errors_for_people():
+    """AcodeErrors become one message and their exit code, never a traceback."""
+    try:
+        yield
+    except AcodeError as exc:
+        err_console.print(f"[bold red]error[/] {exc}", markup=True, highlight=False, soft_wrap=True)
+        raise typer.Exit(exc.exit_code) from None
+
+
+@review_app.callback()
+def review(
+    ctx: typer.Context, base: str = _BASE, uncommitted: bool = _UNCOMMITTED, commit: str = _COMMIT,
+    intent: str = _INTENT, run_tests: bool = _RUN_TESTS, json_out: bool = _JSON, fmt: str = _FORMAT,
+    output: Path = _OUTPUT, model: str = _MODEL, backend: str = _BACKEND,
+) -> None:
+    if ctx.invoked_subcommand is not None:
+        return
+    with _errors_for_people():
+        code = run_review(base=base, uncommitted=uncommitted, commit=commit, intent=intent, run_tests=run_tests,
+                          json_out=json_out, fmt=fmt, output=output, model=model, backend=backend, force=False)
+    raise typer.Exit(code)
+
+
+@review_app.command("run")
+def review_again(
+    base: str = _BASE, uncommitted: bool = _UNCOMMITTED, commit: str = _COMMIT, intent: str = _INTENT,
+    run_tests: bool = _RUN_TESTS, json_out: bool = _JSON, fmt: str = _FORMAT, output: Path = _OUTPUT,
+    model: str = _MODEL, backend: str = _BACKEND,
+) -> None:
+    """Review again even if the change is the same as last time."""
+    with _errors_for_people():
+        code = run_review(base=base, uncommitted=uncommitted, commit=commit, intent=intent, run_tests=run_tests,
+                          json_out=json_out, fmt=fmt, output=output, model=model, backend=backend, force=True)
+    raise typer.Exit(code)
+
+
+@review_app.command("show")
+def show(
+    review_id: int = typer.Argument(None, help="Review id (default: the latest)."),
+    json_out: bool = _JSON, fmt: str = _FORMAT, output: Path = _OUTPUT,
+) -> None:
+    """Show a stored review."""
+    with _errors_for_people():
+        store = _store(project_root())
+        stored = store.get(review_id)
+        if stored is None:
+            which = f"review #{review_id}" if review_id is not None else "any review"
+            raise UsageError("ACODE-REVIEW-040", f"there is no {which} in {store.path}",
+                             hint="list reviews with `acode review history`")
+        _emit(stored.result, json_out=json_out, fmt=fmt, output=output, review_id=stored.id)
+    raise typer.Exit(exit_code_for(stored.result))
+
+
+@review_app.command("history")
+def history(
+    limit: int = typer.Option(20, "--limit", "-n", help="How many reviews to list."), json_out: bool = _JSON,
+) -> None:
+    """List stored reviews, newest first (reviews made by `acode run` included)."""
+    with _errors_for_people():
+        rows = _store(project_root()).history(limit)
+    if json_out:
+        print_json(rows)
+        return
+    if not rows:
+        console.print("no reviews yet (run `acode review`)")
+        return
+    from rich.table import Table
+
+    table = Table("id", "when", "source", "target", "head", "model", "decision", "seconds", "evaluated/reused")
+    for row in rows:
+        target = row["target"] if row["target"] != "branch" else f"{row['head_ref']} vs {row['base_ref']}"
+        decision = row["decision"] if row["status"] == "complete" else f"{row['decision']} ({row['status']})"
+        table.add_row(str(row["id"]), row["created_at"], row["source"], target, (row["head_sha"] or "")[:10],
+                      row["model"], decision, f"{row['duration_seconds']:.1f}",
+                      f"{row['tokens_evaluated']}/{row['tokens_reused']}")
+    console.print(table)
+
+
+def exit_code_for(result: Any) -> int:
+    if result.status == "timeout":
+        return EXIT_REVIEW_TIMEOUT
+    return EXIT_OK if result.approved else EXIT_REVIEW_REJECTED
+
+
+def _store(root: Path):
+    from acode.paths import ProjectPaths
+    from acode.store.reviews import ReviewStore
+
+    return ReviewStore(ProjectPaths(root).db_file)
+
+
+def run_review(*, base, uncommitted, commit, intent, run_tests, json_out, fmt, output, model, backend,
+               force: bool) -> int:
+    from acode.review import git_context
+
+    if sum([bool(base), uncommitted, bool(commit)]) > 1:
+        raise UsageError("ACODE-REVIEW-041", "--base, --uncommitted and --commit choose different targets; give one",
+                         hint="acode review --base main | --uncommitted | --commit <sha>")
+    if fmt not in (None, "markdown", "sarif"):
+        raise UsageError("ACODE-REVIEW-042", f"--format {fmt!r} is not known", hint="use markdown or sarif (or --json)")
+    start = Path.cwd()
+    root = git_context.repo_root(start)
+    settings = settings_for(root, **model_overrides(model, backend))
+    rs = settings.reviewer
+    limits = {"intent": intent or "", "max_diff_chars": rs.max_diff_chars, "context_lines": rs.context_lines}
+    if uncommitted:
+        context = git_context.uncommitted_context(root, **limits)
+    elif commit:
+        context = git_context.commit_context(root, commit, **limits)
+    else:
+        context = git_context.branch_context(root, base, **limits)
+    store = _store(context.root)
+    identity = {
+        "reviewer": rs.model_dump(mode="json"), "run_tests": run_tests,
+        "model": settings.model.model_dump(mode="json", include={"backend", "name", "path", "base_url", "script"}),
+    }
+    if rs.reuse_unchanged and not force:
+        stored = store.find_same(context.content_hash(), identity)
+        if stored is not None:
+            _emit(stored.result, json_out=json_out, fmt=fmt, output=output, review_id=stored.id, reused=True)
+            return exit_code_for(stored.result)
+
+    from acode.llm.factory import build_model
+    from acode.review.service import review_change
+
+    tools = None
+    if rs.lookaround.enabled:
+        from acode.tools.builtin import REVIEW_TOOL_NAMES, default_registry
+
+        tools = default_registry(REVIEW_TOOL_NAMES)
+    with err_console.status("loading the model") as status:
+        chat_model = build_model(settings.model)
+        result = review_change(context, chat_model, rs, tools, run_tests=run_tests,
+                               progress=lambda text: status.update(text))
+    review_id = store.save(result, identity, source="review")
+    _emit(result, json_out=json_out, fmt=fmt, output=output, review_id=review_id)
+    return exit_code_for(result)
+
+
+def _emit(result, *, json_out: bool, fmt: str | None, output: Path | None, review_id: int | None,
+          reused: bool = False) -> None:
+    from acode.fsutil import atomic_write_text
+    from acode.review.report import render_json, render_markdown, render_sarif, render_terminal
+
+    text = None
+    if fmt == "markdown":
+        text = render_markdown(result)
+    elif fmt == "sarif":
+        text = render_sarif(result)
+    elif json_out or output:
+        text = render_json(result, review_id=review_id, reused=reused)
+    if output:
+        atomic_write_text(output, text + "\n")
+        err_console.print(f"report written to {output}")
+    if json_out:
+        print(render_json(result, review_id=review_id, reused=reused))
+    elif text is not None and not output:
+        print(text)
+    else:
+        render_terminal(result, console, reused_from=review_id if reused else None)
+        if review_id is not None and not reused:
+            console.print(f"[dim]stored as review #{review_id} (`acode review show {review_id}`)[/]")

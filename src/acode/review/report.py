@@ -1,0 +1,149 @@
+"""Render a ReviewResult: for the terminal (rich), as Markdown, as SARIF 2.1.0, or as JSON. Everything
+printed goes through the secret redaction."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from acode import __version__
+from acode.redact import redact, redact_data
+from acode.review.models import Finding, ReviewResult
+
+MARKS = {"excellent": "✔", "good": "✔", "acceptable": "~", "needs_work": "!", "poor": "✘", None: "?"}
+STYLES = {"excellent": "green", "good": "green", "acceptable": "yellow", "needs_work": "dark_orange",
+          "poor": "red", None: "magenta"}
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
+
+
+def _title(result: ReviewResult) -> str:
+    if result.target == "uncommitted":
+        return "uncommitted changes"
+    if result.target == "commit":
+        return f"commit {result.head_sha[:12]}"
+    if result.target == "pipeline":
+        return "the pipeline's change"
+    return f"{result.head_ref or result.head_sha[:12]} against {result.base_ref}"
+
+
+def _where(finding: Finding) -> str:
+    if finding.file and finding.line:
+        return f"{finding.file}:{finding.line}"
+    return finding.file or "(change)"
+
+
+def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | None = None) -> None:
+    """Per-dimension marks, level and a short note, then counting findings, evidence and the decision."""
+    from rich.markup import escape
+
+    if reused_from is not None:
+        console.print(f"[dim]unchanged since review #{reused_from}: showing the stored result "
+                      "(`acode review run` reviews again)[/]")
+    console.print(f"[bold]Review of {escape(_title(result))}[/]  [dim]model {escape(result.model)}, "
+                  f"{result.duration_seconds:.1f} s[/]")
+    for dim in result.dimensions:
+        level = dim.level or dim.status
+        console.print(f" [{STYLES[dim.level]}]{MARKS[dim.level]}[/] {dim.name.replace('_', ' '):<17} "
+                      f"[{STYLES[dim.level]}]{level:<10}[/] {escape(redact(dim.explanation))}")
+    counting = [f for f in result.all_findings() if f.counts and f.severity != "info"]
+    if counting:
+        console.print("[bold]Findings[/]")
+        for f in counting:
+            conf = f" p={f.confidence:.2f}" if f.source == "model" and f.confidence is not None else ""
+            console.print(f"  [{'red' if f.severity in ('critical', 'high') else 'yellow'}]{f.severity:<8}[/] "
+                          f"{escape(_where(f))} [dim]{escape(f.rule)}{conf}[/] {escape(redact(f.message))}")
+            if f.suggestion:
+                console.print(f"           [dim]fix:[/] {escape(redact(f.suggestion))}")
+    dismissed = sum(1 for f in result.all_findings() if f.status in ("dismissed", "ungrounded"))
+    if dismissed:
+        console.print(f"[dim]{dismissed} raised finding(s) did not survive their check or quoted no changed line[/]")
+    if result.packing.omitted:
+        names = ", ".join(f"{p} ({why})" for p, why in result.packing.omitted.items())
+        console.print(f"[dim]not sent to the model: {escape(names)}[/]")
+    if result.tests:
+        console.print(f"tests: `{escape(result.tests['command'])}` exit {result.tests['exit_code']}")
+    verdict_style = "bold green" if result.approved else "bold red"
+    label = "TIMEOUT (partial result)" if result.status == "timeout" else result.decision.verdict
+    console.print(f"[{verdict_style}]{label}[/]")
+    for reason in result.decision.reasons:
+        console.print(f"  - {escape(redact(reason))}")
+
+
+def render_markdown(result: ReviewResult) -> str:
+    lines = [f"# Review of {_title(result)}", "",
+             f"**Decision: {result.decision.verdict}**"
+             + (" (timed out; partial result)" if result.status == "timeout" else ""), ""]
+    lines += [f"- {redact(r)}" for r in result.decision.reasons] + ["", "| dimension | level | notes |", "|---|---|---|"]
+    for dim in result.dimensions:
+        note = redact(dim.explanation).replace("|", "\\|")
+        lines.append(f"| {dim.name.replace('_', ' ')} | {dim.level or dim.status} | {note} |")
+    counting = [f for f in result.all_findings() if f.counts]
+    if counting:
+        lines += ["", "## Findings", ""]
+        for f in counting:
+            conf = f", confidence {f.confidence:.2f}" if f.source == "model" and f.confidence is not None else ""
+            lines.append(f"- **{f.severity}** `{_where(f)}` ({f.rule}, {f.source}{conf}): {redact(f.message)}")
+            if f.quote:
+                lines.append(f"  - line: `{redact(f.quote)}`")
+            if f.suggestion:
+                lines.append(f"  - suggestion: {redact(f.suggestion)}")
+    if result.packing.omitted:
+        lines += ["", "Not sent to the model: " + ", ".join(f"`{p}` ({w})" for p, w in result.packing.omitted.items())]
+    lines += ["", f"_model {result.model}, {result.duration_seconds:.1f} s, prompt tokens evaluated "
+                  f"{result.tokens.evaluated}, reused {result.tokens.reused}_", ""]
+    return "\n".join(lines)
+
+
+def render_json(result: ReviewResult, *, review_id: int | None = None, reused: bool = False) -> str:
+    data = redact_data(result.model_dump(mode="json"))
+    data = {"id": review_id, "reused": reused, "approved": result.approved, **data}
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def to_sarif(result: ReviewResult) -> dict[str, Any]:
+    """Counting findings as SARIF 2.1.0 results (one rule per finding rule), for code-scanning tools."""
+    findings = [f for f in result.all_findings() if f.counts]
+    rules: dict[str, dict[str, Any]] = {}
+    results = []
+    for f in findings:
+        if f.rule not in rules:
+            rules[f.rule] = {
+                "id": f.rule, "name": f.rule.replace("/", "-"),
+                "shortDescription": {"text": redact(f.message)[:200] or f.rule},
+                "properties": {"source": f.source, "dimension": f.dimension},
+            }
+        entry: dict[str, Any] = {
+            "ruleId": f.rule,
+            "ruleIndex": list(rules).index(f.rule),
+            "level": _SARIF_LEVEL[f.severity],
+            "message": {"text": redact(f.message + (f" Suggestion: {f.suggestion}" if f.suggestion else ""))},
+            "properties": {"severity": f.severity, "dimension": f.dimension, "source": f.source,
+                           "status": f.status},
+        }
+        if f.confidence is not None:
+            entry["properties"]["confidence"] = f.confidence
+        if f.file:
+            location: dict[str, Any] = {"artifactLocation": {"uri": f.file, "uriBaseId": "SRCROOT"}}
+            if f.line:
+                location["region"] = {"startLine": f.line, "endLine": max(f.end_line or f.line, f.line)}
+                if f.quote:
+                    location["region"]["snippet"] = {"text": redact(f.quote)}
+            entry["locations"] = [{"physicalLocation": location}]
+        results.append(entry)
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "acode-review", "version": __version__, "semanticVersion": __version__,
+                                "rules": list(rules.values())}},
+            "results": results,
+            "properties": {"decision": result.decision.verdict, "status": result.status,
+                           "reasons": [redact(r) for r in result.decision.reasons], "model": result.model,
+                           "levels": {d.name: d.level for d in result.dimensions}},
+        }],
+    }
+
+
+def render_sarif(result: ReviewResult) -> str:
+    return json.dumps(to_sarif(result), indent=2, ensure_ascii=False)
