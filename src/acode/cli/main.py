@@ -87,6 +87,9 @@ def _register() -> None:
     from acode.cli import sessions as sessions_cli
 
     app.add_typer(sessions_cli.app, name="sessions")
+    from acode.cli.review import review_app
+
+    app.add_typer(review_app, name="review")
 
 
 _register()
