@@ -63,7 +63,7 @@ class HookRunner:
         self.settings = settings
         self.session_id = session_id
         self.cwd = cwd
-        self.notify = notify or (lambda text: log.info("hook: %s", text))
+        self.notify = notify or (lambda text: log.warning("hook: %s", text))
 
     def has(self, event: HookEvent, tool_name: str | None = None) -> bool:
         return bool(self._matching(event, tool_name))

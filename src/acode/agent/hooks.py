@@ -46,6 +46,8 @@ class HooksMiddleware(Middleware):
         return outcome
 
     def on_session_start(self, state: AgentState) -> None:
+        self.runner.session_id = state.session_id  # sessions get their id after the middlewares exist
+        self.runner.cwd = state.workspace
         source = "resume" if len(state.history) > 1 else "startup"
         outcome = self._fire("SessionStart", {"source": source})
         if outcome.context:

@@ -24,13 +24,15 @@ class MiddlewareOptions:
     no_loop_detection: bool = False
     approve_plan: bool = False
     ui: Any = None  # the chat's callbacks (e.g. to show a plan for approval); None when non-interactive
+    registry: Any = None  # the session's ToolRegistry (plan mode adds its tools)
+    ctx: Any = None  # the session's ToolContext (plan mode makes its plans folder writable)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 Builder = Callable[[MiddlewareOptions], Middleware | Sequence[Middleware] | None]
 
 # Imported lazily, in this order, when a session starts.
-BUILDERS: list[str] = []
+BUILDERS: list[str] = ["acode.agent.control_builders:build_self_control"]
 _registered: list[Builder] = []
 
 

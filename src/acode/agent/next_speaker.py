@@ -45,6 +45,12 @@ _DONE = re.compile(
     re.I,
 )
 
+_REPORTS_DONE = re.compile(
+    r"^(i |i've |i have )?(wrote|written|created|added|updated|fixed|implemented|removed|renamed|changed|made|"
+    r"ran|moved|deleted|replaced)\b",
+    re.I,
+)
+
 
 def rule_verdict(text: str) -> Speaker | None:
     """'model' if the text announces more work, 'user' if it hands back or finished, None when unclear."""
@@ -61,7 +67,7 @@ def rule_verdict(text: str) -> Speaker | None:
         return "model"
     if _GOES_ON.search(last_sentence):
         return "model"
-    if _DONE.search(tail):
+    if _DONE.search(tail) or _REPORTS_DONE.match(last_sentence):
         return "user"
     return None
 

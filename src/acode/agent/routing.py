@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from acode.agent.middleware import AgentState, Middleware
 from acode.config.model import ModelSettings
 from acode.config.routing import ModelChoice, RoutingSettings, UtilityPurpose
 from acode.errors import ConfigError
@@ -122,3 +123,59 @@ def describe_routing(router: ModelRouter) -> dict[str, Any]:
     """What each purpose would use, for `acode config show`-style output and the log."""
     purposes: tuple[UtilityPurpose, ...] = ("compression", "loop_check", "next_speaker", "summary")
     return {p: router._describe(router.choice_for(p)) for p in purposes}
+
+
+class RoutedModel:
+    """The agent's model when the complexity rule is on: each call goes to the model chosen for the
+    newest user prompt (decided once per prompt, by rule, without a model call)."""
+
+    def __init__(self, router: ModelRouter):
+        self.router = router
+        rule = router.routing.complexity
+        windows = [router.settings_for(c).context_window for c in (rule.simple_model, rule.complex_model)]
+        self.context_window = min(windows)  # compression must fit whichever model answers
+        self._prompt: str | None = None
+        self._current: ChatModel | None = None
+
+    @property
+    def name(self) -> str:
+        return getattr(self._current, "name", "routed")
+
+    def select(self, prompt: str) -> None:
+        """Pick the model for a new user prompt (RoutingMiddleware calls this from on_user_prompt)."""
+        self._prompt, self._current = prompt, self.router.for_prompt(prompt)
+
+    def _for(self, messages: Any) -> ChatModel:
+        if self._current is None:
+            prompt = next((m.content for m in reversed(messages) if m.role == "user"), "")
+            self.select(prompt)
+        assert self._current is not None
+        return self._current
+
+    def complete(self, messages: Any, **kwargs: Any) -> Any:
+        return self._for(messages).complete(messages, **kwargs)
+
+    def count_tokens(self, text: str) -> int:
+        if self._current is None:
+            self.select("")
+        assert self._current is not None
+        return self._current.count_tokens(text)
+
+
+class RoutingMiddleware(Middleware):
+    name = "routing"
+
+    def __init__(self, model: RoutedModel):
+        self.model = model
+
+    def on_user_prompt(self, state: AgentState, prompt: str) -> str | None:
+        self.model.select(prompt)
+        return None
+
+
+def build_agent_model(settings: Any, builder: ModelBuilder | None = None) -> ChatModel:
+    """The main model, or a RoutedModel when ``routing.complexity.enabled``."""
+    router = ModelRouter(settings.model, settings.routing, builder=builder)
+    if settings.routing.complexity.enabled:
+        return RoutedModel(router)  # type: ignore[return-value]
+    return router.for_prompt("")

@@ -95,7 +95,7 @@ class AgentSession:
     @classmethod
     def open(cls, settings: Settings, workspace: Path, options: SessionOptions | None = None, *,
              model: ChatModel | None = None, registry: ToolRegistry | None = None) -> AgentSession:
-        from acode.llm.factory import build_model
+        from acode.agent.routing import build_agent_model
 
         options = options or SessionOptions()
         mode = options.approval_mode or settings.agent.approval_mode
@@ -107,13 +107,13 @@ class AgentSession:
         if options.resume:
             info = store.resolve(options.resume)
             session_id, history = info.id, store.load_messages(info.id)
-        model = model or build_model(settings.model)
+        model = model or build_agent_model(settings)
         registry = registry or chat_registry(options.interactive, options.exclude_tools)
         ctx = tool_context(settings, workspace, interactive=options.interactive, ask_user=options.ask_user)
         middlewares = build_middlewares(
             MiddlewareOptions(settings=settings, model=model, workspace=workspace, interactive=options.interactive,
                               no_loop_detection=options.no_loop_detection, approve_plan=options.approve_plan,
-                              ui=options.ui, extra=dict(options.extra))
+                              ui=options.ui, extra=dict(options.extra), registry=registry, ctx=ctx)
         )
         loop = AgentLoop(
             model, registry, ctx, config=LoopConfig.from_settings(settings), middlewares=middlewares,

@@ -80,10 +80,12 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     from acode.agent.session import AgentSession
     from acode.cli import slash
     from acode.cli.agent_view import ConsoleApprover, ConsoleView, console_ask_user
+    from acode.cli.slash_control import ChatControlUI
     from acode.paths import ProjectPaths
 
     out = out or console
     options.approver = ConsoleApprover(out)
+    options.ui = options.ui or ChatControlUI(out)
     options.ask_user = console_ask_user(out)
     options.observers = [ConsoleView(out, verbose=verbose)]
     session = AgentSession.open(settings, root, options)

@@ -36,6 +36,7 @@ def test_rules_say_model_goes_on(text):
     [
         "Should I also update the README?",
         "I have added is_even to util.py and all tests pass.",
+        "Wrote report.md.",
         "The function is implemented. Let me know if you need anything else.",
     ],
 )
