@@ -99,8 +99,9 @@ def build_review_context(ctx: RunContext):
 
 def call_engine(ctx: RunContext, context: Any):
     from acode.review.service import review_change
+    from acode.tools.builtin import REVIEW_TOOL_NAMES
 
-    return review_change(context, ctx.model, ctx.settings, ctx.tools)
+    return review_change(context, ctx.model, ctx.settings.reviewer, ctx.tools.subset(REVIEW_TOOL_NAMES))
 
 
 def store_review(ctx: RunContext, context: Any, result: Any) -> int | str | None:
@@ -110,7 +111,11 @@ def store_review(ctx: RunContext, context: Any, result: Any) -> int | str | None
     try:
         from acode.store.reviews import ReviewStore
 
-        return ReviewStore(ctx.db_path).save(result, settings=ctx.settings, source="run", session_id=ctx.state.session_id)
+        store = ReviewStore(ctx.db_path)
+        try:
+            return store.save(result, ctx.settings.reviewer.model_dump(mode="json"), source="run")
+        finally:
+            store.close()
     except Exception:  # the run's own summary still holds the outcome
         log.exception("could not store the review of run %s", ctx.state.session_id)
         return None
