@@ -21,9 +21,9 @@ def builtin_tools() -> list[Tool]:
 
 def _optional_families():
     """Tool families in their own modules (imported lazily: no side effects at import time)."""
-    from acode.tools import edit, interact, shell
+    from acode.tools import edit, interact, listing, search, shell
 
-    return [edit.tools, shell.tools, interact.tools]
+    return [edit.tools, listing.tools, search.tools, shell.tools, interact.tools]
 
 
 def default_registry(names: Iterable[str] | None = None) -> ToolRegistry:

@@ -61,6 +61,17 @@ def display_path(ctx: ToolContext, path: Path) -> str:
     return rel.as_posix() or "."
 
 
+def relative_inside(ctx: ToolContext, path: Path) -> str:
+    """The workspace-relative POSIX path of ``path``; an error for extra writable files outside it,
+    which tools that walk folders do not look into."""
+    shown = display_path(ctx, path)
+    if os.path.isabs(shown):
+        raise ToolError(
+            f"{shown} is outside the workspace; only folders inside it can be listed or searched."
+        )
+    return shown
+
+
 def record_changed_file(ctx: ToolContext, path: Path) -> None:
     """Remember an edited file for the reviewer (``ctx.state['files_changed']``, no duplicates)."""
     changed = ctx.state.setdefault("files_changed", [])

@@ -40,7 +40,9 @@ def test_allow_multiple_replaces_all(workspace, call):
 
 
 def test_whitespace_tolerant_match_reapplies_file_indentation(workspace, call):
-    (workspace / "m.py").write_text("class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        pass\n")
+    (workspace / "m.py").write_text(
+        "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        pass\n"
+    )
     result = call(
         "replace",
         file_path="m.py",
@@ -82,9 +84,14 @@ def test_empty_old_string_on_existing_file_is_an_error(workspace, call):
 def test_placeholder_in_new_string_is_refused(workspace, call):
     (workspace / "a.py").write_text("def f():\n    a()\n    b()\n")
     result = call(
-        "replace", file_path="a.py", old_string="    a()\n    b()", new_string="    a()\n    # ... rest of code ...\n"
+        "replace",
+        file_path="a.py",
+        old_string="    a()\n    b()",
+        new_string="    a()\n    # ... rest of code ...\n",
     )
-    assert "placeholder" in result.error and (workspace / "a.py").read_text() == "def f():\n    a()\n    b()\n"
+    assert (
+        "placeholder" in result.error and (workspace / "a.py").read_text() == "def f():\n    a()\n    b()\n"
+    )
 
 
 def test_same_old_and_new_is_an_error(workspace, call):
@@ -98,7 +105,11 @@ def test_same_old_and_new_is_an_error(workspace, call):
         ("replace", {"file_path": "missing.py", "old_string": "a", "new_string": "b"}, "File not found"),
         ("replace", {"file_path": "a.py", "old_string": "a"}, "new_string: Field required"),
         ("replace", {"file_path": "a.py", "old_string": 3, "new_string": "b"}, "old_string: Input should be"),
-        ("replace", {"file_path": "/etc/hosts", "old_string": "a", "new_string": "b"}, "outside the workspace"),
+        (
+            "replace",
+            {"file_path": "/etc/hosts", "old_string": "a", "new_string": "b"},
+            "outside the workspace",
+        ),
     ],
 )
 def test_replace_errors(workspace, call, name, args, message):
