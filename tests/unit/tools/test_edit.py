@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from acode.tools.edit import apply_replacement
 from acode.tools.base import ToolError
+from acode.tools.edit import apply_replacement
 
 
 def test_exact_single_replacement_with_diff(workspace, call, ctx):

@@ -6,26 +6,15 @@ from __future__ import annotations
 import os
 
 import pytest
+from tests.conftest import make_git_repo
 
 from acode.tools.globmatch import match_glob, match_name_or_path
 from acode.tools.ignore import IgnoreRules, candidate_files, parse_rule
-from tests.conftest import make_git_repo
 
 TREE = {
-    ".gitignore": "\n".join(
-        [
-            "# comment",
-            "*.log",
-            "!keep.log",
-            "build/",
-            "/top_only.txt",
-            "**/cache/**",
-            "docs/**/*.tmp",
-            "secret[0-9].txt",
-            "\\#hash.txt",
-            "trailing.txt   ",
-            "",
-        ]
+    ".gitignore": (
+        "# comment\n*.log\n!keep.log\nbuild/\n/top_only.txt\n**/cache/**\ndocs/**/*.tmp\n"
+        "secret[0-9].txt\n\\#hash.txt\ntrailing.txt   \n"
     ),
     "README.md": "readme\n",
     "app.log": "x\n",

@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from tests.conftest import make_git_repo
 
 from acode.llm.types import ToolCall
 from acode.tools.base import ToolContext, ToolRegistry
 from acode.tools.search import GrepSearch, SearchInFiles
 from acode.tools.search_engines import find_matches
-from tests.conftest import make_git_repo
 
 FIXTURE = {
     ".gitignore": "*.log\ngenerated/\n",
