@@ -73,6 +73,10 @@ class ReviewerSettings(BaseModel):
     context_lines: int = Field(3, ge=0, le=50, description="unchanged lines around each change")
     output_reserve: float = Field(0.25, gt=0.0, lt=0.9, description="share of the window kept for answers")
     max_findings_per_dimension: int = Field(3, ge=1, le=10)
+    require_candidates: bool = Field(
+        True, description="the model must name its most doubtful line per dimension; the check then decides "
+        "(small models otherwise answer 'no findings' to everything)",
+    )
     max_tokens_per_answer: int = Field(320, ge=32)
     test_command: str | None = Field(None, description="run with --run-tests or always when set")
     test_timeout_seconds: float = Field(300.0, gt=0)

@@ -46,8 +46,8 @@ class Verdict(BaseModel):
 
 
 @lru_cache(maxsize=32)
-def proposal_model(max_items: int, dimensions: tuple[str, ...] | None = None) -> type[BaseModel]:
-    """``{"findings": [...]}`` with at most ``max_items`` items; with ``dimensions``, each item names one."""
+def proposal_model(max_items: int, dimensions: tuple[str, ...] | None = None, min_items: int = 0) -> type[BaseModel]:
+    """``{"findings": [...]}`` with ``min_items``..``max_items`` items; with ``dimensions``, each names one."""
     item: type[BaseModel] = ProposedFinding
     if dimensions:
         item = create_model(
@@ -56,7 +56,7 @@ def proposal_model(max_items: int, dimensions: tuple[str, ...] | None = None) ->
             **{name: (f.annotation, f) for name, f in ProposedFinding.model_fields.items()},
         )
     # required: an empty object must not read as "no findings"
-    return create_model("Findings", findings=(list[item], Field(..., max_length=max_items)))
+    return create_model("Findings", findings=(list[item], Field(..., min_length=min_items, max_length=max_items)))
 
 
 @dataclass
@@ -94,15 +94,16 @@ def propose(
     max_findings: int,
     max_tokens: int,
     timeout: Callable[[], float],
+    min_findings: int = 0,
     parallel: int = 1,
     naive: bool = False,
     progress: Callable[[str], None] = lambda _: None,
 ) -> Proposals:
     out = Proposals()
     if strategy == "single_call":
-        output = proposal_model(max_findings * 2, tuple(dimensions))
+        output = proposal_model(max_findings * 2, tuple(dimensions), min_findings)
         task = render(PKG, "single_call.j2", dimensions=[(d, TITLES[d]) for d in dimensions],
-                      max_findings=max_findings * 2)
+                      max_findings=max_findings * 2, candidates=min_findings > 0)
         progress("asking for findings on all dimensions at once")
         try:
             answer = complete_json(model, with_task(messages, task), output, max_tokens=max_tokens * 2,
@@ -115,11 +116,12 @@ def propose(
             out.findings[item.dimension].append(ProposedFinding(**item.model_dump(exclude={"dimension"})))
         return out
 
-    output = proposal_model(max_findings)
+    output = proposal_model(max_findings, None, min_findings)
 
     def one(dimension: str) -> tuple[str, list[ProposedFinding] | str]:
         progress(f"assessing {dimension.replace('_', ' ')}")
-        task = render(PKG, "dimension.j2", name=dimension, title=TITLES[dimension], max_findings=max_findings)
+        task = render(PKG, "dimension.j2", name=dimension, title=TITLES[dimension], max_findings=max_findings,
+                      candidates=min_findings > 0)
         try:
             answer = complete_json(
                 model, with_task(messages, task, naive_first=f"Review aspect: {dimension}." if naive else None),

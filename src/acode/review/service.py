@@ -88,6 +88,7 @@ def review_change(
             proposals = propose(
                 metered, messages, enabled, strategy=settings.strategy,
                 max_findings=settings.max_findings_per_dimension, max_tokens=settings.max_tokens_per_answer,
+                min_findings=1 if settings.require_candidates else 0,
                 timeout=remaining, parallel=settings.parallel_requests, naive=naive_layout, progress=say,
             )
         except PartialProposals as partial:
@@ -151,8 +152,8 @@ def _pack(context: ReviewContext, evidence: list[Finding], model: ChatModel, set
     schema = json.dumps(proposal_model(settings.max_findings_per_dimension * 2, tuple(settings.dimensions.enabled()))
                         .model_json_schema())
     overhead = sum(model.count_tokens(text) for text in (
-        system, schema, render(PKG, "single_call.j2", dimensions=[], max_findings=9),
-        render(PKG, "dimension.j2", name="code_quality", title="x", max_findings=9),
+        system, schema, render(PKG, "single_call.j2", dimensions=[], max_findings=9, candidates=True),
+        render(PKG, "dimension.j2", name="code_quality", title="x", max_findings=9, candidates=True),
         _context_text(context.model_copy(update={"files": files}), empty, evidence),
     )) + 64
     if settings.lookaround.enabled:

@@ -1,0 +1,87 @@
+"""Helpers for review tests: git repositories with a change on a branch, and scripted reviewer answers."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from pathlib import Path
+
+from acode.llm.types import Completion, TokenLogprob
+
+SOUND = '''def page(items, number, size=10):
+    """Page ``number`` (starting at 1) of ``items``."""
+    start = (number - 1) * size
+    return items[start : start + size]
+'''
+
+BUGGY = '''def page(items, number, size=10):
+    """Page ``number`` (starting at 1) of ``items``."""
+    start = number * size
+    return items[start : start + size]
+'''
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def repo_with_branch(path: Path, before: dict[str, str], after: dict[str, str | None], *,
+                     message: str = "Change page", base: str = "main") -> Path:
+    """``base`` holds ``before``; the checked-out branch ``feature`` applies ``after`` (None deletes)."""
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", base)
+    git(path, "config", "user.email", "dev@example.com")
+    git(path, "config", "user.name", "Dev")
+    git(path, "config", "commit.gpgsign", "false")
+    write(path, before)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "initial")
+    git(path, "switch", "-q", "-c", "feature")
+    write(path, after)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", message)
+    return path
+
+
+def write(root: Path, files: dict[str, str | None]) -> None:
+    for name, text in files.items():
+        target = root / name
+        if text is None:
+            target.unlink()
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+
+def yes_no(p_yes: float) -> Completion:
+    """A one-token check answer whose logprobs give P(yes) = ``p_yes``."""
+    p_yes = min(max(p_yes, 1e-6), 1 - 1e-6)
+    top = {"Yes": math.log(p_yes), "No": math.log(1 - p_yes)}
+    token = "Yes" if p_yes >= 0.5 else "No"
+    return Completion(text=token, logprobs=[TokenLogprob(token=token, logprob=top[token], top=top)])
+
+
+def finding(line: str, problem: str = "wrong", severity: str = "high") -> dict:
+    return {"line": line, "problem": problem, "severity": severity, "suggestion": "fix it"}
+
+
+def reviewer(proposals: dict[str, list[dict]] | None = None, p_yes: float = 0.9, *, default: list[dict] | None = None):
+    """A scripted-model step that answers like a reviewer: findings per dimension (by the task text),
+    and ``yes_no(p_yes)`` for every check question."""
+    proposals = proposals or {}
+
+    def answer(messages, tools, schema):
+        last = messages[-1].content
+        if schema is None:
+            return yes_no(p_yes)
+        for name, items in proposals.items():
+            if f"for {name.replace('_', ' ')}" in last:
+                return {"json": {"findings": items}}
+        return {"json": {"findings": default or []}}
+
+    return answer
+
+
+def dump(data) -> str:
+    return json.dumps(data)

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import pytest
+from review_fakes import repo_with_branch
+
+from acode.redact import REDACTED, find_secrets, redact, redact_data
+from acode.review.evidence import gather_evidence, is_test_path, ruff_findings
+from acode.review.git_context import branch_context
+from acode.review.risky import match_rules
+
+
+@pytest.mark.parametrize(
+    ("line", "rule"),
+    [
+        ("x = eval(user_input)", "risky/eval-exec"),
+        ("exec(code)", "risky/eval-exec"),
+        ("subprocess.run(cmd, shell=True)", "risky/shell-true"),
+        ("data = pickle.loads(blob)", "risky/pickle-load"),
+        ("cfg = yaml.load(stream)", "risky/yaml-load"),
+        ("q = \"SELECT * FROM users WHERE name = '%s'\" % name", "risky/sql-string"),
+        ('cur.execute(f"DELETE FROM t WHERE id = {item_id}")', "risky/sql-string"),
+        ('sql = "UPDATE t SET a = 1 WHERE id = " + str(i)', "risky/sql-string"),
+        ('q = "SELECT a FROM t WHERE b = {}".format(b)', "risky/sql-string"),
+        ("requests.get(url, verify=False)", "risky/tls-verify-off"),
+        ("ctx = ssl._create_unverified_context()", "risky/tls-verify-off"),
+    ],
+)
+def test_risky_calls_are_flagged(line, rule):
+    assert rule in [r.rule for r in match_rules(line)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'cur.execute("SELECT * FROM t WHERE id = ?", (i,))',
+        "value = ast.literal_eval(text)",
+        "cfg = yaml.load(stream, Loader=yaml.SafeLoader)",
+        "self.exec(plan)",
+        "# eval(x) is what we avoid here",
+        "subprocess.run(['ls', '-l'])",
+    ],
+)
+def test_safe_lines_are_not_flagged(line):
+    assert match_rules(line) == []
+
+
+def test_secrets_are_found_and_redacted_but_placeholders_and_env_lookups_are_not():
+    text = 'password = "hunter2hunter2"\ntoken = os.environ["TOKEN"]\napi_key = "changeme"\nkey = "AKIAABCDEFGHIJKLMNOP"'
+    assert [s.kind for s in find_secrets(text)] == ["assigned-secret", "aws-access-key"]
+    assert redact(text).count(REDACTED) == 2 and "hunter2" not in redact(text)
+    assert redact_data({"a": ["ghp_" + "a" * 36], "n": 3}) == {"a": [REDACTED], "n": 3}
+
+
+def test_is_test_path():
+    assert all(map(is_test_path, ["tests/test_a.py", "test_a.py", "pkg/a_test.go", "web/a.spec.ts"]))
+    assert not any(map(is_test_path, ["src/a.py", "contest.py"]))
+
+
+def test_evidence_from_a_branch(tmp_path):
+    before = {"app.py": "import os\n\n\ndef run(cmd):\n    return os.getcwd()\n"}
+    after = {"app.py": (
+        "import os\nimport subprocess\n\n\ndef run(cmd):\n"
+        "    subprocess.run(cmd, shell=True)\n"
+        "    password = \"s3cretvalue!\"\n"
+        "    return undefined_name\n"
+    )}
+    repo = repo_with_branch(tmp_path / "r", before, after)
+    evidence = gather_evidence(branch_context(repo))
+    rules = {(f.rule, f.line) for f in evidence.findings}
+    assert ("risky/shell-true", 6) in rules
+    assert ("secret/assigned-secret", 7) in rules
+    assert ("ruff/F821", 8) in rules  # undefined name, on a changed line
+    assert ("tests/not-touched", None) in rules
+    secret = next(f for f in evidence.findings if f.rule.startswith("secret/"))
+    assert "s3cretvalue" not in secret.quote and secret.severity == "critical" and secret.source == "secrets"
+    ruff = next(f for f in evidence.findings if f.rule == "ruff/F821")
+    assert (ruff.file, ruff.source, ruff.severity) == ("app.py", "ruff", "high")
+
+
+def test_ruff_reports_only_changed_lines(tmp_path):
+    before = {"m.py": "import json\n\nx = 1\n"}  # unused import already on main
+    after = {"m.py": "import json\n\nx = 2\nimport sys\n"}
+    repo = repo_with_branch(tmp_path / "r", before, after)
+    found = {(f.rule, f.line) for f in ruff_findings(branch_context(repo))}
+    assert ("ruff/F401", 4) in found and ("ruff/F401", 1) not in found
+
+
+def test_touching_tests_clears_the_untested_finding(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n", "tests/test_a.py": "def test(): pass\n"})
+    assert not [f for f in gather_evidence(branch_context(repo)).findings if f.rule == "tests/not-touched"]
+
+
+def test_test_command_results_become_evidence(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
+    ok = gather_evidence(branch_context(repo), test_command="echo all good")
+    assert ok.tests["exit_code"] == 0 and "all good" in ok.tests["output_tail"]
+    assert not [f for f in ok.findings if f.source == "test-command"]
+    failed = gather_evidence(branch_context(repo), test_command="echo 'token = \"abcdefgh123\"'; exit 3")
+    assert failed.tests["exit_code"] == 3 and "abcdefgh123" not in failed.tests["output_tail"]
+    [finding] = [f for f in failed.findings if f.source == "test-command"]
+    assert finding.severity == "high" and finding.dimension == "completeness"
+    slow = gather_evidence(branch_context(repo), test_command="sleep 5", test_timeout=0.5)
+    assert slow.tests["timed_out"] and slow.tests["exit_code"] == 124
