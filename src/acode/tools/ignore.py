@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import stat
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -117,13 +118,16 @@ def _under(start: str, rel: str) -> str:
     return rel if start in ("", ".") else f"{start}/{rel}"
 
 
-def _keep_file(root: Path, rel: str) -> bool:
-    """Regular files, and symlinks only when they lead to a file inside the root."""
-    path = root / rel
-    if path.is_symlink():
-        real = os.path.realpath(path)
-        return os.path.isfile(real) and (real + os.sep).startswith(str(root) + os.sep)
-    return path.is_file()
+def _keep_file(root: Path, rel: str, symlinks: bool) -> bool:
+    """Regular files; symlinks too (when ``symlinks``) if they lead to a file inside the root."""
+    try:
+        mode = os.lstat(root / rel).st_mode
+    except OSError:
+        return False
+    if stat.S_ISLNK(mode):
+        real = os.path.realpath(root / rel)
+        return symlinks and os.path.isfile(real) and (real + os.sep).startswith(str(root) + os.sep)
+    return stat.S_ISREG(mode)
 
 
 def walk_python(root: Path, start: str = ".") -> Iterator[str]:
@@ -158,18 +162,21 @@ def list_git(root: Path, start: str = ".", timeout: float = 30.0) -> list[str]:
     return sorted(rel for rel in names if not acode_rules.is_ignored(rel, False))
 
 
-def candidate_files(root: Path, start: str = ".", mode: ListingMode = "auto") -> list[str]:
-    """Files (POSIX paths relative to ``root``) under ``start`` that tools may look at, sorted."""
+def candidate_files(
+    root: Path, start: str = ".", mode: ListingMode = "auto", *, symlinks: bool = True
+) -> list[str]:
+    """Files (POSIX paths relative to ``root``) under ``start`` that tools may look at, sorted.
+    Symlinks are kept only if they lead to a file inside the root, and not at all without ``symlinks``."""
     root = Path(os.path.realpath(root))
     start = start.strip("/") or "."
     if mode in ("auto", "git") and (mode == "git" or _in_git_work_tree(root)):
         try:
-            return [rel for rel in list_git(root, start) if _keep_file(root, rel)]
+            return [rel for rel in list_git(root, start) if _keep_file(root, rel, symlinks)]
         except GitListingError as exc:
             if mode == "git":
                 raise
             log.warning("git ls-files failed in %s (%s); using the built-in ignore matcher", root, exc)
-    return sorted(rel for rel in walk_python(root, start) if _keep_file(root, rel))
+    return sorted(rel for rel in walk_python(root, start) if _keep_file(root, rel, symlinks))
 
 
 def _in_git_work_tree(root: Path) -> bool:

@@ -40,7 +40,7 @@ def search_workspace(
             else f"Directory not found: {shown}"
         )
     root = workspace_root(ctx)
-    files = [f for f in candidate_files(root, shown) if not (root / f).is_symlink()]
+    files = candidate_files(root, shown, symlinks=False)
     if include:
         files = [f for f in files if match_name_or_path(include, f if shown == "." else f[len(shown) + 1 :])]
     outcome = find_matches(

@@ -97,15 +97,20 @@ def compile_pattern(pattern: str, case_sensitive: bool) -> re.Pattern[str]:
         raise ToolError(f"Invalid regular expression {pattern!r}: {exc}.") from exc
 
 
-def file_lines(path: Path) -> tuple[str, ...] | None:
-    """The line model every engine is checked against; None for binary or unreadable files."""
+def file_text(path: Path) -> str | None:
+    """The decoded text of a file; None for binary or unreadable files."""
     try:
         data = path.read_bytes()
     except OSError:
         return None
-    if looks_binary(data):
+    return None if looks_binary(data) else data.decode("utf-8", errors="replace")
+
+
+def file_lines(path: Path, text: str | None = None) -> tuple[str, ...] | None:
+    """The line model every engine is checked against; None for binary or unreadable files."""
+    text = file_text(path) if text is None else text
+    if text is None:
         return None
-    text = data.decode("utf-8", errors="replace")
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
@@ -136,9 +141,10 @@ def _python_hits(
     found = 0
     for rel in files:
         _check_deadline(deadline, timeout)
-        lines = file_lines(root / rel)
-        if not lines or (whole is not None and not whole.search("\n".join(lines))):
+        text = file_text(root / rel)
+        if not text or (whole is not None and not whole.search(text)):
             continue
+        lines = file_lines(root / rel, text)
         numbers = _python_lines(regex, lines)
         if numbers:
             yield rel, lines, numbers
