@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 from openai_fake_server import FakeOpenAIServer
@@ -12,6 +11,7 @@ from acode.config.model import ModelSettings
 from acode.errors import ModelTimeoutError, ServerError
 from acode.llm import server_caps
 from acode.llm.factory import build_model
+from acode.llm.llama_server import free_port
 from acode.llm.openai_compat import OpenAIModel
 from acode.llm.protocol import ChatModel
 from acode.llm.structured import tool_envelope_schema
@@ -69,12 +69,6 @@ def make_model(server, **overrides) -> OpenAIModel:
     model = OpenAIModel(settings)
     model.client.backoff_base = 0.01
     return model
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # --- plain answers, usage, logprobs -------------------------------------------------------------------
