@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from acode.tools.base import Tool, ToolContext, ToolError, ToolResult
-from acode.tools.paths import display_path, record_changed_file, resolve_path
+from acode.tools.paths import record_changed_file, resolve_shown
 from acode.tools.placeholders import find_new_placeholders, placeholder_error
 from acode.tools.textio import read_text, short_diff, write_text_keep_mode
 
@@ -97,8 +97,7 @@ class Replace(Tool):
     kind = "edit"
 
     def run(self, args: ReplaceArgs, ctx: ToolContext) -> ToolResult:
-        path = resolve_path(ctx, args.file_path)
-        shown = display_path(ctx, path)
+        path, shown = resolve_shown(ctx, args.file_path)
         if args.old_string == "":
             return self._create(path, shown, args.new_string, ctx)
         original = read_text(path, shown)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from acode.tools.base import Tool, ToolContext, ToolError, ToolResult
-from acode.tools.paths import display_path, record_changed_file, resolve_path
+from acode.tools.paths import record_changed_file, resolve_shown
 from acode.tools.placeholders import find_new_placeholders, placeholder_error
 from acode.tools.textio import (
     check_readable_file,
@@ -68,8 +68,7 @@ class ReadFile(Tool):
     kind = "read"
 
     def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
-        path = resolve_path(ctx, args.file_path)
-        shown = display_path(ctx, path)
+        path, shown = resolve_shown(ctx, args.file_path)
         window = read_window(path, shown, args.start_line, args.end_line, MAX_LINES)
         notices = []
         if window.total and (window.start > 1 or window.end < window.total):
@@ -101,8 +100,7 @@ class ReadFilePart(Tool):
         self.max_lines = max_lines
 
     def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
-        path = resolve_path(ctx, args.file_path)
-        shown = display_path(ctx, path)
+        path, shown = resolve_shown(ctx, args.file_path)
         window = read_window(path, shown, args.start_line, args.end_line, self.max_lines)
         width = len(str(window.end or 1))
         content = "\n".join(
@@ -135,8 +133,7 @@ class WriteFile(Tool):
     kind = "edit"
 
     def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
-        path = resolve_path(ctx, args.file_path)
-        shown = display_path(ctx, path)
+        path, shown = resolve_shown(ctx, args.file_path)
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; give a file path.")
         existed = path.exists()

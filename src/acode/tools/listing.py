@@ -11,15 +11,14 @@ from pydantic import BaseModel, Field
 from acode.tools.base import Tool, ToolContext, ToolError, ToolResult
 from acode.tools.globmatch import match_glob, match_name_or_path
 from acode.tools.ignore import IgnoreRules, candidate_files
-from acode.tools.paths import display_path, relative_inside, resolve_path, workspace_root
+from acode.tools.paths import relative_inside, resolve_shown, workspace_root
 
 MAX_ENTRIES = 500
 RECENT_SECONDS = 24 * 3600
 
 
 def _directory(ctx: ToolContext, raw: str, what: str) -> tuple[Path, str]:
-    path = resolve_path(ctx, raw or ".", what=what)
-    shown = display_path(ctx, path)
+    path, shown = resolve_shown(ctx, raw or ".", what=what)
     if not path.exists():
         raise ToolError(f"Directory not found: {shown}")
     if not path.is_dir():

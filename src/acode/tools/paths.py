@@ -50,6 +50,12 @@ def resolve_path(ctx: ToolContext, raw: str, *, what: str = "file_path") -> Path
     )
 
 
+def resolve_shown(ctx: ToolContext, raw: str, *, what: str = "file_path") -> tuple[Path, str]:
+    """``resolve_path`` plus how that path is shown to the model."""
+    path = resolve_path(ctx, raw, what=what)
+    return path, display_path(ctx, path)
+
+
 def display_path(ctx: ToolContext, path: Path) -> str:
     """How a path is shown to the model: relative to the workspace (POSIX style), or absolute when
     it is one of the extra writable files outside it."""

@@ -74,17 +74,20 @@ class GrepSearchArgs(BaseModel):
     max_matches: int = Field(100, ge=1, le=1000, description="Stop after this many matching lines.")
 
 
-class GrepSearch(Tool):
+class _SearchTool(Tool):
+    kind = "read"
+
+    def __init__(self, engine: Engine = "auto", timeout: float = SEARCH_TIMEOUT_SECONDS):
+        self.engine, self.timeout = engine, timeout
+
+
+class GrepSearch(_SearchTool):
     name = "grep_search"
     description = (
         "Search file contents with a regular expression; returns matching lines with file paths and "
         "line numbers. Ignored files (.gitignore, .acodeignore) are skipped."
     )
     Args = GrepSearchArgs
-    kind = "read"
-
-    def __init__(self, engine: Engine = "auto", timeout: float = SEARCH_TIMEOUT_SECONDS):
-        self.engine, self.timeout = engine, timeout
 
     def run(self, args: GrepSearchArgs, ctx: ToolContext) -> ToolResult:
         outcome, shown = search_workspace(
@@ -122,17 +125,13 @@ class SearchInFilesArgs(BaseModel):
     case_sensitive: bool = Field(False, description="Match case exactly (default: ignore case).")
 
 
-class SearchInFiles(Tool):
+class SearchInFiles(_SearchTool):
     name = "search_in_files"
     description = (
         "Search the repository for a regular expression. Returns rows with file_path, line_number, "
         "line_content and match_context (surrounding lines)."
     )
     Args = SearchInFilesArgs
-    kind = "read"
-
-    def __init__(self, engine: Engine = "auto", timeout: float = SEARCH_TIMEOUT_SECONDS):
-        self.engine, self.timeout = engine, timeout
 
     def run(self, args: SearchInFilesArgs, ctx: ToolContext) -> ToolResult:
         outcome, _ = search_workspace(

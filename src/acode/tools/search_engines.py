@@ -132,25 +132,17 @@ def _python_lines(regex: re.Pattern[str], lines: tuple[str, ...]) -> list[int]:
     return [number for number, line in enumerate(lines, 1) if regex.search(line)]
 
 
-def _python_hits(
-    root: Path, files: list[str], regex: re.Pattern[str], limit: int, deadline: float, timeout: float
-):
+def _python_hits(root: Path, files: list[str], regex: re.Pattern[str], deadline: float, timeout: float):
     whole = None
     if not any(token in regex.pattern for token in _NO_PREFILTER):
         whole = re.compile(regex.pattern, regex.flags | re.MULTILINE)
-    found = 0
     for rel in files:
         _check_deadline(deadline, timeout)
         text = file_text(root / rel)
         if not text or (whole is not None and not whole.search(text)):
             continue
         lines = file_lines(root / rel, text)
-        numbers = _python_lines(regex, lines)
-        if numbers:
-            yield rel, lines, numbers
-            found += len(numbers)
-            if found > limit:
-                return
+        yield rel, lines, _python_lines(regex, lines)
 
 
 def _git_candidates(
@@ -196,22 +188,25 @@ def _git_candidates(
 def _confirmed_git_hits(root, files, regex, pattern, rel_dir, case_sensitive, limit, deadline, timeout):
     per_file = limit + 1
     candidates = _git_candidates(root, rel_dir, pattern, case_sensitive, per_file, deadline, timeout)
-    found = 0
     for rel in files:
         numbers = candidates.get(rel)
-        if not numbers:
-            continue
-        lines = file_lines(root / rel)
+        lines = file_lines(root / rel) if numbers else None
         if not lines:
             continue
         confirmed = [n for n in numbers if n <= len(lines) and regex.search(lines[n - 1])]
         if len(confirmed) < len(numbers) and len(numbers) >= per_file:
             confirmed = _python_lines(regex, lines)  # git's cap may have hidden lines Python matches
-        if confirmed:
-            yield rel, lines, confirmed
-            found += len(confirmed)
-            if found > limit:
-                return
+        yield rel, lines, confirmed
+
+
+def _first_matches(hits, limit: int) -> list[Match]:
+    """Up to ``limit + 1`` matches (one more tells that there were more), consuming ``hits`` lazily."""
+    matches: list[Match] = []
+    for rel, lines, numbers in hits:
+        matches += (Match(rel, n, lines) for n in numbers)
+        if len(matches) > limit:
+            break
+    return matches
 
 
 def find_matches(
@@ -240,8 +235,8 @@ def find_matches(
                     root, files, regex, for_git, rel_dir, case_sensitive, limit, deadline, timeout
                 )
             else:
-                hits = _python_hits(root, files, regex, limit, deadline, timeout)
-            matches = [Match(rel, n, lines) for rel, lines, numbers in hits for n in numbers]
+                hits = _python_hits(root, files, regex, deadline, timeout)
+            matches = _first_matches(hits, limit)
         except EngineFailed as exc:
             if engine != "auto":
                 raise ToolError(f"Search with {name} grep failed: {exc}") from exc
