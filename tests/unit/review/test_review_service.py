@@ -1,0 +1,205 @@
+"""The review service end to end on a scripted model: findings are grounded, checked one by one, and
+the decision follows from them; unreadable answers never approve; timeouts keep the partial result."""
+
+from __future__ import annotations
+
+import pytest
+from review_fakes import BUGGY, SOUND, finding, repo_with_branch, reviewer, yes_no
+
+from acode.config.review import ReviewerSettings
+from acode.errors import ModelOutputError
+from acode.llm.scripted import ScriptedModel
+from acode.llm.types import Completion
+from acode.review.git_context import branch_context
+from acode.review.service import review_change
+from acode.tools.base import Tool, ToolError, ToolRegistry, ToolResult
+from pydantic import BaseModel
+
+
+@pytest.fixture
+def bug_context(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"pages.py": SOUND, "tests/test_pages.py": "def test(): pass\n"},
+                            {"pages.py": BUGGY, "tests/test_pages.py": "def test():\n    pass\n"})
+    return branch_context(repo)
+
+
+def model_of(step, n: int = 40) -> ScriptedModel:
+    return ScriptedModel([step] * n)
+
+
+def test_confirmed_finding_on_the_changed_line_rejects(bug_context):
+    model = model_of(reviewer({"code_quality": [finding("start = number * size", "page 1 is skipped")]}, p_yes=0.92))
+    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    [f] = [f for f in result.all_findings() if f.source == "model"]
+    assert (f.file, f.line, f.grounding, f.status) == ("pages.py", 3, "changed", "confirmed")
+    assert f.confidence == pytest.approx(0.92, abs=1e-3)
+    levels = {d.name: d.level for d in result.dimensions}
+    assert levels["code_quality"] == "poor" and levels["safety"] == "excellent"
+    assert result.decision.verdict == "REJECTED" and result.decision.strategy == "findings"
+    assert "pages.py:3" in result.decision.reasons[0]
+
+
+def test_the_check_decides_a_finding_it_rejects_does_not_count(bug_context):
+    model = model_of(reviewer({"code_quality": [finding("start = number * size")]}, p_yes=0.2))
+    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    [f] = [f for f in result.all_findings() if f.source == "model"]
+    assert f.status == "dismissed" and f.confidence == pytest.approx(0.2, abs=1e-3)
+    assert {d.name: d.level for d in result.dimensions}["code_quality"] == "good"
+    assert result.decision.verdict == "APPROVED"
+
+
+def test_a_middling_confidence_needs_work_but_does_not_reject_alone(bug_context):
+    model = model_of(reviewer({"code_quality": [finding("start = number * size")]}, p_yes=0.65))
+    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    assert {d.name: d.level for d in result.dimensions}["code_quality"] == "needs_work"
+    assert result.decision.verdict == "APPROVED"
+
+
+def test_a_finding_that_quotes_no_changed_line_is_ungrounded_and_never_checked(bug_context):
+    model = model_of(reviewer({"safety": [finding("os.system(user_input)")]}, p_yes=0.99))
+    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    [f] = [f for f in result.all_findings() if f.source == "model"]
+    assert f.status == "ungrounded" and f.confidence is None
+    assert not any(call["schema"] is None for call in model.calls)  # no check question was asked
+    assert result.decision.verdict == "APPROVED"
+
+
+def test_findings_on_unchanged_context_lines_count_only_when_configured(bug_context):
+    quote = '"""Page ``number`` (starting at 1) of ``items``."""'
+    settings = ReviewerSettings(require_candidates=False)
+    model = model_of(reviewer({"consistency": [finding(quote)]}, p_yes=0.95))
+    [f] = [f for f in review_change(bug_context, model, settings).all_findings() if f.source == "model"]
+    assert (f.grounding, f.status) == ("context", "ungrounded")
+    settings.thresholds.count_context_lines = True
+    model = model_of(reviewer({"consistency": [finding(quote)]}, p_yes=0.95))
+    [f] = [f for f in review_change(bug_context, model, settings).all_findings() if f.source == "model"]
+    assert (f.grounding, f.status) == ("context", "confirmed")
+
+
+def test_dimension_prompts_share_one_prefix_and_checks_are_narrow(bug_context):
+    model = model_of(reviewer({"code_quality": [finding("start = number * size", "skips page 1")]},
+                              default=[finding("return items[start : start + size]", "doubtful", "low")]))
+    review_change(bug_context, model, ReviewerSettings())
+    proposals = [c for c in model.calls if c["schema"] is not None]
+    checks = [c for c in model.calls if c["schema"] is None]
+    # 4 dimensions point at an unchanged line (not checked); the one changed-line claim is checked once
+    assert len(proposals) == 5 and len(checks) == 1
+    shared = proposals[0]["messages"][-1].content.split("Task: review")[0]
+    assert "+    start = number * size" in shared
+    for call in model.calls:
+        assert call["messages"][0].content == proposals[0]["messages"][0].content
+        assert call["messages"][-1].content.startswith(shared)
+    assert "skips page 1" in checks[0]["messages"][-1].content
+    assert checks[0]["messages"][-1].content.rstrip().endswith("yes or no.")
+    # every proposal schema demands at least one candidate (require_candidates) and bounds the list
+    findings_schema = proposals[0]["schema"]["properties"]["findings"]
+    assert findings_schema["minItems"] == 1 and findings_schema["maxItems"] == 3
+
+
+def test_disabled_dimensions_are_not_assessed(bug_context):
+    settings = ReviewerSettings(require_candidates=False)
+    settings.dimensions.consistency.enabled = False
+    settings.dimensions.completeness.enabled = False
+    model = model_of(reviewer())
+    result = review_change(bug_context, model, settings)
+    assert [d.name for d in result.dimensions] == ["intent_alignment", "code_quality", "safety"]
+    assert len(model.calls) == 3
+
+
+def test_single_call_strategy_asks_once_and_files_findings_by_dimension(bug_context):
+    answer = {"json": {"findings": [{**finding("start = number * size"), "dimension": "intent_alignment"}]}}
+    model = ScriptedModel([answer, yes_no(0.9)])
+    result = review_change(bug_context, model, ReviewerSettings(strategy="single_call"))
+    assert len(model.calls) == 2 and model.remaining == 0
+    by_name = {d.name: d for d in result.dimensions}
+    assert by_name["intent_alignment"].level == "poor" and by_name["safety"].level == "excellent"
+    assert result.decision.verdict == "REJECTED"
+
+
+@pytest.mark.parametrize("bad", ["", "I think it is fine.", '{"verdict": "APPROVED"}', "{}", '{"findings": [{"line": 1}]}'])
+def test_an_unreadable_or_empty_answer_never_approves(bug_context, bad):
+    model = ScriptedModel([bad] * 20)
+    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    assert result.decision.verdict == "REJECTED"
+    assert all(d.level is None and d.status == "failed" for d in result.dimensions)
+    assert "could not be assessed" in result.decision.reasons[0]
+
+
+def test_unreadable_answer_is_a_typed_failure_when_configured(bug_context):
+    with pytest.raises(ModelOutputError) as err:
+        review_change(bug_context, ScriptedModel(["nonsense"] * 20), ReviewerSettings(on_model_failure="error"))
+    assert err.value.code == "ACODE-REVIEW-020"
+
+
+def test_a_check_answer_that_is_neither_yes_nor_no_counts_against_the_change(bug_context):
+    def step(messages, tools, schema):
+        if schema is None:
+            return Completion(text="Maybe")
+        return {"json": {"findings": [finding("start = number * size")]}}
+
+    result = review_change(bug_context, ScriptedModel([step] * 20), ReviewerSettings())
+    statuses = {f.status for f in result.all_findings() if f.source == "model"}
+    assert statuses == {"unchecked"}
+    assert result.decision.verdict == "REJECTED"  # five dimensions need work: more than two
+
+
+def test_verdict_strategy_is_the_naive_baseline(bug_context):
+    approve = ScriptedModel([{"json": {"verdict": "APPROVED", "reason": "fine"}}])
+    result = review_change(bug_context, approve, ReviewerSettings(decision_strategy="verdict"))
+    assert result.decision.verdict == "APPROVED" and result.decision.strategy == "verdict"
+    assert result.dimensions == []
+    unreadable = ScriptedModel(["no idea", "still no idea"])
+    assert review_change(bug_context, unreadable, ReviewerSettings(decision_strategy="verdict")).decision.verdict == "REJECTED"
+
+
+def test_timeout_keeps_the_partial_result(bug_context):
+    slow = {"sleep": 0.6, "json": {"findings": []}}
+    model = ScriptedModel([{"json": {"findings": []}}, slow] + [{"json": {"findings": []}}] * 5)
+    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False, timeout_seconds=0.5))
+    assert result.status == "timeout" and not result.approved
+    by_name = {d.name: d for d in result.dimensions}
+    assert by_name["intent_alignment"].level == "excellent"
+    assert by_name["safety"].status == "timeout" and by_name["safety"].level is None
+
+
+def test_tokens_are_counted_and_secrets_in_findings_are_redacted(bug_context):
+    leaky = finding("start = number * size", 'the password = "hunter2hunter2" is exposed')
+    model = model_of(reviewer({"safety": [leaky]}))
+    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    assert result.tokens.calls == len(model.calls) and result.tokens.evaluated > 0
+    [f] = [f for f in result.all_findings() if f.source == "model"]
+    assert "hunter2" not in f.message
+
+
+class _ReadArgs(BaseModel):
+    path: str
+
+
+class FakeRead(Tool):
+    """A read-only tool over a dict, failing for unknown paths (the failure must reach the model)."""
+
+    name = "read_file_part"
+    description = "Read a file."
+    Args = _ReadArgs
+
+    def run(self, args, ctx):
+        if args.path != "helpers.py":
+            raise ToolError(f"no such file: {args.path}")
+        return ToolResult(output="def helper():\n    return 42\n")
+
+
+def test_look_around_reads_with_read_only_tools_and_failures_are_messages(bug_context):
+    steps = [
+        {"tool": "read_file_part", "arguments": {"path": "missing.py"}},
+        {"tool": "read_file_part", "arguments": {"path": "helpers.py"}},
+    ] + [reviewer()] * 10
+    model = ScriptedModel(steps)
+    settings = ReviewerSettings(require_candidates=False)
+    settings.lookaround.enabled = True
+    result = review_change(bug_context, model, settings, ToolRegistry([FakeRead()]))
+    assert result.tool_calls == ['read_file_part {"path": "missing.py"}', 'read_file_part {"path": "helpers.py"}']
+    second_call = model.calls[1]["messages"]
+    assert second_call[-2].role == "tool" and "no such file" in second_call[-2].content
+    proposal = model.calls[2]["messages"][-1].content
+    assert "return 42" in proposal and "no such file" in proposal
+    assert result.decision.verdict == "APPROVED"
