@@ -62,8 +62,8 @@ def builtin_agents() -> list[AgentDefinition]:
         AgentDefinition(
             name="coder-agent",
             description="Writes code into its workspace; updates its plan file first; ends with the path it created.",
-            tools=[*read_tools, *EDIT_TOOL_NAMES],
-            max_turns=10,
+            tools=["read_file", "list_directory", "glob", *EDIT_TOOL_NAMES],
+            max_turns=8,
             system_prompt=render("acode.agent", "persona_coder.j2"),
         ),
         AgentDefinition(

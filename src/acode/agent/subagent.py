@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from acode.agent.approval import ApprovalPolicy
 from acode.agent.control import AgentStop
-from acode.agent.definitions import AgentDefinition
+from acode.agent.definitions import EDIT_TOOL_NAMES, AgentDefinition
 from acode.agent.loop import AgentLoop, LoopConfig
 from acode.agent.middleware import AgentState, Middleware
 from acode.agent.observer import LoopObserver
@@ -31,6 +31,7 @@ log = logging.getLogger("acode.agent")
 COMPLETE_TASK = "complete_task"
 INVOKE_AGENT = "invoke_agent"
 GRACE_SECONDS = 120.0
+FINISH_HINT = "If this completes the task, call complete_task now; otherwise continue with the next step."
 Termination = Literal["goal", "timeout", "max_turns", "error", "aborted", "no_complete_task"]
 
 
@@ -109,6 +110,9 @@ class _SubagentControl(Middleware):
     def after_tool(self, state: AgentState, call: ToolCall, result: ToolResult) -> ToolResult | None:
         if call.name == COMPLETE_TASK and result.ok:
             raise AgentStop("complete_task called", reason="goal")
+        if call.name in EDIT_TOOL_NAMES and result.ok and result.data is None:
+            # small models tend to rewrite the same file again; remind them how the task ends
+            return result.model_copy(update={"output": f"{result.output}\n{FINISH_HINT}"})
         return None
 
     def on_final_answer(self, state: AgentState, text: str) -> str | None:

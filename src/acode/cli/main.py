@@ -87,6 +87,11 @@ def _register() -> None:
     from acode.cli import sessions as sessions_cli
 
     app.add_typer(sessions_cli.app, name="sessions")
+    from acode.cli import agent_queue
+
+    app.add_typer(agent_queue.agent_app, name="agent")
+    app.add_typer(agent_queue.agents_app, name="agents")
+    app.add_typer(agent_queue.extensions_app, name="extensions")
     from acode.cli.review import review_app
 
     app.add_typer(review_app, name="review")

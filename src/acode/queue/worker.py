@@ -71,9 +71,18 @@ def drain(
     return done
 
 
-def spawn_workers(count: int, root: Path, *, run_all: bool, echo: Callable[[str], None]) -> int:
+def spawn_workers(
+    count: int,
+    root: Path,
+    *,
+    run_all: bool,
+    echo: Callable[[str], None],
+    global_args: list[str] | None = None,
+    run_args: list[str] | None = None,
+) -> int:
     """Run ``count`` worker processes in ``root`` and relay their output; the worst exit code wins."""
-    command = [sys.executable, "-m", "acode", "agent", "run", "--worker"] + (["--all"] if run_all else [])
+    command = [sys.executable, "-m", "acode", *(global_args or []), "agent", "run", "--worker", *(run_args or [])]
+    command += ["--all"] if run_all else []
     procs = [
         subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         for _ in range(count)
