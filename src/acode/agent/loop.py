@@ -1,7 +1,8 @@
 """The ReAct loop: reason (one model call) -> act (its tool calls) -> observe (their results), until the
 model answers without a tool call. A reusable service: no CLI, no settings lookups, no printing.
 
-Each turn, for the middlewares in order: ``before_model`` -> model call -> ``after_model`` -> per tool
+A user prompt first passes ``on_user_prompt`` (may replace it or refuse it). Then each turn, for the
+middlewares in order: ``before_model`` -> model call -> ``after_model`` -> per tool
 call: approval, ``before_tool``, run, ``after_tool`` -> and, on a plain answer, ``on_final_answer``
 (which may send a follow-up user message and keep going). ``on_session_start`` / ``on_session_end``
 wrap a session (``start`` / ``end``; ``run`` does all three for one-shot use).
@@ -65,6 +66,7 @@ class _Run:
     started: float = field(default_factory=time.monotonic)
     last_text: str = ""
     format_errors: list[str] = field(default_factory=list)
+    succeeded: dict[str, str] = field(default_factory=dict)  # call key -> output, previous turn only
 
     @property
     def elapsed(self) -> float:
@@ -134,6 +136,8 @@ class AgentLoop:
         run = _Run(state, AgentResult(session_id=state.session_id))
         try:
             if prompt is not None:
+                for middleware in self.middlewares:
+                    prompt = middleware.on_user_prompt(state, prompt) or prompt
                 self._append(state, Message.user(prompt))
             run.result.answer = self._cycle(run)
         except KeyboardInterrupt:
@@ -169,6 +173,7 @@ class AgentLoop:
                 run.last_text = text or run.last_text
                 self._append(state, Message.assistant(text, calls))
                 steps = self._run_tools(run, calls)
+                run.succeeded = self._succeeded(run, steps)
                 if all(step.decision == "invalid" for step in steps):
                     self._count_format_error(run, steps[-1].error or "invalid tool call")
                 else:
@@ -288,6 +293,7 @@ class AgentLoop:
             self.middlewares,
             workers=self.config.parallel_workers,
             on_start=lambda call: self.observers.on_tool_start(state, call),
+            precheck=lambda call: self._repeat_guard(run, call),
         )
         try:
             runner.execute(state, calls, done)
@@ -295,6 +301,29 @@ class AgentLoop:
             name = next((c.name for c in calls if c.id not in {s.call_id for s in steps}), "a tool")
             raise UserInterrupted(f"tool {name}", partial=run.last_text) from None
         return steps
+
+    @staticmethod
+    def _succeeded(run: _Run, steps: list[ToolStep]) -> dict[str, str]:
+        succeeded = {}
+        for step in steps:
+            key = call_key(step.name, step.arguments)
+            if step.ok:
+                succeeded[key] = step.output
+            elif step.decision == "repeated" and key in run.succeeded:
+                succeeded[key] = run.succeeded[key]  # still the same success being repeated
+        return succeeded
+
+    @staticmethod
+    def _repeat_guard(run: _Run, call: ToolCall) -> ToolResult | None:
+        """Small models often re-issue the call that just succeeded instead of moving on; running it
+        again helps nobody, so the model is told to take the next step instead."""
+        previous = run.succeeded.get(call_key(call.name, call.arguments))
+        if previous is None:
+            return None
+        return ToolResult(
+            error="not run again: your previous step was exactly this call and it succeeded "
+            f"(result: {previous[:300]}). Take the next step of the task, or answer the user if it is done."
+        )
 
     def _close_open_calls(self, run: _Run) -> None:
         """Every tool call in the history gets a result, so the session stays valid to resume."""
@@ -322,6 +351,10 @@ class AgentLoop:
         run.result.stop_reason = stop.reason
         run.result.message = stop.message
         run.result.answer = stop.partial
+
+
+def call_key(name: str, arguments: dict[str, Any]) -> str:
+    return name + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
 def close_open_tool_calls(history: list[Message], content: str = CANCELLED) -> list[Message]:

@@ -27,7 +27,7 @@ class ToolStep(BaseModel):
     call_id: str
     name: str
     arguments: dict[str, Any]
-    decision: Literal["allowed", "denied", "invalid", "cancelled"]
+    decision: Literal["allowed", "denied", "invalid", "repeated", "cancelled"]
     ok: bool
     output: str  # what the model was given
     error: str | None = None

@@ -24,7 +24,7 @@ class PreparedCall:
     tool: Tool | None = None
     args: BaseModel | None = None
     rejection: ToolResult | None = None  # set when the call will not run
-    decision: str = "allowed"  # allowed | denied | invalid
+    decision: str = "allowed"  # allowed | denied | invalid | repeated
     overhead: float = 0.0
 
 
@@ -41,13 +41,16 @@ class ToolRunner:
         *,
         workers: int = 4,
         on_start: Callable[[ToolCall], None] | None = None,
+        precheck: Callable[[ToolCall], ToolResult | None] | None = None,
     ):
+        """``precheck``: a result that replaces running the call (the loop's repeat guard), or None."""
         self.registry = registry
         self.ctx = ctx
         self.policy = policy
         self.middlewares = middlewares
         self.workers = max(1, workers)
         self.on_start = on_start or (lambda call: None)
+        self.precheck = precheck or (lambda call: None)
 
     def execute(self, state: AgentState, calls: Sequence[ToolCall], on_done: Done) -> None:
         """Run ``calls``; ``on_done`` is told about each one, in order, as soon as it finished."""
@@ -73,6 +76,9 @@ class ToolRunner:
         if isinstance(checked, ToolResult):
             return PreparedCall(call, rejection=checked, decision="invalid")
         tool, args = checked
+        repeated = self.precheck(call)
+        if repeated is not None:
+            return PreparedCall(call, tool, rejection=repeated, decision="repeated")
         decision = self.policy.resolve(state, call, tool, self.policy.decide(state, call, tool, self.ctx))
         if decision.action == "deny":
             return PreparedCall(call, tool, rejection=ToolResult(error=decision.reason), decision="denied")

@@ -193,6 +193,10 @@ class Recorder(Middleware):
     def on_session_start(self, state):
         self.log.append("start")
 
+    def on_user_prompt(self, state, prompt):
+        self.log.append(f"prompt:{prompt}")
+        return prompt + " (with context)"
+
     def before_model(self, state):
         self.log.append(f"before_model:{state.turn}")
 
@@ -218,8 +222,10 @@ def test_middleware_hooks_are_called_in_order(tmp_path, scripted):
     model = scripted(tool_step("read_file", file_path="a"), "done")
     loop = make_loop(model, tmp_path, middlewares=[Recorder(log)])
     loop.run(new_state(loop), "go")
+    assert model.calls[0]["messages"][-1].content == "go (with context)"
     assert log == [
         "start",
+        "prompt:go",
         "before_model:1",
         "after_model",
         "before_tool:read_file",
@@ -298,3 +304,16 @@ def test_the_time_budget_bounds_the_model_timeout(tmp_path):
     loop = make_loop(model, tmp_path, max_seconds=50, model_timeout=500)
     loop.run(new_state(loop), "go")
     assert 0 < model.timeouts[0] <= 50
+
+
+def test_a_call_repeating_the_previous_successful_step_is_not_run_again(tmp_path, scripted):
+    write = tool_step("run_shell_command", command="python hello.py")
+    model = scripted(write, write, write, tool_step("read_file", file_path="x"), write, "done")
+    loop = make_loop(model, tmp_path)
+    result = loop.run(new_state(loop), "go")
+    assert loop.ctx.state["ran"] == ["python hello.py", "python hello.py"]  # first, and after another step
+    decisions = [s.decision for s in result.tool_steps()]
+    assert decisions == ["allowed", "repeated", "repeated", "allowed", "allowed"]
+    guard = json.loads(result.tool_steps()[1].output)["error"]
+    assert "not run again" in guard and "ran python hello.py" in guard
+    assert result.ok
