@@ -11,16 +11,21 @@ _COMMENT_END = re.compile(r"\s*(?:\*+/|-->|\*/\})\s*$")
 _ELLIPSIS = re.compile(r"\.\.\.|…")
 
 _SUBJECT = r"(?:code|implementation|content|contents|methods?|functions?|logic|file|body|class|lines?|tests?)"
-_PHRASES = [
-    # "rest of the code", "rest of file unchanged", "the rest of the implementation ..."
-    re.compile(rf"^(?:the\s+)?rest\s+of\s+(?:the\s+)?(?:\w+\s+)?{_SUBJECT}\b"),
-    # "existing code here", "previous implementation unchanged", "other methods remain the same"
-    re.compile(
-        rf"^(?:(?:all|any)\s+)?(?:the\s+)?(?:existing|previous|original|other|remaining|unchanged|old|same)\s+"
-        rf"(?:\w+\s+)?{_SUBJECT}\b(?:\s+(?:here|goes\s+here|unchanged|omitted|as\s+before|"
-        r"remains?(?:\s+unchanged|\s+the\s+same)?|stays?\s+the\s+same|not\s+shown))?$"
-    ),
-    # "... unchanged ...", "code omitted for brevity", "everything else stays the same"
+_SUFFIX = (
+    r"(?:here|goes\s+here|unchanged|omitted|as\s+before|is\s+unchanged|not\s+shown|"
+    r"remains?(?:\s+unchanged|\s+the\s+same)?|stays?\s+the\s+same)"
+)
+_REST = rf"(?:the\s+)?rest\s+of\s+(?:the\s+)?(?:\w+\s+)?{_SUBJECT}"
+_EXISTING = (
+    rf"(?:(?:all|any)\s+)?(?:the\s+)?(?:existing|previous|original|other|remaining|unchanged|old|same)\s+"
+    rf"(?:\w+\s+)?{_SUBJECT}"
+)
+# With an ellipsis on the line, a placeholder phrase at the start is enough ("... rest of the code ...").
+_WITH_ELLIPSIS = re.compile(rf"^(?:{_REST}|{_EXISTING})\b")
+# Without one the whole comment must be the placeholder: "# rest of the file", "// existing code here".
+_WHOLE_LINE = [
+    re.compile(rf"^{_REST}(?:\s+{_SUFFIX})?$"),
+    re.compile(rf"^{_EXISTING}\s+{_SUFFIX}$"),
     re.compile(
         r"^(?:\w+\s+){0,3}(?:unchanged|omitted(?:\s+for\s+brevity)?|remains?\s+(?:unchanged|the\s+same)|"
         r"stays?\s+the\s+same|same\s+as\s+before|as\s+before)$"
@@ -45,7 +50,11 @@ def _placeholder_body(line: str) -> str | None:
 
 def is_placeholder_line(line: str) -> bool:
     body = _placeholder_body(line)
-    return body is not None and any(p.search(body) for p in _PHRASES)
+    if body is None:
+        return False
+    if _ELLIPSIS.search(line) and _WITH_ELLIPSIS.search(body):
+        return True
+    return any(p.search(body) for p in _WHOLE_LINE)
 
 
 def find_new_placeholders(new_text: str, old_text: str = "") -> list[str]:
