@@ -104,13 +104,13 @@ def history(
         return
     from rich.table import Table
 
-    table = Table("id", "when", "source", "target", "head", "model", "decision", "seconds", "evaluated/reused")
+    table = Table("id", "when", "source", "target", "model", "decision", "secs", box=None)
     for row in rows:
-        target = row["target"] if row["target"] != "branch" else f"{row['head_ref']} vs {row['base_ref']}"
+        target = row["target"] if row["target"] != "branch" else f"{row['head_ref']}..{row['base_ref']}"
         decision = row["decision"] if row["status"] == "complete" else f"{row['decision']} ({row['status']})"
-        table.add_row(str(row["id"]), row["created_at"], row["source"], target, (row["head_sha"] or "")[:10],
-                      row["model"], decision, f"{row['duration_seconds']:.1f}",
-                      f"{row['tokens_evaluated']}/{row['tokens_reused']}")
+        table.add_row(str(row["id"]), row["created_at"][:16].replace("T", " "), row["source"], target,
+                      row["model"], decision, f"{row['duration_seconds']:.0f}")
+    table.columns[5].no_wrap = True
     console.print(table)
 
 

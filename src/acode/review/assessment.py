@@ -95,6 +95,7 @@ def propose(
     max_tokens: int,
     timeout: Callable[[], float],
     min_findings: int = 0,
+    stop_on_failure: bool = False,
     parallel: int = 1,
     naive: bool = False,
     progress: Callable[[str], None] = lambda _: None,
@@ -139,6 +140,8 @@ def propose(
         for dimension in dimensions:
             try:
                 results.append(one(dimension))
+                if stop_on_failure and isinstance(results[-1][1], str):
+                    break  # the caller fails the review anyway: spare the model the other dimensions
             except ModelTimeoutError:
                 out.failed.update({d: "timed out" for d in dimensions if d not in dict(results)})
                 _collect(out, results)

@@ -89,6 +89,7 @@ def review_change(
                 metered, messages, enabled, strategy=settings.strategy,
                 max_findings=settings.max_findings_per_dimension, max_tokens=settings.max_tokens_per_answer,
                 min_findings=1 if settings.require_candidates else 0,
+                stop_on_failure=settings.on_model_failure == "error",
                 timeout=remaining, parallel=settings.parallel_requests, naive=naive_layout, progress=say,
             )
         except PartialProposals as partial:

