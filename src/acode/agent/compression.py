@@ -119,7 +119,8 @@ class Compression(Middleware):
             self._retry_above = int(current * 1.1)
             return self._report(CompressionReport("rejected", before, current, masked, 0, "the summary did not shrink the history"))
         state.history[:] = candidate
-        self._retry_above = 0
+        # still over the limit (a large recent tail): wait for real growth instead of compressing every turn
+        self._retry_above = after + int(0.1 * self.limit) if after >= self.limit else 0
         return self._report(CompressionReport("compressed", before, after, masked, len(older), detail))
 
     def _ask_summary(self, state: AgentState, older: list[Message], original: str) -> tuple[StateSnapshot, str]:
