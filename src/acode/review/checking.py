@@ -26,15 +26,25 @@ from acode.review.models import ChangedFile, Finding
 _SPACE = re.compile(r"\s+")
 
 
+_NUMBERED = re.compile(r"^\s*(?:L|line\s*)?(\d+)\s*[:|.]?\s*(.*)$", re.I)
+
+
 def _norm(text: str) -> str:
     return _SPACE.sub(" ", text.strip().lstrip("+").strip())
 
 
+def _split_number(quote: str) -> tuple[int | None, str]:
+    """Quotes may carry the line number the diff showed ("15 +  x = 1", "line 15", "15")."""
+    match = _NUMBERED.match(quote)
+    if match:
+        return int(match.group(1)), _norm(match.group(2))
+    return None, _norm(quote)
+
+
 def ground(quote: str, files: list[ChangedFile]) -> tuple[str | None, int | None, str]:
-    """(file, new line number, "changed" | "context" | "none") of the diff line ``quote`` is about."""
-    wanted = _norm(quote)
-    if not wanted:
-        return None, None, "none"
+    """(file, new line number, "changed" | "context" | "none") of the diff line ``quote`` is about:
+    by the quoted text (exact, contained, or nearly equal), else by a line number alone."""
+    number, wanted = _split_number(quote)
     rows: list[tuple[str, int, str, str]] = []  # (file, line, kind, normalised text)
     for changed in files:
         for hunk in parse_diff(changed.diff).hunks:
@@ -42,15 +52,21 @@ def ground(quote: str, files: list[ChangedFile]) -> tuple[str | None, int | None
                 if line.new_no is not None and _norm(line.text):
                     kind = "changed" if line.kind == "+" else "context"
                     rows.append((changed.path, line.new_no, kind, _norm(line.text)))
-    rows.sort(key=lambda r: r[2] != "changed")  # prefer added lines at every level of matching
-    for matches in (
-        lambda text: text == wanted,
-        lambda text: len(wanted) >= 6 and (wanted in text or (len(text) >= 6 and text in wanted)),
-        lambda text: difflib.SequenceMatcher(None, text, wanted).ratio() >= 0.85,
-    ):
-        for path, number, kind, text in rows:
-            if matches(text):
-                return path, number, kind
+    # prefer the quoted number's line, then added lines, at every level of matching
+    rows.sort(key=lambda r: (r[1] != number, r[2] != "changed"))
+    if wanted:
+        for matches in (
+            lambda text: text == wanted,
+            lambda text: len(wanted) >= 6 and (wanted in text or (len(text) >= 6 and text in wanted)),
+            lambda text: difflib.SequenceMatcher(None, text, wanted).ratio() >= 0.85,
+        ):
+            for path, line_no, kind, text in rows:
+                if matches(text):
+                    return path, line_no, kind
+    if number is not None and (not wanted or wanted.isdigit()):
+        for path, line_no, kind, _ in rows:
+            if line_no == number:
+                return path, line_no, kind
     return None, None, "none"
 
 

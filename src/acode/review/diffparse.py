@@ -114,3 +114,17 @@ def _run_lines(run: list[DiffLine]) -> list[str]:
     old_start = removed[0].old_no if removed else 0
     header = f"@@ -{old_start},{len(removed)} +{added[0].new_no},{len(added)} @@"
     return [header, *(f"{ln.kind}{ln.text}" for ln in run)]
+
+
+def numbered_diff(text: str) -> str:
+    """The diff as the model sees it: hunks only (the file header is said elsewhere), each added or
+    unchanged line prefixed with its line number in the new file, so findings can point at lines."""
+    parsed = parse_diff(text)
+    out: list[str] = []
+    for hunk in parsed.hunks:
+        out.append(hunk.header)
+        for line in hunk.lines:
+            number = f"{line.new_no:>4}" if line.new_no is not None else "    "
+            out.append(f"{number} {line.kind}{line.text}")
+    out.extend(parsed.trailer)
+    return "\n".join(out) + "\n"

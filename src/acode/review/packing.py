@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from acode.review.diffparse import compact_diff
+from acode.review.diffparse import compact_diff, numbered_diff
 from acode.review.models import ChangedFile, PackingSummary
 
 LOCK_FILES = {
@@ -57,7 +57,7 @@ def file_block(changed: ChangedFile, diff: str) -> str:
     if changed.old_path:
         title += f" from {changed.old_path}"
     title += f", +{changed.additions} -{changed.deletions})"
-    return f"{title}\n{diff.rstrip()}\n"
+    return f"{title}\n{numbered_diff(diff).rstrip()}\n"
 
 
 def pack_diffs(files: list[ChangedFile], count_tokens: Callable[[str], int], budget_tokens: int) -> PackedDiffs:

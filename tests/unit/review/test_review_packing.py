@@ -93,3 +93,24 @@ def test_nothing_fits_lists_every_file():
     files = [changed("a.py", MIXED)]
     packed = pack_diffs(files, words, 1)
     assert packed.summary.included == [] and packed.summary.omitted == {"a.py": "did not fit the token budget"}
+
+
+def test_grounding_by_text_number_or_both():
+    from acode.review.checking import ground
+
+    files = [changed("m.py", MIXED)]
+    assert ground("TWO", files) == ("m.py", 2, "changed")
+    assert ground("   2 +TWO", files) == ("m.py", 2, "changed")
+    assert ground("three", files) == ("m.py", 3, "context")
+    assert ground("2", files) == ("m.py", 2, "changed")
+    assert ground("line 3", files) == ("m.py", 3, "context")
+    assert ground("99", files) == (None, None, "none")
+    assert ground("something else entirely", files) == (None, None, "none")
+
+
+def test_the_model_sees_new_line_numbers_not_git_headers():
+    from acode.review.packing import file_block
+
+    block = file_block(changed("m.py", MIXED), MIXED)
+    assert block.splitlines()[0] == "File: m.py (modified, +1 -1)"
+    assert "   2 +TWO" in block and "     -two" in block and "diff --git" not in block

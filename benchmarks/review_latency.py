@@ -1,0 +1,131 @@
+"""How long does `acode review` take, and what does sharing the context prefix save?
+
+Two changes in temporary repositories: a simple one (one file, < 50 changed lines) and a complex one
+(10 files, ~500 changed lines). Each is reviewed, in the same run and on the same loaded model, by:
+  - per_dimension: the five dimension prompts share one prefix (system + context), so the embedded
+    backend evaluates the context once and reuses it from the KV cache;
+  - naive: the same prompts with a per-dimension line at the very start, so the full context is
+    evaluated again for every dimension (the baseline);
+  - single_call: one prompt for all dimensions.
+Prints JSON: wall seconds, prompt tokens evaluated vs reused, calls, decision, per design and change.
+Targets from the spec: simple <= 30 s, complex <= 120 s on the 1.5B model.
+
+    python benchmarks/review_latency.py                 # embedded qwen2.5-coder-1.5b
+    python benchmarks/review_latency.py --model qwen2.5-coder-0.5b --designs per_dimension,naive
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+
+
+def module_text(index: int, functions: int, variant: str) -> str:
+    """A plausible module: small documented functions; ``variant`` changes bodies so diffs are real."""
+    parts = [f'"""Helpers for inventory area {index}."""\n\nfrom __future__ import annotations\n']
+    for n in range(functions):
+        factor = n + 2 if variant == "old" else n + 3
+        check = "value < 0" if variant == "old" else "value <= 0"
+        parts.append(
+            f"\n\ndef adjust_{index}_{n}(value: int, items: list[int]) -> int:\n"
+            f'    """Scale ``value`` by {factor} and add the positive ``items``; negative values are refused."""\n'
+            f"    if {check}:\n"
+            f"        raise ValueError('value must be positive')\n"
+            f"    total = value * {factor}\n"
+            f"    for item in items:\n"
+            f"        if item > 0:\n"
+            f"            total += item\n"
+            f"    return total\n"
+        )
+    return "".join(parts)
+
+
+def build(root: Path, files: int, functions: int) -> Path:
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "bench@example.com")
+    git(root, "config", "user.name", "Bench")
+    git(root, "config", "commit.gpgsign", "false")
+    for i in range(files):
+        (root / f"area_{i}.py").write_text(module_text(i, functions, "old"))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Inventory helpers")
+    git(root, "switch", "-q", "-c", "change")
+    for i in range(files):
+        (root / f"area_{i}.py").write_text(module_text(i, functions, "new"))
+    git(root, "commit", "-qam", "Raise the scale factors and refuse zero values")
+    return root
+
+
+def run_design(model, repo: Path, design: str, timeout: float) -> dict:
+    from acode.config.review import ReviewerSettings
+    from acode.review.git_context import branch_context
+    from acode.review.service import review_change
+
+    strategy = "single_call" if design == "single_call" else "per_dimension"
+    settings = ReviewerSettings(strategy=strategy, timeout_seconds=timeout)
+    context = branch_context(repo, "main")
+    reset = getattr(getattr(model, "_llm", None), "reset", None)
+    if reset:
+        reset()  # every design starts with an empty KV cache
+    started = time.monotonic()
+    result = review_change(context, model, settings, naive_layout=design == "naive")
+    changed = sum(f.additions + f.deletions for f in context.files)
+    return {
+        "design": design, "files": len(context.files), "changed_lines": changed,
+        "seconds": round(time.monotonic() - started, 2), "status": result.status,
+        "decision": result.decision.verdict, "calls": result.tokens.calls,
+        "prompt_tokens": result.tokens.prompt_tokens, "evaluated": result.tokens.evaluated,
+        "reused": result.tokens.reused, "generated": result.tokens.generated,
+        "diff_tokens_packed": result.packing.used_tokens, "omitted": len(result.packing.omitted),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b")
+    parser.add_argument("--designs", default="per_dimension,naive,single_call")
+    parser.add_argument("--changes", default="simple,complex")
+    parser.add_argument("--context-window", type=int, default=8192)
+    parser.add_argument("--timeout", type=float, default=1800.0)
+    args = parser.parse_args(argv)
+
+    from acode.config.model import ModelSettings
+    from acode.llm.factory import build_model
+
+    model = build_model(ModelSettings(name=args.model, context_window=args.context_window))
+    shapes = {"simple": (1, 3), "complex": (10, 8)}  # (files, functions per file)
+    report: dict = {"benchmark": "review_latency", "model": args.model, "context_window": args.context_window,
+                    "targets_seconds": {"simple": 30, "complex": 120}, "changes": {}}
+    with tempfile.TemporaryDirectory(prefix="acode-review-latency-") as tmp:
+        for change in args.changes.split(","):
+            repo = build(Path(tmp) / change, *shapes[change])
+            rows = []
+            for design in args.designs.split(","):
+                row = run_design(model, repo, design, args.timeout)
+                rows.append(row)
+                print(json.dumps({"change": change, **row}), file=sys.stderr, flush=True)
+            base = next((r for r in rows if r["design"] == "naive"), None)
+            for row in rows:
+                if base and row is not base and base["evaluated"]:
+                    row["evaluated_vs_naive"] = round(row["evaluated"] / base["evaluated"], 3)
+                    row["seconds_vs_naive"] = round(row["seconds"] / base["seconds"], 3) if base["seconds"] else None
+            report["changes"][change] = rows
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO / "src"))
+    raise SystemExit(main())
