@@ -46,14 +46,14 @@ def _serve(real_model_settings, tmp_path_factory, chat_format=None):
     return server.start()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # stopped as soon as this module is done: 2 cores, shared
 def default_server(real_model_settings, tmp_path_factory):
     server = _serve(real_model_settings, tmp_path_factory)
     yield server
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def function_calling_server(real_model_settings, tmp_path_factory):
     server = _serve(real_model_settings, tmp_path_factory, chat_format="chatml-function-calling")
     yield server

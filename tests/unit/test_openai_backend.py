@@ -269,6 +269,38 @@ def test_schema_uses_json_schema_and_falls_back_to_json_object_once(server):
     assert formats[1] == formats[2] == {"type": "json_object", "schema": schema}
 
 
+def test_an_optional_field_the_server_refuses_is_left_out_from_then_on(server):
+    server.add(status=400, json={"error": {"message": "Unrecognized request argument: stream_options"}})
+    server.add(sse=[{"choices": [{"delta": {"content": "hi"}}]}])
+    server.add(sse=[{"choices": [{"delta": {"content": "again"}}]}])
+    model = make_model(server)
+    assert model.complete(ASK, on_text=lambda _: None).text == "hi"
+    assert model.complete(ASK, on_text=lambda _: None).text == "again"
+    first, retried, later = (r.json for r in server.chat_requests())
+    assert "stream_options" in first and "stream_options" not in retried and "stream_options" not in later
+    assert model.caps.get("unsupported_fields") == ["stream_options"]
+
+
+def test_reused_prompt_tokens_from_llama_server_timings(server):
+    answer = chat("ok", usage={"prompt_tokens": 50, "completion_tokens": 2})
+    answer["timings"] = {"cache_n": 42, "prompt_n": 8}
+    server.add(json=answer)
+    usage = make_model(server).complete(ASK).usage
+    assert (usage.prompt_tokens_reused, usage.prompt_tokens_evaluated) == (42, 8)
+
+
+def test_logprobs_in_the_older_completions_shape(server):
+    legacy = {
+        "tokens": ["A", "B"],
+        "token_logprobs": [-0.5, -1.0],
+        "top_logprobs": [{"A": -0.5, "C": -2.0}, {}],
+    }
+    server.add(json=chat("AB", logprobs=legacy))
+    tokens = make_model(server).complete(ASK, logprobs=2).logprobs
+    assert [(t.token, t.logprob) for t in tokens] == [("A", -0.5), ("B", -1.0)]
+    assert tokens[0].top == {"A": -0.5, "C": -2.0}
+
+
 # --- streaming --------------------------------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ Tool calls follow ``model.native_tool_calling``:
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -32,6 +33,8 @@ PROBE_TOOL = ToolSpec(
     parameters={"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]},
 )
 _TOKEN_CACHE_SIZE = 512
+# sent when useful, left out for good once a server refuses them by name
+OPTIONAL_FIELDS = ("stream_options", "seed", "top_logprobs")
 
 
 class OpenAIModel:
@@ -47,6 +50,7 @@ class OpenAIModel:
         )
         self.caps = ServerCaps(settings.base_url, settings.name, caps_file)
         self._token_counts: dict[str, int] = {}
+        self._token_lock = threading.Lock()
         self._tokenizer_available = True
 
     # --- the ChatModel protocol ------------------------------------------------------------------------
@@ -119,14 +123,16 @@ class OpenAIModel:
         """The server's own tokenizer where it has one (llama.cpp's /tokenize), else about 4 chars a token."""
         if not text:
             return 0
-        if text in self._token_counts:
-            return self._token_counts[text]
+        with self._token_lock:
+            if text in self._token_counts:
+                return self._token_counts[text]
         count = self._server_token_count(text) if self._tokenizer_available else None
         if count is None:
             count = max(1, len(text) // 4)
-        if len(self._token_counts) >= _TOKEN_CACHE_SIZE:
-            self._token_counts.pop(next(iter(self._token_counts)))
-        self._token_counts[text] = count
+        with self._token_lock:
+            if len(self._token_counts) >= _TOKEN_CACHE_SIZE:
+                self._token_counts.pop(next(iter(self._token_counts)))
+            self._token_counts[text] = count
         return count
 
     # --- tool-calling mode -----------------------------------------------------------------------------
@@ -181,28 +187,47 @@ class OpenAIModel:
         on_text: Callable[[str], None] | None,
         timeout: float | None,
     ) -> tuple[dict[str, Any], str | None, Usage | None, list[TokenLogprob], str]:
-        """One request; if the server rejects the OpenAI form of ``response_format`` it is sent again once
-        in the form llama-cpp-python's server takes, and that choice is remembered."""
+        """One request, adapted to what the server has rejected before: an optional field it refused by
+        name is left out, and a refused OpenAI-style ``response_format`` is sent in the form
+        llama-cpp-python's server takes. Each adaptation is remembered for this (base_url, model)."""
         style = self.caps.get("response_format") or payload.JSON_SCHEMA_FORMAT
-        for last_try in (False, True):
+        dropped = set(self.caps.get("unsupported_fields") or [])
+        last_error: ServerHTTPError | None = None
+        for _ in range(len(OPTIONAL_FIELDS) + 2):
+            request = {**body, "stream": stream}
+            if stream:
+                request["stream_options"] = {"include_usage": True}
             if constraint is not None:
-                body["response_format"] = payload.response_format(constraint, style)
+                request["response_format"] = payload.response_format(constraint, style)
+            for name in dropped:
+                request.pop(name, None)
             try:
                 if stream:
-                    return self._send_streaming(body, on_text, timeout)
-                return self._send_plain(body, timeout)
+                    return self._send_streaming(request, on_text, timeout)
+                return self._send_plain(request, timeout)
             except ServerHTTPError as exc:
-                rejected_format = constraint is not None and "response_format" in exc.body
-                if last_try or not rejected_format or style == payload.JSON_OBJECT_FORMAT:
+                last_error = exc
+                refused = [name for name in OPTIONAL_FIELDS if name in request and name in exc.body]
+                if refused:
+                    dropped.update(refused)
+                    self.caps.set("unsupported_fields", sorted(dropped))
+                elif (
+                    "response_format" in request
+                    and "response_format" in exc.body
+                    and style != payload.JSON_OBJECT_FORMAT
+                ):
+                    style = payload.JSON_OBJECT_FORMAT
+                    self.caps.set("response_format", style)
+                else:
                     raise self._explain_http_error(exc) from None
-                style = payload.JSON_OBJECT_FORMAT
-                self.caps.set("response_format", style)
-                log.info("server %s wants response_format as json_object+schema", self.client.base_url)
-        raise AssertionError("unreachable")
+                log.info(
+                    "server %s refused part of a request (%s); adapting", self.client.base_url, exc.status
+                )
+        raise self._explain_http_error(last_error)
 
     def _send_plain(self, body: dict[str, Any], timeout: float | None):
         started = time.monotonic()
-        answer = self.client.post_json("chat/completions", {**body, "stream": False}, timeout=timeout)
+        answer = self.client.post_json("chat/completions", body, timeout=timeout)
         choice = _first_choice(answer, self.client.base_url)
         message = choice.get("message")
         if not isinstance(message, dict):
@@ -220,14 +245,13 @@ class OpenAIModel:
         self, body: dict[str, Any], on_text: Callable[[str], None] | None, timeout: float | None
     ):
         started = time.monotonic()
-        request = {**body, "stream": True, "stream_options": {"include_usage": True}}
         pieces: list[str] = []
         tokens: list[TokenLogprob] = []
         finish: str | None = None
         usage: Usage | None = None
         model = ""
         chunks = 0
-        for event in self.client.stream_events("chat/completions", request, timeout=timeout):
+        for event in self.client.stream_events("chat/completions", body, timeout=timeout):
             model = str(event.get("model") or model)
             usage = payload.usage_from(event, time.monotonic() - started) or usage
             for choice in event.get("choices") or []:
