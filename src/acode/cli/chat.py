@@ -111,7 +111,7 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     try:
         while not chat.should_quit:
             try:
-                text = prompt_session.prompt("> ")
+                text = prompt_session.prompt("acode> ")
             except KeyboardInterrupt:
                 continue
             except EOFError:
