@@ -295,6 +295,7 @@ class AgentLoop:
             on_start=lambda call: self.observers.on_tool_start(state, call),
             precheck=lambda call: self._repeat_guard(run, call),
         )
+        self.ctx.state["history"] = state.history  # tools that judge the session (reviewer) read it
         try:
             runner.execute(state, calls, done)
         except KeyboardInterrupt:
