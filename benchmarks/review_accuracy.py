@@ -135,8 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.model.endswith(".gguf"):
         settings["path"] = args.model
     model = build_model(ModelSettings(**settings))
-    designs = list(itertools.product(args.strategy.split(","), args.decision.split(",")))
-    records: dict[str, list[dict]] = {f"{s}+{d}": [] for s, d in designs}
+    # the verdict baseline ignores the findings strategy: run it once
+    designs = list(dict.fromkeys(
+        (s if d == "findings" else "-", d) for s, d in itertools.product(args.strategy.split(","), args.decision.split(","))
+    ))
+    records: dict[str, list[dict]] = {f"{s}+{d}" if d == "findings" else d: [] for s, d in designs}
     tasks = load_tasks(args.split, args.limit)
     out = args.records.open("w", encoding="utf-8") if args.records else None
     with tempfile.TemporaryDirectory(prefix="acode-review-accuracy-") as tmp:
@@ -147,9 +150,11 @@ def main(argv: list[str] | None = None) -> int:
             ):
                 repo = build_repo(Path(tmp) / f"{index}-{direction}", task, before, after)
                 for strategy, decision in designs:
+                    design = f"{strategy}+{decision}" if decision == "findings" else decision
                     record = {"task_id": task["task_id"], "bug_type": task["bug_type"], "direction": direction,
-                              "expected": expected, "design": f"{strategy}+{decision}",
-                              **review_one(model, repo, strategy, decision, args.timeout)}
+                              "expected": expected, "design": design,
+                              **review_one(model, repo, strategy if strategy != "-" else "per_dimension",
+                                           decision, args.timeout)}
                     records[record["design"]].append(record)
                     print(f"{task['task_id']:>11} {direction:<12} {record['design']:<26} {record['verdict']:<8} "
                           f"(expected {expected}) {record['seconds']:6.1f}s", file=sys.stderr, flush=True)
