@@ -149,6 +149,10 @@ def status(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -
     if not tasks:
         console.print("No agent tasks yet. Create one: acode agent start <agent> \"<prompt>\"", markup=False)
         return
+    console.print(task_table(tasks))
+
+
+def task_table(tasks: list[Any]):
     from rich.table import Table
 
     table = Table(show_lines=False)
@@ -160,7 +164,7 @@ def status(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -
         colour = colours.get(task.status)
         row[2] = f"[{colour}]{row[2]}[/]" if colour else row[2]
         table.add_row(*row)
-    console.print(table)
+    return table
 
 
 @agent_app.command("show")
