@@ -53,10 +53,9 @@ def review(
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
-    with _errors_for_people():
-        code = run_review(base=base, uncommitted=uncommitted, commit=commit, intent=intent, run_tests=run_tests,
-                          json_out=json_out, fmt=fmt, output=output, model=model, backend=backend, force=False)
-    raise typer.Exit(code)
+    options = dict(locals())
+    options.pop("ctx")
+    _review_and_exit(force=False, **options)
 
 
 @review_app.command("run")
@@ -66,9 +65,12 @@ def review_again(
     model: str = _MODEL, backend: str = _BACKEND,
 ) -> None:
     """Review again even if the change is the same as last time."""
+    _review_and_exit(force=True, **locals())
+
+
+def _review_and_exit(**options: Any) -> None:
     with _errors_for_people():
-        code = run_review(base=base, uncommitted=uncommitted, commit=commit, intent=intent, run_tests=run_tests,
-                          json_out=json_out, fmt=fmt, output=output, model=model, backend=backend, force=True)
+        code = run_review(**options)
     raise typer.Exit(code)
 
 
