@@ -31,7 +31,7 @@ def build_system_prompt(
     return render(
         "acode.agent",
         "system.j2",
-        workspace=str(workspace),
+        project_name=workspace.name,  # not the absolute path: small models copy it into file paths
         tool_names=list(tool_names),
         approval_mode=approval_mode,
         mode_note=MODE_NOTES.get(approval_mode, ""),
