@@ -9,7 +9,7 @@ import json
 import logging
 import shutil
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from acode.agent.middleware import AgentState, Middleware, ToolDecision
@@ -62,7 +62,7 @@ class CheckpointStore:
                 blob = f"{index}.bin"
                 atomic_write_bytes(folder / blob, snap.content)
             files.append({"path": str(snap.path), "existed": snap.content is not None, "blob": blob})
-        created = datetime.now(timezone.utc).isoformat()
+        created = datetime.now(UTC).isoformat()
         atomic_write_json(folder / "manifest.json", {"seq": seq, "tool": tool, "created": created, "files": files})
         for old in self._dirs()[: -self.keep]:
             shutil.rmtree(old, ignore_errors=True)

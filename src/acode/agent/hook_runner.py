@@ -16,7 +16,7 @@ import signal
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,7 @@ class HookRunner:
                 "session_id": self.session_id,
                 "cwd": str(self.cwd),
                 "hook_event_name": event,
-                "timestamp": datetime.now(timezone.utc).isoformat(),
+                "timestamp": datetime.now(UTC).isoformat(),
                 **payload,
             }
             if outcome.tool_input is not None:

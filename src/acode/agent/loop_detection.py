@@ -122,6 +122,7 @@ class LoopDetection(Middleware):
         self._pending_nudge: str | None = None
         self._next_model_check = self.settings.model_check_after_turns
         self.detections: list[tuple[str, str]] = []
+        self.last_verdict: LoopVerdict | None = None
 
     def on_session_start(self, state: AgentState) -> None:
         self._keys.clear()
@@ -184,6 +185,7 @@ class LoopDetection(Middleware):
             log.warning("loop check by the model failed: %s", exc)
             self._next_model_check = state.turn + self.settings.model_check_max_interval
             return None
+        self.last_verdict = verdict
         low, high = self.settings.model_check_min_interval, self.settings.model_check_max_interval
         self._next_model_check = state.turn + round(high - (high - low) * verdict.confidence)
         log.info("loop check at turn %d: confidence %.2f (%s)", state.turn, verdict.confidence, verdict.reasoning)

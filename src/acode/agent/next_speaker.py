@@ -32,23 +32,23 @@ _GOES_ON = re.compile(
     r"\b(next|then|now|first),? (i|i'll|i will|let me|we|we'll)\b|\b(i will|i'll|let me|let's|i am going to|"
     r"i'm going to) (now |next |then )?(start|begin|create|write|add|run|check|look|read|open|update|edit|"
     r"fix|implement|modify|search|test|try|proceed|continue|move on)\b|\bproceed(ing)? (to|with)\b",
-    re.I,
+    re.IGNORECASE,
 )
 _HANDS_BACK = re.compile(
     r"\b(let me know|would you like|do you want|shall i|should i|anything else|feel free|hope this helps|"
     r"is there anything|please (confirm|provide|clarify|tell|let me know)|any questions)\b",
-    re.I,
+    re.IGNORECASE,
 )
 _DONE = re.compile(
     r"\b(done|finished|completed|complete|all (tests|checks) pass(ed)?|have (added|created|fixed|updated|"
     r"implemented|written|made)|has been (added|created|fixed|updated|implemented)|summary)\b",
-    re.I,
+    re.IGNORECASE,
 )
 
 _REPORTS_DONE = re.compile(
     r"^(i |i've |i have )?(wrote|written|created|added|updated|fixed|implemented|removed|renamed|changed|made|"
     r"ran|moved|deleted|replaced)\b",
-    re.I,
+    re.IGNORECASE,
 )
 
 
@@ -63,7 +63,7 @@ def rule_verdict(text: str) -> Speaker | None:
     last_sentence = re.split(r"(?<=[.!?])\s+", tail)[-1]
     if body.endswith("?") or _HANDS_BACK.search(tail):
         return "user"
-    if body.endswith(":") or body.endswith("..."):
+    if body.endswith((":", "...")):
         return "model"
     if _GOES_ON.search(last_sentence):
         return "model"
@@ -92,6 +92,7 @@ class NextSpeakerCheck(Middleware):
         self._model = model if self.settings.use_model else None
         self._continues = 0
         self.model_checks = 0
+        self.last_model_verdict: NextSpeakerVerdict | None = None
 
     def before_model(self, state: AgentState) -> None:
         last_user = next((m for m in reversed(state.history) if m.role == "user"), None)
@@ -124,7 +125,8 @@ class NextSpeakerCheck(Middleware):
         try:
             model = resolve_provider(self._model)
             assert model is not None
-            return complete_json(model, [Message.user(prompt)], NextSpeakerVerdict, max_tokens=96).next_speaker
+            self.last_model_verdict = complete_json(model, [Message.user(prompt)], NextSpeakerVerdict, max_tokens=96)
+            return self.last_model_verdict.next_speaker
         except AcodeError as exc:
             log.warning("next-speaker check by the model failed: %s", exc)
             return "user"

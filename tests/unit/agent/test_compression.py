@@ -42,7 +42,7 @@ def state(history: list[Message], tmp_path: Path) -> AgentState:
 def tool_pairs_intact(history: list[Message]) -> bool:
     calls = {c.id for m in history for c in m.tool_calls}
     results = {m.tool_call_id for m in history if m.role == "tool"}
-    return results <= calls and calls <= results
+    return results <= calls <= results
 
 
 def test_compression_keeps_task_state_and_shrinks_tokens(tmp_path):

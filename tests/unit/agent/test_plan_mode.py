@@ -45,7 +45,7 @@ def test_plan_mode_blocks_edits_allows_plan_file_and_approval_switches_mode(tmp_
         {"tool": "write_file", "arguments": {"file_path": "hello.py", "content": "print('hello')\n"}},
         "Created hello.py as planned.",
     ]
-    loop, plan, ws = make_loop(tmp_path, steps, approve_plan=True)
+    loop, _, ws = make_loop(tmp_path, steps, approve_plan=True)
     state = loop.new_state(f"sys\nApproval mode: plan. {MODE_NOTES['plan']}", session_id="s1", approval_mode="plan")
     result = loop.run(state, "Add hello.py")
 
@@ -82,7 +82,7 @@ def test_rejected_plan_sends_feedback_back_and_stays_in_plan_mode(tmp_path):
         {"tool": "exit_plan_mode", "arguments": {"plan_filename": "plan.md"}},
         "Plan approved; starting.",
     ]
-    loop, plan, ws = make_loop(tmp_path, steps, approver=approver)
+    loop, _, _ = make_loop(tmp_path, steps, approver=approver)
     state = loop.new_state("sys", session_id="s1", approval_mode="plan", interactive=True)
     loop.run(state, "Add hello.py")
     outputs = tool_outputs(state)
@@ -96,7 +96,7 @@ def test_non_interactive_without_approve_plan_stops_with_the_plan(tmp_path):
         {"tool": "write_file", "arguments": {"file_path": ".acode/plans/s1/plan.md", "content": PLAN}},
         {"tool": "exit_plan_mode", "arguments": {"plan_filename": "plan.md"}},
     ]
-    loop, plan, ws = make_loop(tmp_path, steps)
+    loop, _, _ = make_loop(tmp_path, steps)
     state = loop.new_state("sys", session_id="s1", approval_mode="plan")
     result = loop.run(state, "Add hello.py")
     assert result.stop_reason == "plan_not_approved"
@@ -126,7 +126,7 @@ def test_enter_plan_mode_tool_switches_and_exit_outside_plan_mode_is_an_error(tm
 @pytest.mark.parametrize("name", ["../../evil.md", "plan.txt", "/tmp/plan.md"])
 def test_exit_plan_mode_refuses_files_outside_the_plans_folder(tmp_path, name):
     steps = [{"tool": "exit_plan_mode", "arguments": {"plan_filename": name}}, "ok"]
-    loop, plan, ws = make_loop(tmp_path, steps, approve_plan=True)
+    loop, _, _ = make_loop(tmp_path, steps, approve_plan=True)
     state = loop.new_state("sys", session_id="s1", approval_mode="plan")
     loop.run(state, "x")
     assert "must be a .md file inside" in tool_outputs(state)[0]

@@ -7,7 +7,13 @@ import logging
 import pytest
 
 from acode.agent.middleware import AgentState
-from acode.agent.routing import ModelRouter, RoutedModel, RoutingMiddleware, build_agent_model, classify_prompt
+from acode.agent.routing import (
+    ModelRouter,
+    RoutedModel,
+    RoutingMiddleware,
+    build_agent_model,
+    classify_prompt,
+)
 from acode.config.model import ModelSettings
 from acode.config.routing import RoutingSettings
 from acode.config.settings import Settings

@@ -12,7 +12,6 @@ from acode.agent.session import AgentSession, SessionOptions
 from acode.cli import slash
 from acode.config.settings import Settings
 from acode.llm.scripted import ScriptedModel
-from acode.llm.types import Message
 
 SNAPSHOT = {
     "overall_goal": "Read the 30 data files and write a report",
