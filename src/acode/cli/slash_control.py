@@ -8,8 +8,12 @@ from typing import Any
 from acode.cli.slash import ChatContext, register
 
 
-def _middleware(chat: ChatContext, name: str) -> Any:
-    return next((m for m in chat.session.loop.middlewares if getattr(m, "name", "") == name), None)
+def _middleware(chat: ChatContext, name: str, *, setting: str | None = None) -> Any:
+    """The session's middleware called ``name``; None (and a note naming ``setting``) when it is off."""
+    found = next((m for m in chat.session.loop.middlewares if getattr(m, "name", "") == name), None)
+    if found is None and setting:
+        chat.console.print(f"{name} is turned off ({setting}: false)")
+    return found
 
 
 @register("plan", "Plan mode: /plan [task] researches and writes a plan first; /plan off leaves it")
@@ -34,9 +38,8 @@ def plan(chat: ChatContext, args: str) -> None:
 
 @register("compress", "Compress the conversation now into a state snapshot (frees context)")
 def compress(chat: ChatContext, args: str) -> None:
-    compression = _middleware(chat, "compression")
+    compression = _middleware(chat, "compression", setting="compression.enabled")
     if compression is None:
-        chat.console.print("compression is turned off (compression.enabled: false)")
         return
     report = compression.compress(chat.session.state, force=True)
     chat.session.loop.observers.on_history(chat.session.state)
@@ -48,9 +51,8 @@ def compress(chat: ChatContext, args: str) -> None:
 
 @register("restore", "Undo the agent's last N file edits: /restore [N] (default 1)")
 def restore(chat: ChatContext, args: str) -> None:
-    checkpoints = _middleware(chat, "checkpoints")
+    checkpoints = _middleware(chat, "checkpoints", setting="checkpoints.enabled")
     if checkpoints is None:
-        chat.console.print("checkpoints are turned off (checkpoints.enabled: false)")
         return
     count = int(args) if args.strip().isdigit() else 1
     undone = checkpoints.restore(count)
