@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 
 from acode.pipeline import gitops
@@ -53,7 +54,9 @@ class HumanGate:
 
     def _ask(self, prompt: str) -> str:
         try:
-            return (self.ask or self.console.input)(prompt).strip()
+            if self.ask is not None:
+                return self.ask(prompt).strip()
+            return self.console.input(escape(prompt)).strip()  # "[y/N]" is not rich markup
         except EOFError:
             return ""
 

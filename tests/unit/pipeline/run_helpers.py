@@ -68,8 +68,12 @@ def write(path: str, content: str) -> dict:
     return {"tool": "write_file", "arguments": {"file_path": path, "content": content}}
 
 
-def approve() -> list[dict]:
-    return [{"json": {"findings": []}}]
+def approve() -> list[Any]:
+    """A doubtful line the check then dismisses: the review approves (the engine asks for at least one
+    candidate finding, so "no findings" is not an answer it accepts)."""
+    doubt = {"dimension": "code_quality", "line": "def is_even(n):", "problem": "could be wrong", "severity": "low",
+             "suggestion": "double-check"}
+    return [{"json": {"findings": [doubt]}}, "no"]
 
 
 def reject(line: str, problem: str, suggestion: str) -> list[Any]:

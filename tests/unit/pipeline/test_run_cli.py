@@ -16,6 +16,7 @@ from run_helpers import (
     UTIL,
     approve,
     events,
+    git,
     good_execution,
     make_repo,
     plan,
@@ -118,11 +119,12 @@ def test_override_flag_and_json_summary_audit_stats(repo):
 
     audit = json.loads(run_cli(repo, "audit", "--json").stdout)
     assert audit[0]["kind"] == "override" and audit[0]["reason"] == "accepted: see ticket 12"
-    assert "accepted: see ticket 12" in run_cli(repo, "audit").stdout
+    table = run_cli(repo, "audit").stdout
+    assert "override" in table and "ticket 12" in table
 
     stats = json.loads(run_cli(repo, "stats", "--json").stdout)
     assert stats["runs"] == 1 and stats["approval_rate"] == 1.0 and stats["overridden"] == 1
-    assert stats["common_issue_categories"] == [{"category": "code_quality", "count": 1}]
+    assert {"category": "code_quality", "count": 1} in stats["common_issue_categories"]
 
     history = run_cli(repo, "review", "history", "--json")
     if history.returncode == 0:  # `acode review history` belongs to the review command
@@ -142,7 +144,10 @@ def test_non_interactive_cli_exit_codes(repo):
 def test_undo_restores_the_tree_and_touches_nothing_outside(repo, tmp_path):
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me\n")
-    (repo / ".gitignore").write_text("")
+    (repo / ".gitignore").write_text("*.log\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore logs")
+    (repo / "notes.log").write_text("ignored, mine\n")
     write_config(repo, [plan("add is_even"), write("util.py", GOOD_UTIL), write("pkg/test_util.py", TEST_UTIL),
                         "done", *approve()])
     done = run_cli(repo, "run", TASK, "--json")
@@ -155,7 +160,7 @@ def test_undo_restores_the_tree_and_touches_nothing_outside(repo, tmp_path):
     report = json.loads(undone.stdout)
     assert (repo / "util.py").read_text() == UTIL
     assert not (repo / "pkg").exists() and "pkg/test_util.py" in report["removed"]
-    assert (repo / ".gitignore").is_file()  # was there before the run started
+    assert (repo / "notes.log").read_text() == "ignored, mine\n"  # ignored files are left alone
     assert outside.read_text() == "keep me\n"
     assert (ProjectPaths(repo).acode_dir / "runs" / session / "summary.json").is_file()  # records stay
     assert any(e["event"] == "undo" for e in events(repo, session))

@@ -186,17 +186,23 @@ def test_require_policy_without_anyone_to_ask_exits_51_unless_approved(repo):
 
 
 def test_review_timeout_exits_52_and_keeps_the_partial_result(repo):
-    write_config(repo, reviewer={"strategy": "per_dimension", "timeout_seconds": 1})
+    write_config(repo, reviewer={"timeout_seconds": 1})
+    dims = ["intent_alignment", "code_quality", "completeness", "consistency", "safety"]
+    findings = [{"dimension": d, "line": "def is_even(n):", "problem": f"doubt about {d}", "severity": "low",
+                 "suggestion": "check"} for d in dims]
     model = ScriptedModel([
         plan("add is_even"), *good_execution(),
-        {"sleep": 1.5, "json": {"findings": []}},  # the first dimension outlives the review deadline
+        {"json": {"findings": findings}},
+        "no",
+        {"sleep": 1.5, "text": "no"},  # the second check outlives the review deadline: the rest is not assessed
     ])
     outcome = run_python(repo, model)
 
     assert (outcome.status, outcome.exit_code) == ("timeout", 52)
     summary = SummaryStore(ProjectPaths(repo).db_file).get(outcome.session_id)
-    assert summary["review_partial"] and summary["levels"]["intent_alignment"] == "excellent"
-    assert summary["levels"]["safety"] == "timeout"
+    assert summary["review_partial"]
+    assert summary["levels"] == {"intent_alignment": "good", "code_quality": "good", "completeness": "timeout",
+                                 "consistency": "timeout", "safety": "timeout"}
     assert "ACODE-REVIEW-003" in summary["error"]
     log = events(repo, outcome.session_id)
     assert any(e["event"] == "timeout" and e["stage"] == "review" for e in log)
