@@ -21,7 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from acode.agent.approval import ApprovalPolicy
-from acode.agent.control import AgentStop, FormatErrorLimitReached, TimeLimitReached, TurnLimitReached, UserInterrupted
+from acode.agent.control import (
+    AgentStop,
+    FormatErrorLimitReached,
+    TimeLimitReached,
+    TurnLimitReached,
+    UserInterrupted,
+)
 from acode.agent.middleware import AgentState, Middleware
 from acode.agent.observer import LoopObserver, Observers
 from acode.agent.result import AgentResult, ModelStep, ToolStep
@@ -29,7 +35,7 @@ from acode.agent.tool_runner import PreparedCall, ToolRunner
 from acode.errors import ModelError, ModelOutputError, ModelTimeoutError
 from acode.llm.protocol import ChatModel
 from acode.llm.structured import parse_tool_text
-from acode.llm.types import Completion, Message, ToolCall
+from acode.llm.types import Completion, Message, ToolCall, ToolSpec
 from acode.tools.base import ToolContext, ToolRegistry, ToolResult
 
 CANCELLED = json.dumps({"error": "cancelled: the user interrupted this call before it finished"})
@@ -204,7 +210,7 @@ class AgentLoop:
         try:
             completion = self.model.complete(
                 run.state.history,
-                tools=self.registry.specs(),
+                tools=compact_specs(self.registry.specs()),
                 max_tokens=self.config.max_tokens,
                 temperature=self.config.temperature,
                 seed=self.config.seed,
@@ -352,6 +358,20 @@ class AgentLoop:
         run.result.stop_reason = stop.reason
         run.result.message = stop.message
         run.result.answer = stop.partial
+
+
+def compact_specs(specs: list[ToolSpec]) -> list[ToolSpec]:
+    """Tool schemas without pydantic's per-property "title" (it repeats the name): every schema token is
+    prefilled on every call of a local model."""
+    return [spec.model_copy(update={"parameters": _without_titles(spec.parameters)}) for spec in specs]
+
+
+def _without_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _without_titles(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(node, list):
+        return [_without_titles(v) for v in node]
+    return node
 
 
 def call_key(name: str, arguments: dict[str, Any]) -> str:

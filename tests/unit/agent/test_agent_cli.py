@@ -46,7 +46,7 @@ def write_script(folder: Path, steps: list) -> Path:
 def run_cli(repo: Path, script: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run(
         [*ACODE, *args, "--backend", "scripted"],
-        cwd=repo, env=cli_env(script), capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+        check=False, cwd=repo, env=cli_env(script), capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
     )
 
 

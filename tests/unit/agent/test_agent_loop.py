@@ -4,7 +4,7 @@ reads, Ctrl-C, and the middleware hooks in order."""
 from __future__ import annotations
 
 import json
-import pytest
+
 from agent_fakes import BrokenTool, InterruptingTool, SlowReadTool, make_loop, new_state
 
 from acode.agent.control import AgentStop, LoopDetected
@@ -317,3 +317,12 @@ def test_a_call_repeating_the_previous_successful_step_is_not_run_again(tmp_path
     guard = json.loads(result.tool_steps()[1].output)["error"]
     assert "not run again" in guard and "ran python hello.py" in guard
     assert result.ok
+
+
+def test_tool_schemas_reach_the_model_without_pydantic_titles(tmp_path, scripted):
+    model = scripted("hi")
+    loop = make_loop(model, tmp_path)
+    loop.run(new_state(loop), "go")
+    write = next(t for t in model.calls[0]["tools"] if t.name == "write_file")
+    assert write.parameters["required"] == ["file_path", "content"]
+    assert "title" not in json.dumps(write.parameters)

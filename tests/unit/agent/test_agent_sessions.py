@@ -16,7 +16,6 @@ from acode.llm.types import Message
 from acode.paths import ProjectPaths
 from acode.store.sessions import SessionStore
 
-
 # The self-control middlewares (next-speaker check, compression, ...) have their own tests and would
 # consume scripted answers here; these tests are about recording and resuming.
 QUIET = {name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")}

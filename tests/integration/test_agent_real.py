@@ -1,0 +1,52 @@
+"""The agent with the real embedded 0.5B model: `acode -p "create hello.py that prints hello, then run
+it" --approval-mode yolo` in a temporary git repository, driven through constrained tool calls."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from tests.conftest import REAL_MODEL, make_git_repo
+
+from acode.paths import ProjectPaths
+from acode.store.sessions import SessionStore
+
+
+@pytest.mark.real_model
+def test_one_shot_creates_hello_py_and_runs_it(tmp_path):
+    # the CLI loads the model in its own process, exactly as a user runs it
+    repo = make_git_repo(tmp_path / "repo")
+    env = dict(os.environ)
+    env.update({"ACODE_MODEL__CONTEXT_WINDOW": "4096", "ACODE_MODEL__MAX_TOKENS": "200", "ACODE_AGENT__MAX_TURNS": "6",
+                "ACODE_MODEL__TIMEOUT_SECONDS": "1500"})
+    out = subprocess.run(
+        [sys.executable, "-m", "acode", "-p", "create hello.py that prints hello, then run it",
+         "--approval-mode", "yolo", "--model", REAL_MODEL, "--backend", "embedded", "--json"],
+        check=False, cwd=repo, env=env, capture_output=True, text=True, timeout=1500, stdin=subprocess.DEVNULL,
+    )
+    assert out.returncode in (0, 1), out.stderr[-2000:]
+    data = json.loads(out.stdout)
+
+    # the file exists and does what was asked
+    hello = repo / "hello.py"
+    assert hello.is_file(), data
+    run = subprocess.run([sys.executable, str(hello)], check=False, capture_output=True, text=True, timeout=30)
+    assert run.returncode == 0 and "hello" in run.stdout.lower()
+
+    # the model wrote it, then ran it, through tool calls
+    tools = [s for s in data["trajectory"] if s["type"] == "tool" and s["ok"]]
+    names = [t["name"] for t in tools]
+    assert "write_file" in names and "run_shell_command" in names
+    assert names.index("write_file") < len(names) - 1 - names[::-1].index("run_shell_command")
+    shell = [t for t in tools if t["name"] == "run_shell_command"]
+    assert any("hello.py" in t["arguments"]["command"] and "hello" in t["output"].lower() for t in shell)
+    model_steps = [s for s in data["trajectory"] if s["type"] == "model"]
+    assert all(s["usage"]["prompt_tokens"] > 0 for s in model_steps)
+
+    # and the session was recorded
+    store = SessionStore(ProjectPaths(repo).db_file)
+    events = store.events(data["session_id"], "tool")
+    assert [e["name"] for e in events if e["ok"]] == names
