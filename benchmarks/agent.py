@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from acode.agent.observer import LoopObserver  # noqa: E402
+from acode.agent.observer import LoopObserver
 
 TARGET_PERCENT = 5.0
 

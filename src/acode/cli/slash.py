@@ -49,7 +49,7 @@ class ChatContext:
         self.should_quit = False
 
 
-def register(name: str, help: str) -> Callable[[Handler], Handler]:  # noqa: A002 - the word users see
+def register(name: str, help: str) -> Callable[[Handler], Handler]:
     def decorate(handler: Handler) -> Handler:
         _COMMANDS[name] = SlashCommand(name, help, handler)
         return handler
