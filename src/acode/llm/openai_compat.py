@@ -19,6 +19,7 @@ from typing import Any
 from acode.config.model import ModelSettings
 from acode.errors import ServerError
 from acode.llm import openai_payload as payload
+from acode.llm.chat_template import instructions_for
 from acode.llm.openai_http import ServerClient, ServerHTTPError
 from acode.llm.server_caps import ServerCaps
 from acode.llm.structured import parse_tool_text, tool_envelope_schema
@@ -77,17 +78,16 @@ class OpenAIModel:
             "temperature": temperature,
             "seed": seed,
         }
-        constraint = schema
-        if native:
+        if native and tools:
             body["messages"] = payload.native_messages(messages)
-            if tools:
-                body["tools"] = payload.tools_payload(tools)
-                body["tool_choice"] = "auto"
-                constraint = None  # native tools and a response_format do not mix on most servers
+            body["tools"] = payload.tools_payload(tools)
+            body["tool_choice"] = "auto"
+            constraint = None  # native tools and a response_format do not mix on most servers
         else:
-            body["messages"] = payload.envelope_messages(messages, tools)
-            if tools:
-                constraint = tool_envelope_schema(tools)
+            # the same explanation of the constrained output as the embedded backend gives its model
+            sent = payload.native_messages(messages) if native else payload.envelope_messages(messages)
+            body["messages"] = payload.add_system_note(sent, instructions_for(tools, schema))
+            constraint = tool_envelope_schema(tools) if tools else schema
         if logprobs:
             body["logprobs"] = True
             body["top_logprobs"] = logprobs

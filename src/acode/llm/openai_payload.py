@@ -8,7 +8,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from acode.llm.structured import extract_json, tools_prompt
+from acode.llm.structured import extract_json
 from acode.llm.types import Message, TokenLogprob, ToolCall, ToolSpec, Usage
 from acode.prompts import render
 
@@ -46,30 +46,35 @@ def native_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def envelope_messages(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
-    """Messages for a server without native tools: the tools explained in the system prompt, earlier tool
-    calls written as the JSON envelope the model is asked to produce, tool results as user turns."""
+def envelope_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Messages for a server without native tools: earlier tool calls written as the JSON envelope the
+    model is asked to produce, tool results as user turns."""
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "assistant" and message.tool_calls:
             call = message.tool_calls[0]
-            out.append(
-                {"role": "assistant", "content": json.dumps({"tool": call.name, "arguments": call.arguments})}
-            )
+            envelope = json.dumps({"tool": call.name, "arguments": call.arguments})
+            out.append({"role": "assistant", "content": envelope})
         elif message.role == "tool":
-            content = render(
-                "acode.llm", "tool_result.j2", name=message.name or "tool", content=message.content
+            name = message.name or "tool"
+            out.append(
+                {
+                    "role": "user",
+                    "content": render("acode.llm", "tool_result.j2", name=name, content=message.content),
+                }
             )
-            out.append({"role": "user", "content": content})
         else:
             out.append({"role": message.role, "content": message.content})
-    if tools:
-        explained = tools_prompt(tools)
-        if out and out[0]["role"] == "system":
-            out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{explained}"}
-        else:
-            out.insert(0, {"role": "system", "content": explained})
     return out
+
+
+def add_system_note(sent: list[dict[str, Any]], note: str) -> list[dict[str, Any]]:
+    """Append ``note`` (what constrained output means) to the system message, or start with one."""
+    if not note:
+        return sent
+    if sent and sent[0]["role"] == "system":
+        return [{"role": "system", "content": f"{sent[0]['content']}\n\n{note}"}, *sent[1:]]
+    return [{"role": "system", "content": note}, *sent]
 
 
 def tools_payload(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
