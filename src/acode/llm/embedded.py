@@ -5,6 +5,13 @@ template, finds the prefix it shares with the tokens already in the KV cache and
 rest, so an agent turn that appends to the conversation pays only for what is new. Tool calls and JSON
 output are decoded under a grammar built from their JSON schema, which is what makes small models
 reliable tool users.
+
+Determinism with a cache: llama.cpp's CPU kernels give slightly different numbers for a token depending
+on how many tokens were evaluated with it in one batch, and a 0.3 logit difference is enough to change a
+greedy answer. So prompts are always evaluated in chunks aligned to fixed positions (every CHUNK tokens),
+and only whole aligned chunks are reused: the KV cache then holds exactly what a fresh evaluation would
+compute, and the same input gives the same output whatever ran before. The price is re-reading up to
+CHUNK-1 tokens and the previous answer (generated one token at a time) on each call.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from acode.llm.structured import parse_envelope, tool_envelope_schema
 from acode.llm.types import Completion, Message, TokenLogprob, ToolSpec, Usage
 
 log = logging.getLogger("acode.llm")
+
+CHUNK = 64  # prompt tokens per evaluation batch, aligned to multiples of CHUNK (see the module docstring)
 
 
 def _import_llama() -> Any:
@@ -69,6 +78,7 @@ class EmbeddedModel:
         self.context_window = self._llm.n_ctx()
         self._lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
+        self._whole_chunks = 0  # leading cached tokens evaluated in whole aligned chunks (safe to reuse)
         self._template = ChatTemplate(
             self._llm.metadata.get("tokenizer.chat_template"),
             bos_token=self._token_text(self._llm.token_bos()),
@@ -116,7 +126,7 @@ class EmbeddedModel:
         stream = on_text if constraint is None else None
         with self._lock:
             reused = self._reuse_prefix(tokens)
-            self._evaluate(tokens[reused:], deadline, timeout)
+            self._evaluate(tokens[reused:], reused, deadline, timeout)
             text, generated, finish, token_logprobs = self._generate(
                 tokens,
                 max_new=min(max_tokens, self.context_window - len(tokens)),
@@ -181,8 +191,8 @@ class EmbeddedModel:
     # --- the KV cache --------------------------------------------------------------------------------
 
     def _reuse_prefix(self, tokens: list[int]) -> int:
-        """Keep the cached tokens shared with ``tokens``; the last prompt token is always evaluated
-        because its logits start the answer."""
+        """Keep the whole aligned chunks of the cache that ``tokens`` starts with. The last prompt token
+        is always evaluated because its logits start the answer."""
         llm = self._llm
         cached = llm.input_ids[: llm.n_tokens].tolist()
         common = 0
@@ -190,23 +200,30 @@ class EmbeddedModel:
             if old != new:
                 break
             common += 1
-        reuse = min(common, len(tokens) - 1)
+        reuse = min(common, self._whole_chunks, len(tokens) - 1)
+        reuse -= reuse % CHUNK
         if reuse > 0 and llm._ctx.kv_cache_seq_rm(-1, reuse, -1):
             llm.n_tokens = reuse
-            return reuse
-        llm.reset()
-        return 0
+        else:
+            llm.reset()
+            reuse = 0
+        self._whole_chunks = reuse
+        return reuse
 
-    def _evaluate(self, tokens: list[int], deadline: float | None, timeout: float | None) -> None:
-        """Run the new prompt tokens batch by batch, so a timeout can stop a long prompt."""
-        batch = self._llm.n_batch
-        for start in range(0, len(tokens), batch):
+    def _evaluate(self, tokens: list[int], start: int, deadline: float | None, timeout: float | None) -> None:
+        """Run the new prompt tokens (from position ``start``, a multiple of CHUNK) chunk by chunk, so a
+        timeout can stop a long prompt and every chunk boundary falls on a multiple of CHUNK."""
+        for offset in range(0, len(tokens), CHUNK):
             self._check_deadline(deadline, timeout, "reading the prompt")
+            chunk = tokens[offset : offset + CHUNK]
             try:
-                self._llm.eval(tokens[start : start + batch])
+                self._llm.eval(chunk)
             except RuntimeError as exc:
                 self._llm.reset()
+                self._whole_chunks = 0
                 raise ModelError("ACODE-MODEL-022", f"llama.cpp failed to evaluate the prompt: {exc}") from None
+            if len(chunk) == CHUNK:
+                self._whole_chunks = start + offset + CHUNK
 
     def _check_deadline(self, deadline: float | None, timeout: float | None, doing: str) -> None:
         if deadline is not None and time.monotonic() > deadline:
