@@ -38,12 +38,17 @@ def start_agent(
         prompt = sys.stdin.read().strip()
         if not prompt:
             raise UsageError("ACODE-AGENT-002", "no prompt given", hint='use acode -p "<task>", or run acode in a terminal')
+    from acode.extensions.loader import excluded_tools, extensions_context, load_enabled_extensions
+
+    enabled = load_enabled_extensions(root, extensions)
     options = SessionOptions(
         interactive=chat,
         resume=resume,
         no_loop_detection=no_loop_detection,
         approve_plan=approve_plan,
-        extra={"extensions": list(extensions) if extensions else None},
+        extra_sections=[extensions_context(enabled)],
+        exclude_tools=sorted(excluded_tools(enabled)),
+        extra={"extensions": enabled},
     )
     if chat:
         run_chat(settings, root, options, verbose=verbose)

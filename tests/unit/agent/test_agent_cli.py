@@ -214,3 +214,21 @@ def test_ctrl_c_in_the_chat_cancels_the_step_and_keeps_the_session(git_repo):
     child.close()
     roles = stored_roles(git_repo)
     assert roles == ["system", "user", "user", "assistant"]
+
+
+def test_enabled_extensions_add_context_and_remove_tools(git_repo):
+    ext = git_repo / ".acode" / "extensions" / "house"
+    ext.mkdir(parents=True)
+    (ext / "acode-extension.json").write_text(
+        json.dumps({"name": "house", "contextFileName": "HOUSE.md", "excludeTools": ["run_shell_command"]})
+    )
+    (ext / "HOUSE.md").write_text("House rule: tabs are forbidden.")
+    script = write_script(git_repo, [{"tool": "run_shell_command", "arguments": {"command": "ls"}}, "ok"])
+    out = run_cli(git_repo, script, "-p", "list files", "--approval-mode", "yolo", "--json")
+    tool = next(s for s in json.loads(out.stdout)["trajectory"] if s["type"] == "tool")
+    assert tool["decision"] == "invalid" and "Unknown tool" in tool["output"]
+    store = SessionStore(ProjectPaths(git_repo).db_file)
+    system = store.load_messages(store.list()[0].id)[0].content
+    assert "House rule: tabs are forbidden." in system
+    out_none = run_cli(git_repo, script, "-p", "list files", "-e", "none", "--approval-mode", "yolo", "--json")
+    assert json.loads(out_none.stdout)["trajectory"][1]["decision"] == "allowed"
