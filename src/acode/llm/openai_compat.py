@@ -207,7 +207,8 @@ class OpenAIModel:
                 return self._send_plain(request, timeout)
             except ServerHTTPError as exc:
                 last_error = exc
-                refused = [name for name in OPTIONAL_FIELDS if name in request and name in exc.body]
+                said = str(request["messages"])  # an error that only echoes the prompt names nothing
+                refused = [n for n in OPTIONAL_FIELDS if n in request and n in exc.body and n not in said]
                 if refused:
                     dropped.update(refused)
                     self.caps.set("unsupported_fields", sorted(dropped))
