@@ -64,10 +64,8 @@ class RunFailed(RunFinished):
 
 
 class StageTimeout(RunFailed):
-    def __init__(self, stage: str, seconds: float):
-        super().__init__(
-            f"the {stage} stage took longer than {seconds:.0f} s (pipeline.timeouts.{stage})", "ACODE-RUN-020"
-        )
+    def __init__(self, stage: str, detail: str):
+        super().__init__(f"the {stage} stage timed out ({detail}); see pipeline.timeouts", "ACODE-RUN-020")
 
 
 class RunError(AcodeError):

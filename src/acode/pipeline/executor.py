@@ -74,6 +74,8 @@ class ExecutorStage(Stage):
         )
         state.step_results.append(result)
         ctx.events.emit("step_result", **result.model_dump())
+        if result.status == "timeout":
+            ctx.events.emit("timeout", stage="execute", step=index, message=agent.message)
         ctx.save_state()  # a resumed run skips the steps already done
         if agent.stop_reason == "interrupted":
             raise KeyboardInterrupt

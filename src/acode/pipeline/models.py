@@ -43,6 +43,7 @@ class CheckResult(BaseModel):
     output: str = ""  # the tail that matters
     duration_s: float = 0.0
     skipped: str = ""  # why it was not run, when it was not
+    timed_out: bool = False
 
 
 class Verification(BaseModel):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acode.errors import AcodeError
+from acode.errors import AcodeError, ModelTimeoutError
 from acode.fsutil import atomic_write_json
 from acode.pipeline.control import (
     SUMMARY_FAILED,
@@ -18,6 +18,7 @@ from acode.pipeline.control import (
     RunError,
     RunFailed,
     RunFinished,
+    StageTimeout,
 )
 from acode.pipeline.events import EVENTS_FILE, EventLog, now_iso
 from acode.pipeline.executor import ExecutorStage
@@ -28,6 +29,7 @@ from acode.pipeline.stages import RunContext, Stage, StageResult, new_session_id
 from acode.pipeline.summary import build_summary
 from acode.pipeline.undo import record_start
 from acode.pipeline.verifier import VerifierStage
+from acode.redact import redact_data
 from acode.store.summaries import SummaryStore
 
 if TYPE_CHECKING:
@@ -82,6 +84,9 @@ class Orchestrator:
             return stage.execute(self.ctx)
         except (RunFinished, KeyboardInterrupt):
             raise
+        except ModelTimeoutError as exc:
+            self.ctx.events.emit("timeout", stage=stage.name, message=exc.message)
+            raise StageTimeout(stage.name, exc.message) from exc
         except AcodeError as exc:
             raise RunFailed(f"{stage.name} stage: {exc.message}", exc.code) from exc
         except Exception as exc:  # a bug must end the run with a summary, not a traceback
@@ -131,7 +136,7 @@ class Orchestrator:
         if status in ("failed", "declined", "timeout"):
             state.error = f"[{code}] {message}" if code else message
         ctx.save_state()
-        summary = build_summary(state, ctx.root)
+        summary = redact_data(build_summary(state, ctx.root))
         ctx.events.emit("run_end", status=status, exit_code=exit_code, message=message, decision=summary["decision"])
         atomic_write_json(ctx.run_dir / "summary.json", summary)
         if ctx.db_path is not None:

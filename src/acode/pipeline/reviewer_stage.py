@@ -32,7 +32,7 @@ class ReviewerStage(Stage):
         timeout = ctx.settings.reviewer.timeout_seconds
         result, error = _run_with_deadline(lambda: call_engine(ctx, context), timeout + GRACE_SECONDS)
         if error is not None:
-            raise RunFailed(f"the review failed: {error}", getattr(error, "code", REVIEW_FAILED))
+            raise RunFailed(f"the review failed: {error}", REVIEW_FAILED)
         outcome = to_outcome(result, ctx.state.cycle) if result is not None else ReviewOutcome(
             cycle=ctx.state.cycle, decision="TIMEOUT", partial=True,
             notes=f"the review did not finish within {timeout:.0f} s (reviewer.timeout_seconds)",

@@ -45,6 +45,9 @@ class VerifierStage(Stage):
         )
         ctx.state.verifications.append(verification)
         ctx.events.emit("verification", **verification.model_dump())
+        for check in checks:
+            if check.timed_out:
+                ctx.events.emit("timeout", stage="verify", command=check.command, seconds=options.timeouts.verifier)
         ran = [c for c in checks if not c.skipped]
         failed = [c.command for c in ran if not c.passed]
         if failed:
@@ -125,6 +128,7 @@ def run_check(root: Path, command: str, source: str, *, timeout: float, shell: b
         )
     except (OSError, ValueError) as exc:
         return CheckResult(command=command, source=source, passed=False, output=f"could not start: {exc}")
+    timed_out = False
     try:
         output, _ = proc.communicate(timeout=timeout)
         code = proc.returncode
@@ -133,6 +137,7 @@ def run_check(root: Path, command: str, source: str, *, timeout: float, shell: b
         output, _ = proc.communicate()
         output += f"\n[timed out after {timeout:.0f} s (pipeline.timeouts.verifier)]"
         code = None
+        timed_out = True
     except KeyboardInterrupt:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -145,4 +150,5 @@ def run_check(root: Path, command: str, source: str, *, timeout: float, shell: b
         exit_code=code,
         output=output[-OUTPUT_TAIL:],
         duration_s=round(time.monotonic() - started, 3),
+        timed_out=timed_out,
     )

@@ -21,6 +21,7 @@ from run_helpers import (
     write_config,
 )
 
+from acode.errors import ModelTimeoutError
 from acode.llm.scripted import ScriptedModel
 from acode.paths import ProjectPaths
 from acode.pipeline.control import RunError
@@ -242,3 +243,16 @@ def test_ctrl_c_leaves_a_resumable_session(repo):
                          human=HumanGate(), db_path=ProjectPaths(repo).db_file)
     assert (resumed.status, resumed.exit_code) == ("approved", 0)
     assert second.remaining == 0 and (repo / "test_util.py").read_text() == TEST_UTIL
+
+
+def test_a_failing_review_or_a_stage_timeout_ends_with_exit_1_and_a_summary(repo):
+    failed = run_python(repo, ScriptedModel([plan("add is_even"), *good_execution(), {"error": "backend crashed"}]))
+    assert (failed.status, failed.exit_code) == ("failed", 1)
+    assert failed.summary["error"].startswith("[ACODE-REVIEW-001]") and "backend crashed" in failed.summary["error"]
+
+    repo2 = make_repo(repo.parent / "repo2")
+    write_config(repo2)
+    slow = run_python(repo2, ScriptedModel([ModelTimeoutError("ACODE-MODEL-030", "no answer within 600 s")]))
+    assert (slow.status, slow.exit_code) == ("failed", 1) and "ACODE-RUN-020" in slow.summary["error"]
+    assert any(e["event"] == "timeout" and e["stage"] == "plan" for e in events(repo2, slow.session_id))
+    assert SummaryStore(ProjectPaths(repo2).db_file).get(slow.session_id)["status"] == "failed"

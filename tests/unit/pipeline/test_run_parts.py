@@ -57,7 +57,7 @@ def test_run_check_reports_exit_code_and_output(tmp_path):
     failed = run_check(root, "python -m pytest -q", "project", timeout=60, shell=False)
     assert not failed.passed and failed.exit_code == 1 and "assert 1 == 2" in failed.output
     slow = run_check(root, "sleep 5", "project", timeout=0.5, shell=True)
-    assert not slow.passed and slow.exit_code is None and "timed out" in slow.output
+    assert not slow.passed and slow.timed_out and slow.exit_code is None and "timed out" in slow.output
     assert not (root / ".pytest_cache").exists()
 
 
