@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints, field_validator
 
 from acode.llm.types import Message
 from acode.prompts import render
@@ -16,18 +16,47 @@ SNAPSHOT_TAG = "<state_snapshot>"
 EDIT_TOOLS = ("write_file", "replace")
 
 
+ITEM_CHARS, GOAL_CHARS, LIST_ITEMS, TASK_ITEMS = 120, 200, 4, 6
+Item = Annotated[str, StringConstraints(max_length=ITEM_CHARS)]
+
+
 class TaskItem(BaseModel):
     status: Literal["DONE", "IN PROGRESS", "TODO"]
-    item: str
+    item: Item
+
+    @field_validator("item", mode="before")
+    @classmethod
+    def _cut(cls, value: Any) -> Any:
+        return value[:ITEM_CHARS] if isinstance(value, str) else value
 
 
 class StateSnapshot(BaseModel):
-    overall_goal: str = Field(description="the user's goal in one or two sentences")
-    active_constraints: list[str] = Field(default_factory=list, description="rules and preferences to keep")
-    key_knowledge: list[str] = Field(default_factory=list, description="facts learned that are still needed")
-    artifact_trail: list[str] = Field(default_factory=list, description="files created or changed, and how")
-    recent_actions: list[str] = Field(default_factory=list, description="the last few actions and results")
-    task_state: list[TaskItem] = Field(default_factory=list, description="steps marked DONE, IN PROGRESS or TODO")
+    """Bounded lengths keep a constrained small model's answer inside its token budget; an
+    unconstrained backend's longer answer is cut to the same bounds instead of being rejected."""
+
+    overall_goal: str = Field(max_length=GOAL_CHARS, description="the user's goal in one or two sentences")
+    active_constraints: list[Item] = Field(default_factory=list, max_length=LIST_ITEMS, description="rules to keep")
+    key_knowledge: list[Item] = Field(default_factory=list, max_length=LIST_ITEMS, description="facts still needed")
+    artifact_trail: list[Item] = Field(default_factory=list, max_length=LIST_ITEMS, description="files changed, and how")
+    recent_actions: list[Item] = Field(default_factory=list, max_length=LIST_ITEMS, description="last actions, results")
+    task_state: list[TaskItem] = Field(default_factory=list, max_length=TASK_ITEMS, description="DONE / IN PROGRESS / TODO")
+
+    @field_validator("overall_goal", mode="before")
+    @classmethod
+    def _cut_goal(cls, value: Any) -> Any:
+        return value[:GOAL_CHARS] if isinstance(value, str) else value
+
+    @field_validator("active_constraints", "key_knowledge", "artifact_trail", "recent_actions", mode="before")
+    @classmethod
+    def _cut_list(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        return [v[:ITEM_CHARS] if isinstance(v, str) else v for v in value[:LIST_ITEMS]]
+
+    @field_validator("task_state", mode="before")
+    @classmethod
+    def _cut_tasks(cls, value: Any) -> Any:
+        return value[:TASK_ITEMS] if isinstance(value, list) else value
 
 
 def transcript(messages: list[Message], budget_chars: int, per_message: int = 900) -> str:
