@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from acode.agent.middleware import AgentState, Middleware
 from acode.agent.routing import ModelProvider, resolve_provider
@@ -73,8 +73,13 @@ def rule_verdict(text: str) -> Speaker | None:
 
 
 class NextSpeakerVerdict(BaseModel):
-    reasoning: str = Field(description="one sentence")
+    reasoning: str = Field(max_length=160, description="one sentence")
     next_speaker: Speaker
+
+    @field_validator("reasoning", mode="before")
+    @classmethod
+    def _cut(cls, value: Any) -> Any:
+        return value[:160] if isinstance(value, str) else value
 
 
 class NextSpeakerCheck(Middleware):
