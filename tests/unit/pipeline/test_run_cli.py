@@ -127,8 +127,9 @@ def test_override_flag_and_json_summary_audit_stats(repo):
     assert {"category": "code_quality", "count": 1} in stats["common_issue_categories"]
 
     history = run_cli(repo, "review", "history", "--json")
-    if history.returncode == 0:  # `acode review history` belongs to the review command
-        assert any(r["source"] == "run" for r in json.loads(history.stdout))
+    assert history.returncode == 0, history.stderr
+    rows = json.loads(history.stdout)
+    assert [(r["source"], r["target"], r["decision"]) for r in rows] == [("run", "pipeline", "REJECTED")]
 
 
 def test_non_interactive_cli_exit_codes(repo):
