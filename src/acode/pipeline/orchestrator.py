@@ -179,6 +179,9 @@ def start_run(
         max_cycles=max_cycles or settings.pipeline.max_cycles,
     )
     ctx = _context(root, state, settings, model, tools, human, db_path, listeners)
+    ignore = runs_dir(root) / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# acode run records: not part of your project\n*\n")
     ctx.events.emit("run_start", task=state.task, session_id=state.session_id, start_commit=start.commit,
                     max_cycles=state.max_cycles, dirty_start=bool(start.dirty_snapshot))
     return Orchestrator(ctx).run()
