@@ -208,7 +208,6 @@ def _context(root, state, settings, model, tools, human, db_path, listeners) -> 
         tools=tools,
         events=EventLog(run_dir / EVENTS_FILE, listeners),
         human=human,
-        interactive=human.interactive,
         db_path=db_path,
     )
 

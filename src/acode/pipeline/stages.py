@@ -63,7 +63,6 @@ class RunContext:
     tools: ToolRegistry
     events: EventLog
     human: HumanGate
-    interactive: bool = False
     db_path: Path | None = None
 
     @property
