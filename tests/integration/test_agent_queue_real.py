@@ -17,6 +17,8 @@ from tests.conftest import REAL_MODEL
 def acode(cwd: Path, *args: str, timeout: float = 1800) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACODE_MODEL")}
     env["ACODE_MODEL__CONTEXT_WINDOW"] = "4096"
+    env["ACODE_MODEL__MAX_TOKENS"] = "300"  # a small file fits; bounds a turn on a busy 2-core machine
+    env["ACODE_MODEL__TIMEOUT_SECONDS"] = "900"
     return subprocess.run([sys.executable, "-m", "acode", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
 

@@ -62,7 +62,7 @@ def builtin_agents() -> list[AgentDefinition]:
         AgentDefinition(
             name="coder-agent",
             description="Writes code into its workspace; updates its plan file first; ends with the path it created.",
-            tools=["read_file", "list_directory", "glob", *EDIT_TOOL_NAMES],
+            tools=["read_file", *EDIT_TOOL_NAMES],  # few tools: each schema costs prompt tokens per call
             max_turns=8,
             system_prompt=render("acode.agent", "persona_coder.j2"),
         ),

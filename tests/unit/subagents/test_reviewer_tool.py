@@ -75,3 +75,12 @@ def test_reviewer_with_the_real_model(tmp_path, real_model):
     out = tool.run(tool.Args(task_description="add(a, b) in calc.py returns the sum"), ctx)
     assert out.ok and out.output.startswith("## Alignment with the task")  # the critique's structure
     assert out.display == "review of 1 changed file(s): calc.py"
+
+
+def test_system_prompt_tells_the_agent_when_to_call_the_reviewer(tmp_path):
+    from acode.agent.system_prompt import build_system_prompt
+
+    line = "Call reviewer after significant changes and before declaring the task done."
+    with_tool = build_system_prompt(workspace=tmp_path, tool_names=["read_file", "reviewer"], approval_mode="default")
+    without = build_system_prompt(workspace=tmp_path, tool_names=["read_file"], approval_mode="default")
+    assert line in with_tool and line not in without
