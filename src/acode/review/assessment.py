@@ -12,7 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -33,14 +33,31 @@ TITLES = {
 }
 
 
-class ProposedFinding(BaseModel):
+class _Slim(BaseModel):
+    """Schemas without pydantic's "title" keys: the schema text is part of every prompt."""
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return _strip_titles(super().model_json_schema(*args, **kwargs))
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip_titles(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node
+
+
+class ProposedFinding(_Slim):
+    line_number: int = Field(ge=0, description="the number shown before the line in the diff")
     line: str = Field(max_length=240)
     problem: str = Field(max_length=240)
     severity: Literal["high", "medium", "low"]
     suggestion: str = Field(max_length=200)
 
 
-class Verdict(BaseModel):
+class Verdict(_Slim):
     verdict: Literal["APPROVED", "REJECTED"]
     reason: str = Field(max_length=300)
 
@@ -52,11 +69,12 @@ def proposal_model(max_items: int, dimensions: tuple[str, ...] | None = None, mi
     if dimensions:
         item = create_model(
             "DimensionFinding",
+            __base__=_Slim,
             dimension=(Literal[dimensions], ...),  # type: ignore[valid-type]
             **{name: (f.annotation, f) for name, f in ProposedFinding.model_fields.items()},
         )
     # required: an empty object must not read as "no findings"
-    return create_model("Findings", findings=(list[item], Field(..., min_length=min_items, max_length=max_items)))
+    return create_model("Findings", __base__=_Slim, findings=(list[item], Field(..., min_length=min_items, max_length=max_items)))
 
 
 @dataclass

@@ -41,33 +41,35 @@ def _split_number(quote: str) -> tuple[int | None, str]:
     return None, _norm(quote)
 
 
-def ground(quote: str, files: list[ChangedFile]) -> tuple[str | None, int | None, str]:
-    """(file, new line number, "changed" | "context" | "none") of the diff line ``quote`` is about:
-    by the quoted text (exact, contained, or nearly equal), else by a line number alone."""
-    number, wanted = _split_number(quote)
-    rows: list[tuple[str, int, str, str]] = []  # (file, line, kind, normalised text)
+def ground(quote: str, files: list[ChangedFile], number: int | None = None
+           ) -> tuple[str | None, int | None, str, str]:
+    """(file, new line number, "changed" | "context" | "none", the line's text) of the diff line a
+    finding is about: by the quoted text (exact, contained, or nearly equal; the given or quoted line
+    number breaks ties), else by the line number alone."""
+    quoted_number, wanted = _split_number(quote)
+    number = number if number else quoted_number
+    rows: list[tuple[str, int, str, str, str]] = []  # (file, line, kind, normalised text, text)
     for changed in files:
         for hunk in parse_diff(changed.diff).hunks:
             for line in hunk.lines:
                 if line.new_no is not None and _norm(line.text):
                     kind = "changed" if line.kind == "+" else "context"
-                    rows.append((changed.path, line.new_no, kind, _norm(line.text)))
-    # prefer the quoted number's line, then added lines, at every level of matching
+                    rows.append((changed.path, line.new_no, kind, _norm(line.text), line.text.strip()))
     rows.sort(key=lambda r: (r[1] != number, r[2] != "changed"))
-    if wanted:
+    if wanted and not wanted.isdigit():
         for matches in (
             lambda text: text == wanted,
             lambda text: len(wanted) >= 6 and (wanted in text or (len(text) >= 6 and text in wanted)),
             lambda text: difflib.SequenceMatcher(None, text, wanted).ratio() >= 0.85,
         ):
-            for path, line_no, kind, text in rows:
+            for path, line_no, kind, text, raw in rows:
                 if matches(text):
-                    return path, line_no, kind
-    if number is not None and (not wanted or wanted.isdigit()):
-        for path, line_no, kind, _ in rows:
+                    return path, line_no, kind, raw
+    if number is not None:
+        for path, line_no, kind, _, raw in rows:
             if line_no == number:
-                return path, line_no, kind
-    return None, None, "none"
+                return path, line_no, kind, raw
+    return None, None, "none", ""
 
 
 def yes_probability(completion: Completion) -> float | None:
@@ -109,10 +111,11 @@ def check_findings(
     for dimension, items in proposed.items():
         out[dimension] = []
         for item in items:
-            path, line, grounding = ground(item.line, files)
+            path, line, grounding, text = ground(item.line, files, item.line_number)
             finding = Finding(
                 dimension=dimension, source="model", rule=f"review/{dimension}", severity=item.severity,
-                message=redact(item.problem), suggestion=redact(item.suggestion), quote=redact(item.line.strip()),
+                message=redact(item.problem), suggestion=redact(item.suggestion),
+                quote=redact(text or item.line.strip()),
                 file=path, line=line, end_line=line, grounding=grounding,  # type: ignore[arg-type]
             )
             done += 1
@@ -122,7 +125,7 @@ def check_findings(
                 progress(f"checking finding {done}/{total}")
                 key = (path, line, _norm(item.problem).lower())
                 if key not in asked:
-                    question = render(PKG, "check.j2", file=path or "", quote=item.line.strip(), problem=item.problem)
+                    question = render(PKG, "check.j2", file=path or "", line=line, quote=text, problem=item.problem)
                     answer = model.complete(with_task(messages, question), max_tokens=1, temperature=0.0,
                                             logprobs=10, timeout=timeout())
                     asked[key] = yes_probability(answer)

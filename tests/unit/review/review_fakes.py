@@ -62,8 +62,8 @@ def yes_no(p_yes: float) -> Completion:
     return Completion(text=token, logprobs=[TokenLogprob(token=token, logprob=top[token], top=top)])
 
 
-def finding(line: str, problem: str = "wrong", severity: str = "high") -> dict:
-    return {"line": line, "problem": problem, "severity": severity, "suggestion": "fix it"}
+def finding(line: str, problem: str = "wrong", severity: str = "high", number: int = 0) -> dict:
+    return {"line_number": number, "line": line, "problem": problem, "severity": severity, "suggestion": "fix it"}
 
 
 def reviewer(proposals: dict[str, list[dict]] | None = None, p_yes: float = 0.9, *, default: list[dict] | None = None):

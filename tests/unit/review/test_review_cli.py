@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from acode.cli.main import app
 
 PROPOSE_NOTHING = {"json": {"findings": []}}
-BUG = {"json": {"findings": [{"line": "start = number * size", "problem": "page 1 is skipped", "severity": "high",
+BUG = {"json": {"findings": [{"line_number": 3, "line": "start = number * size", "problem": "page 1 is skipped", "severity": "high",
                               "suggestion": "use (number - 1) * size"}]}}
 
 

@@ -99,13 +99,15 @@ def test_grounding_by_text_number_or_both():
     from acode.review.checking import ground
 
     files = [changed("m.py", MIXED)]
-    assert ground("TWO", files) == ("m.py", 2, "changed")
-    assert ground("   2 +TWO", files) == ("m.py", 2, "changed")
-    assert ground("three", files) == ("m.py", 3, "context")
-    assert ground("2", files) == ("m.py", 2, "changed")
-    assert ground("line 3", files) == ("m.py", 3, "context")
-    assert ground("99", files) == (None, None, "none")
-    assert ground("something else entirely", files) == (None, None, "none")
+    assert ground("TWO", files) == ("m.py", 2, "changed", "TWO")
+    assert ground("   2 +TWO", files) == ("m.py", 2, "changed", "TWO")
+    assert ground("three", files) == ("m.py", 3, "context", "three")
+    assert ground("2", files) == ("m.py", 2, "changed", "TWO")
+    assert ground("line 3", files) == ("m.py", 3, "context", "three")
+    # a garbled quote is grounded by the line number the model gave, and the real line is kept
+    assert ground("12fa7cf4", files, 2) == ("m.py", 2, "changed", "TWO")
+    assert ground("99", files) == (None, None, "none", "")
+    assert ground("something else entirely", files) == (None, None, "none", "")
 
 
 def test_the_model_sees_new_line_numbers_not_git_headers():
