@@ -165,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_checks and (Path(__file__).parent / "agent_checks.py").exists():
         from agent_checks import measure_check_overhead
 
-        report["self_control_checks"] = measure_check_overhead()
+        real_step = report.get("real", {}).get("median_model_s_per_step")
+        report["self_control_checks"] = measure_check_overhead(turn_seconds=real_step)
     if not args.no_search and (Path(__file__).parent / "search_bench.py").exists():
         from search_bench import run_search_benchmark
 

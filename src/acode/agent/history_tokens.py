@@ -16,12 +16,26 @@ MASK_MARKER = "[output masked to save context"
 
 
 class TokenMeter:
+    """Tokens per message, cached by identity (history entries are replaced, never edited in place)
+    and then by content."""
+
     def __init__(self, count: Callable[[str], int], cache_size: int = 4096):
         self._count = count
         self._cache: dict[str, int] = {}
+        self._by_identity: dict[int, tuple[Message, int]] = {}
         self._cache_size = cache_size
 
     def message(self, message: Message) -> int:
+        seen = self._by_identity.get(id(message))
+        if seen is not None and seen[0] is message:  # the same object as last turn: no hashing at all
+            return seen[1]
+        tokens = self._by_content(message)
+        if len(self._by_identity) >= self._cache_size:
+            self._by_identity.clear()
+        self._by_identity[id(message)] = (message, tokens)
+        return tokens
+
+    def _by_content(self, message: Message) -> int:
         text = message.content
         if message.tool_calls:
             text += json.dumps([c.model_dump(exclude={"id"}) for c in message.tool_calls])

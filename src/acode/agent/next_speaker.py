@@ -47,7 +47,7 @@ _DONE = re.compile(
 
 _REPORTS_DONE = re.compile(
     r"^(i |i've |i have )?(wrote|written|created|added|updated|fixed|implemented|removed|renamed|changed|made|"
-    r"ran|moved|deleted|replaced)\b",
+    r"ran|moved|deleted|replaced|[a-z]+ed)\b",
     re.IGNORECASE,
 )
 

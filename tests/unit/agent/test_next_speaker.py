@@ -37,6 +37,7 @@ def test_rules_say_model_goes_on(text):
         "Should I also update the README?",
         "I have added is_even to util.py and all tests pass.",
         "Wrote report.md.",
+        "Simplified the f0 functions.",
         "The function is implemented. Let me know if you need anything else.",
     ],
 )
