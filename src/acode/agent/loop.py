@@ -73,6 +73,7 @@ class _Run:
     last_text: str = ""
     format_errors: list[str] = field(default_factory=list)
     succeeded: dict[str, str] = field(default_factory=dict)  # call key -> output, previous turn only
+    request: str = ""  # the user's latest prompt, quoted back when the model loses its way
 
     @property
     def elapsed(self) -> float:
@@ -145,6 +146,7 @@ class AgentLoop:
                 for middleware in self.middlewares:
                     prompt = middleware.on_user_prompt(state, prompt) or prompt
                 self._append(state, Message.user(prompt))
+            run.request = next((m.content for m in reversed(state.history) if m.role == "user"), "")
             run.result.answer = self._cycle(run)
         except KeyboardInterrupt:
             self._close_open_calls(run)
@@ -327,9 +329,11 @@ class AgentLoop:
         previous = run.succeeded.get(call_key(call.name, call.arguments))
         if previous is None:
             return None
+        request = f" The user asked: {run.request[:300]!r}." if run.request else ""
         return ToolResult(
             error="not run again: your previous step was exactly this call and it succeeded "
-            f"(result: {previous[:300]}). Take the next step of the task, or answer the user if it is done."
+            f"(result: {previous[:300]}).{request} Do the part of it that is not done yet with another tool, "
+            "or answer the user if everything is done."
         )
 
     def _close_open_calls(self, run: _Run) -> None:

@@ -316,6 +316,7 @@ def test_a_call_repeating_the_previous_successful_step_is_not_run_again(tmp_path
     assert decisions == ["allowed", "repeated", "repeated", "allowed", "allowed"]
     guard = json.loads(result.tool_steps()[1].output)["error"]
     assert "not run again" in guard and "ran python hello.py" in guard
+    assert "The user asked: 'go'" in guard  # the request is quoted back to a model that lost its way
     assert result.ok
 
 
