@@ -18,7 +18,7 @@ import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict
 
@@ -92,15 +92,14 @@ class McpConnection:
             command=self.settings.command, args=self.settings.args, env=self.settings.env or None, cwd=self._cwd
         )
         try:
-            async with stdio_client(params, errlog=self._errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    listed = await session.list_tools()
-                    self._session = session
-                    if not ready.done():
-                        ready.set_result(listed.tools)
-                    assert self._stop is not None
-                    await self._stop.wait()
+            async with stdio_client(params, errlog=self._errlog) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                listed = await session.list_tools()
+                self._session = session
+                if not ready.done():
+                    ready.set_result(listed.tools)
+                assert self._stop is not None
+                await self._stop.wait()
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
@@ -228,7 +227,7 @@ class McpManager:
             self._runner.stop()
             self._runner = None
 
-    def __enter__(self) -> McpManager:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
