@@ -49,13 +49,29 @@ def _import_llama() -> Any:
     return llama_cpp
 
 
+def default_threads() -> int:
+    """The cores that are idle now. llama.cpp's threads wait for each other at every layer; with more
+    threads than free cores they mostly wait: on 2 cores under load, 1 thread read a prompt at 39 tok/s
+    and 2 threads at 7 tok/s. The thread count does not change the numbers computed, only the speed."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:
+        busy = 0.0
+    return max(1, min(cores, int(cores - busy + 0.5)))
+
+
 class EmbeddedModel:
     def __init__(self, path: Path, settings: ModelSettings):
         llama_cpp = _import_llama()
         self._llama_cpp = llama_cpp
         self.path = Path(path)
         self.name = settings.name if settings.path is None else self.path.stem
-        threads = settings.threads or os.cpu_count() or 1
+        threads = settings.threads or default_threads()
+        log.debug("loading %s with %d threads", self.path, threads)
         try:
             self._llm = llama_cpp.Llama(
                 model_path=str(self.path),
