@@ -74,7 +74,9 @@ class Language(BaseModel):
 
 
 def test_complete_json_returns_a_validated_object(real_model):
-    question = Message.user("Which programming language is this code written in?\n\ndef add(a, b):\n    return a + b\n")
+    question = Message.user(
+        "Which programming language is this code written in?\n\ndef add(a, b):\n    return a + b\n"
+    )
     answer = complete_json(real_model, [question], Language, max_tokens=30)
     assert answer == Language(language="python")
 
@@ -95,7 +97,9 @@ def test_same_input_gives_the_same_output(real_model):
 
 
 def test_shared_prefix_is_served_from_the_kv_cache(real_model):
-    first = real_model.complete([Message.system(SYSTEM), Message.user("Name one Python keyword.")], max_tokens=4)
+    first = real_model.complete(
+        [Message.system(SYSTEM), Message.user("Name one Python keyword.")], max_tokens=4
+    )
     conversation = [
         Message.system(SYSTEM),
         Message.user("Name one Python keyword."),
@@ -140,5 +144,7 @@ def test_prompt_larger_than_the_window_is_a_clear_error(real_model):
 
 def test_timeout_raises_a_typed_error(real_model):
     with pytest.raises(ModelTimeoutError) as caught:
-        real_model.complete([Message.system(SYSTEM), Message.user("Explain Python.")], max_tokens=50, timeout=1e-9)
+        real_model.complete(
+            [Message.system(SYSTEM), Message.user("Explain Python.")], max_tokens=50, timeout=1e-9
+        )
     assert caught.value.code == "ACODE-MODEL-023"

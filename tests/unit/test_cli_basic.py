@@ -18,6 +18,7 @@ HEAVY = ("llama_cpp", "httpx", "mcp")
 def _acode(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None):
     return subprocess.run(
         [sys.executable, "-m", "acode", *args],
+        check=False,
         cwd=cwd,
         env={**os.environ, **(env or {})},
         input=stdin,
@@ -50,7 +51,9 @@ def test_help_imports_no_heavy_module(tmp_path, argv):
         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))\n"
         "print('Usage' in result.output)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["[]", "True"]
 
@@ -63,7 +66,9 @@ def test_top_level_help_lists_the_commands(tmp_path):
 
 
 def test_ask_json_with_the_scripted_backend(tmp_path, script):
-    result = _acode("ask", "hi", "--backend", "scripted", "--json", cwd=tmp_path, env={"ACODE_MODEL__SCRIPT": str(script)})
+    result = _acode(
+        "ask", "hi", "--backend", "scripted", "--json", cwd=tmp_path, env={"ACODE_MODEL__SCRIPT": str(script)}
+    )
     assert result.returncode == 0, result.stderr
     completion = json.loads(result.stdout)
     assert completion["text"] == "Hello from the script."

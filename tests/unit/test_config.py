@@ -36,7 +36,9 @@ def test_defaults_when_nothing_is_configured(project):
 
 
 def test_each_layer_overrides_the_one_below_and_merges_deeply(project):
-    _write(user_config_dir() / "config.yml", "model:\n  name: user-model\n  context_window: 1024\n  seed: 7\n")
+    _write(
+        user_config_dir() / "config.yml", "model:\n  name: user-model\n  context_window: 1024\n  seed: 7\n"
+    )
     _write(project / ".acode" / "config.yml", "model:\n  name: project-model\n  context_window: 2048\n")
     env = {"ACODE_MODEL__CONTEXT_WINDOW": "4096"}
 
@@ -53,7 +55,8 @@ def test_each_layer_overrides_the_one_below_and_merges_deeply(project):
 
 def test_environment_values_are_typed(project):
     settings = load_settings(
-        project, env={"ACODE_MODEL__BACKEND": "openai", "ACODE_AGENT__MAX_TURNS": "5", "ACODE_MODEL__THREADS": "2"}
+        project,
+        env={"ACODE_MODEL__BACKEND": "openai", "ACODE_AGENT__MAX_TURNS": "5", "ACODE_MODEL__THREADS": "2"},
     )
     assert settings.model.backend == "openai"
     assert settings.agent.max_turns == 5 and settings.model.threads == 2
@@ -105,7 +108,13 @@ def test_invalid_yaml_names_the_line(project):
 def _acode(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "acode", *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "acode", *args],
+        check=False,
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 

@@ -44,7 +44,10 @@ def test_complete_json_accepts_a_valid_first_answer(scripted):
 
 
 def test_complete_json_reasks_once_with_the_validation_error(scripted):
-    model = scripted({"json": {"approved": True, "severity": "medium"}}, '```json\n{"approved": false, "severity": "high"}\n```')
+    model = scripted(
+        {"json": {"approved": True, "severity": "medium"}},
+        '```json\n{"approved": false, "severity": "high"}\n```',
+    )
     result = complete_json(model, [Message.user("judge")], Verdict)
     assert result == Verdict(approved=False, severity="high")
     second = model.calls[1]["messages"]
@@ -78,9 +81,13 @@ def test_parse_tool_text_reads_qwen_tool_call_tags():
 
 
 def test_parse_tool_text_reads_fenced_envelopes_and_string_arguments():
-    answer, calls = parse_tool_text('```json\n{"tool": "run_shell", "arguments": {"command": "ls"}}\n```', ["run_shell"])
+    _, calls = parse_tool_text(
+        '```json\n{"tool": "run_shell", "arguments": {"command": "ls"}}\n```', ["run_shell"]
+    )
     assert calls[0].name == "run_shell" and calls[0].arguments == {"command": "ls"}
-    _, calls = parse_tool_text('{"name": "run_shell", "arguments": "{\\"command\\": \\"pwd\\"}"}', ["run_shell"])
+    _, calls = parse_tool_text(
+        '{"name": "run_shell", "arguments": "{\\"command\\": \\"pwd\\"}"}', ["run_shell"]
+    )
     assert calls[0].arguments == {"command": "pwd"}
 
 

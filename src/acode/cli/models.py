@@ -49,11 +49,19 @@ def list_models(json_out: bool = typer.Option(False, "--json", help="Print JSON.
     for column in ("name", "size", "parts", "state", "default"):
         table.add_column(column)
     for row in rows:
-        state = "verified" if row["verified"] else "assembled, unverified" if row["assembled"] else "not assembled"
+        state = (
+            "verified"
+            if row["verified"]
+            else "assembled, unverified"
+            if row["assembled"]
+            else "not assembled"
+        )
         parts = f"{row['parts_installed']}/{row['parts_total']}"
         if row["parts_installed"] < row["parts_total"]:
             parts = f"[red]{parts}[/]"
-        table.add_row(row["name"], f"{row['size_bytes'] / 1e9:.2f} GB", parts, state, "*" if row["default"] else "")
+        table.add_row(
+            row["name"], f"{row['size_bytes'] / 1e9:.2f} GB", parts, state, "*" if row["default"] else ""
+        )
     console.print(table)
     if any(r["parts_installed"] < r["parts_total"] for r in rows):
         from acode.llm.bundled import INSTALL_HINT
@@ -70,10 +78,18 @@ def _pull_one(name: str, force: bool) -> Path:
     if not force and bundled.is_verified(model):
         err_console.print(f"{name}: already assembled and verified")
         return bundled.assembled_path(model)
-    columns = ("{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
+    columns = (
+        "{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=err_console, transient=False) as progress:
         task = progress.add_task(f"assembling {name}", total=model.size)
-        path = bundled.assemble(model, force=force, progress=lambda done, total: progress.update(task, completed=done))
+        path = bundled.assemble(
+            model, force=force, progress=lambda done, total: progress.update(task, completed=done)
+        )
     err_console.print(f"{name}: sha256 verified, {path}")
     return path
 
@@ -102,7 +118,9 @@ def _configured_bundled_name() -> str:
 
 @app.command("info")
 def info(
-    name: str = typer.Argument(None, help="Bundled model name or a .gguf path (default: the configured model)."),
+    name: str = typer.Argument(
+        None, help="Bundled model name or a .gguf path (default: the configured model)."
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Where a model file is, its size, sha256 and what its GGUF metadata says (context length, ...)."""
@@ -150,10 +168,14 @@ def info(
 
 def ask(
     question: str = typer.Argument(..., help="The question ('-' reads it from standard input)."),
-    model: str = typer.Option(None, "--model", "-m", help="Bundled model name, server model name or a .gguf path."),
+    model: str = typer.Option(
+        None, "--model", "-m", help="Bundled model name, server model name or a .gguf path."
+    ),
     backend: str = typer.Option(None, "--backend", help="embedded | openai | scripted"),
     system: str = typer.Option(None, "--system", help="A system prompt."),
-    max_tokens: int = typer.Option(None, "--max-tokens", help="Most tokens to generate (default: model.max_tokens)."),
+    max_tokens: int = typer.Option(
+        None, "--max-tokens", help="Most tokens to generate (default: model.max_tokens)."
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print the whole normalised completion as JSON."),
 ) -> None:
     """One model call: stream the answer to the terminal."""
@@ -178,7 +200,9 @@ def ask(
         return
     _write_stdout("\n")
     if completion.finish_reason == "length":
-        err_console.print(f"(stopped after {completion.usage.completion_tokens} tokens: raise --max-tokens for more)")
+        err_console.print(
+            f"(stopped after {completion.usage.completion_tokens} tokens: raise --max-tokens for more)"
+        )
 
 
 def _load(build_model: Any, settings: Any) -> Any:

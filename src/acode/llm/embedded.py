@@ -237,7 +237,9 @@ class EmbeddedModel:
             except RuntimeError as exc:
                 self._llm.reset()
                 self._whole_chunks = 0
-                raise ModelError("ACODE-MODEL-022", f"llama.cpp failed to evaluate the prompt: {exc}") from None
+                raise ModelError(
+                    "ACODE-MODEL-022", f"llama.cpp failed to evaluate the prompt: {exc}"
+                ) from None
             if len(chunk) == CHUNK:
                 self._whole_chunks = start + offset + CHUNK
 
@@ -274,7 +276,13 @@ class EmbeddedModel:
         collected: list[TokenLogprob] | None = [] if logprobs else None
         # The prompt is already in the KV cache, so generate() samples the first token straight away.
         stream = llm.generate(
-            tokens, temp=max(temperature, 0.0), top_k=40, top_p=0.95, min_p=0.05, repeat_penalty=1.0, grammar=grammar
+            tokens,
+            temp=max(temperature, 0.0),
+            top_k=40,
+            top_p=0.95,
+            min_p=0.05,
+            repeat_penalty=1.0,
+            grammar=grammar,
         )
         try:
             while count < max_new:

@@ -9,7 +9,19 @@ from typing import Any, BinaryIO
 
 from acode.errors import ModelError
 
-_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_SCALARS = {
+    0: "<B",
+    1: "<b",
+    2: "<H",
+    3: "<h",
+    4: "<I",
+    5: "<i",
+    6: "<f",
+    7: "<?",
+    10: "<Q",
+    11: "<q",
+    12: "<d",
+}
 _STRING, _ARRAY = 8, 9
 _KEEP_ARRAY_ITEMS = 64  # longer arrays are summarised by their length
 
@@ -58,7 +70,8 @@ def read_metadata(path: Path) -> dict[str, Any]:
             return meta
     except (OSError, ValueError, EOFError, struct.error) as exc:
         raise ModelError(
-            "ACODE-MODEL-040", f"cannot read the GGUF metadata of {path}: {exc}",
+            "ACODE-MODEL-040",
+            f"cannot read the GGUF metadata of {path}: {exc}",
             hint="the file may be damaged; for a bundled model run `acode models pull --force`",
         ) from None
 

@@ -45,20 +45,15 @@ def tool_envelope_schema(tools: Sequence[ToolSpec], *, allow_answer: bool = True
 
 
 def tools_prompt(tools: Sequence[ToolSpec]) -> str:
-    """How the envelope is explained to a model that is not constrained by a grammar."""
-    lines = [
-        "To use a tool, answer with only a JSON object: "
-        '{"tool": "<tool name>", "arguments": {...}}. '
-        'To answer the user without a tool, answer {"answer": "<your answer>"}.',
-        "Available tools:",
-    ]
-    for spec in tools:
-        lines.append(f"- {spec.name}: {spec.description}\n  arguments schema: {json.dumps(spec.parameters)}")
-    return "\n".join(lines)
+    """How the envelope is explained to the model (prompts/tools.j2)."""
+    from acode.prompts import render
+
+    rows = [{"name": t.name, "description": t.description, "schema": json.dumps(t.parameters)} for t in tools]
+    return render("acode.llm", "tools.j2", tools=rows)
 
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
-_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
 
 
 def extract_json(text: str) -> Any:
