@@ -128,7 +128,7 @@ def main() -> None:
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model
 
-    config = {"model": {"backend": "embedded", "name": args.model},
+    config = {"model": {"backend": "embedded", "name": args.model, "timeout_seconds": 1200},
               "pipeline": {"max_cycles": args.max_cycles}}
     loaded = time.monotonic()
     model = build_model(ModelSettings(backend="embedded", name=args.model))

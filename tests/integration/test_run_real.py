@@ -23,7 +23,7 @@ TASK = "add a function is_even(n) to util.py and a pytest test for it"
 
 # Small budgets: two CPU cores are shared by everyone, the 0.5B makes ~20 tokens/s.
 CONFIG = {
-    "model": {"max_tokens": 256},
+    "model": {"max_tokens": 256, "timeout_seconds": 1200},  # the shared machine can be very busy
     "pipeline": {"max_cycles": 1, "max_steps": 2, "agent_max_turns": 4, "plan_max_tokens": 256},
     "reviewer": {"strategy": "single_call", "lookaround": {"enabled": False}, "max_tokens_per_answer": 160,
                  "timeout_seconds": 600},

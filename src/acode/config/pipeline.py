@@ -30,6 +30,11 @@ class PipelineSettings(BaseModel):
         description="a plan step's own check command runs only when it starts with one of these",
     )
     approval_mode: ApprovalMode = "auto_edit"
+    executor_tools: list[str] = Field(
+        default_factory=lambda: ["read_file", "write_file", "replace", "list_directory", "grep_search", "run_shell_command"],
+        description="tools the executor's agent is offered (fewer tools: a shorter prompt for small models); "
+        "the shell is offered only when the approval mode or agent.rules.allow_shell lets it run",
+    )
     max_steps: int = Field(8, ge=1, description="steps a plan may have")
     agent_max_turns: int = Field(12, ge=1, description="agent turns per step")
     plan_max_tokens: int = Field(700, ge=64)

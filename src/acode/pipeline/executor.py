@@ -83,7 +83,8 @@ class ExecutorStage(Stage):
 
 
 def executor_tools(ctx: RunContext) -> ToolRegistry:
-    """The tools the executor may use: no questions to the user, and no shell when it would be denied."""
+    """``pipeline.executor_tools``, minus what could never run: no questions to the user, and no shell
+    when the approval mode would deny it anyway (nobody is asked inside a run)."""
     mode = ctx.settings.pipeline.approval_mode
     rules = ctx.settings.agent.rules
     drop = {"ask_user"}
@@ -91,7 +92,7 @@ def executor_tools(ctx: RunContext) -> ToolRegistry:
         drop.add("run_shell_command")
     if mode == "default" and not rules.allow_tools:
         drop.update(t.name for t in ctx.tools if not t.read_only)  # nothing could be edited
-    return ctx.tools.subset(n for n in ctx.tools.names() if n not in drop)
+    return ctx.tools.subset(n for n in ctx.settings.pipeline.executor_tools if n not in drop)
 
 
 def run_agent(ctx: RunContext, prompt: str, session_id: str) -> AgentResult:
