@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import sys
 from pathlib import Path
 
 import pytest
+from gguf_bytes import kv_string, kv_uint32, tiny_gguf
+from typer.testing import CliRunner
 
+from acode.cli.main import app
 from acode.config.model import ModelSettings
 from acode.errors import ConfigError, ModelError, ModelNotInstalledError
 from acode.llm import bundled
 from acode.llm.bundled import BundledModel
 
-PARTS = [b"GGUF" + b"a" * 1000, b"b" * 3000, b"c" * 17]
+# A real (tensor-less) GGUF header padded out, cut into three parts.
+_WHOLE = (
+    tiny_gguf(kv_string("general.architecture", "llama"), kv_uint32("llama.context_length", 4096))
+    + b"\0" * 4000
+)
+PARTS = [_WHOLE[:1000], _WHOLE[1000:4000], _WHOLE[4000:]]
 
 
 def _make_parts(site: Path, prefix: str, contents: list[bytes]) -> None:
@@ -186,3 +195,24 @@ def test_installed_real_parts_are_found_without_importing_them():
     assert all(p is not None for p in paths), "run `pip install -e '.[local]'`"
     assert sum(p.stat().st_size for p in paths) == small.size
     assert small.package(1) not in sys.modules
+
+
+def test_cli_pull_list_and_info_on_a_fake_model(fake_model):
+    runner = CliRunner()
+    pulled = runner.invoke(app, ["models", "pull", "fake-model"])
+    assert pulled.exit_code == 0, pulled.output
+    path = bundled.assembled_path(fake_model)
+    assert str(path) in pulled.stdout and path.read_bytes() == b"".join(PARTS)
+    again = runner.invoke(app, ["models", "pull", "fake-model"])
+    assert "already assembled and verified" in again.stderr
+
+    rows = {row["name"]: row for row in json.loads(runner.invoke(app, ["models", "list", "--json"]).stdout)}
+    assert rows["fake-model"]["verified"] is True and rows["fake-model"]["parts_installed"] == 3
+
+    info = json.loads(runner.invoke(app, ["models", "info", "fake-model", "--json"]).stdout)
+    assert info["sha256"] == fake_model.sha256 and info["path"] == str(path)
+    assert info["metadata"]["context_length"] == 4096 and info["metadata"]["architecture"] == "llama"
+
+    path.write_bytes(b"GGUF broken")
+    forced = runner.invoke(app, ["models", "pull", "--force", "fake-model"])
+    assert forced.exit_code == 0 and path.read_bytes() == b"".join(PARTS)

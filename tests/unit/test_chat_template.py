@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 
 import pytest
+from gguf_bytes import kv_float_array, kv_string, kv_string_array, kv_uint32, tiny_gguf
 
 from acode.errors import ModelError
 from acode.llm import bundled, gguf
@@ -78,28 +78,17 @@ def test_instructions_describe_tools_or_the_schema():
     assert '"ok": {"type": "boolean"}' in schema_text and "JSON" in schema_text
 
 
-def _gguf_string(text: str) -> bytes:
-    data = text.encode()
-    return struct.pack("<Q", len(data)) + data
-
-
 def _write_gguf(path: Path) -> Path:
-    entries = [
-        _gguf_string("general.architecture") + struct.pack("<I", 8) + _gguf_string("llama"),
-        _gguf_string("general.name") + struct.pack("<I", 8) + _gguf_string("Tiny"),
-        _gguf_string("llama.context_length") + struct.pack("<I", 4) + struct.pack("<I", 2048),
-        _gguf_string("tokenizer.scores")
-        + struct.pack("<I", 9)
-        + struct.pack("<IQ", 6, 1000)
-        + struct.pack("<1000f", *range(1000)),
-        _gguf_string("tokenizer.tokens")
-        + struct.pack("<I", 9)
-        + struct.pack("<IQ", 8, 2)
-        + _gguf_string("a")
-        + _gguf_string("b"),
-        _gguf_string("tokenizer.chat_template") + struct.pack("<I", 8) + _gguf_string("{{ messages }}"),
-    ]
-    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, len(entries)) + b"".join(entries))
+    path.write_bytes(
+        tiny_gguf(
+            kv_string("general.architecture", "llama"),
+            kv_string("general.name", "Tiny"),
+            kv_uint32("llama.context_length", 2048),
+            kv_float_array("tokenizer.scores", [float(n) for n in range(1000)]),
+            kv_string_array("tokenizer.tokens", ["a", "b"]),
+            kv_string("tokenizer.chat_template", "{{ messages }}"),
+        )
+    )
     return path
 
 

@@ -124,3 +124,10 @@ def test_models_pull_and_info_on_an_unknown_name(tmp_path):
     for argv in (["models", "pull", "nope"], ["models", "info", "nope"]):
         result = _acode(*argv, cwd=tmp_path)
         assert result.returncode == 2 and "ACODE-MODEL-003" in result.stderr
+
+
+def test_error_text_with_brackets_is_printed_verbatim(tmp_path):
+    missing = tmp_path / "weights[local].gguf"
+    result = _acode("ask", "hi", "--model", str(missing), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "ACODE-MODEL-001" in result.stderr and str(missing) in result.stderr

@@ -75,7 +75,8 @@ def main(
 
 def _register() -> None:
     """One line per command module (each module keeps its heavy imports inside its commands)."""
-    from acode.cli import config_cmd, models as models_cli
+    from acode.cli import config_cmd
+    from acode.cli import models as models_cli
 
     app.add_typer(models_cli.app, name="models")
     app.command("ask")(models_cli.ask)
@@ -105,7 +106,9 @@ def run() -> None:
     try:
         app()
     except AcodeError as exc:
-        err_console.print(f"[bold red]error[/] {exc}", markup=True, highlight=False, soft_wrap=True)
+        from rich.markup import escape  # messages hold brackets, e.g. pip install -e '.[local]'
+
+        err_console.print(f"[bold red]error[/] {escape(str(exc))}", markup=True, highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         err_console.print("interrupted")

