@@ -148,3 +148,20 @@ def test_timeout_raises_a_typed_error(real_model):
             [Message.system(SYSTEM), Message.user("Explain Python.")], max_tokens=50, timeout=1e-9
         )
     assert caught.value.code == "ACODE-MODEL-023"
+
+
+def test_acode_ask_streams_an_answer_from_the_bundled_model(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "acode", "ask", "What is the capital of France? Answer with one word."]
+        + ["--model", "qwen2.5-coder-0.5b", "--max-tokens", "6"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Paris" in result.stdout
