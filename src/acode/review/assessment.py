@@ -51,10 +51,10 @@ def _strip_titles(node: Any) -> Any:
 
 class ProposedFinding(_Slim):
     line_number: int = Field(ge=0, description="the number shown before the line in the diff")
-    line: str = Field(max_length=240)
-    problem: str = Field(max_length=240)
+    line: str = Field(max_length=160)
+    problem: str = Field(max_length=160)
     severity: Literal["high", "medium", "low"]
-    suggestion: str = Field(max_length=200)
+    suggestion: str = Field(max_length=120)
 
 
 class Verdict(_Slim):
@@ -120,12 +120,12 @@ def propose(
 ) -> Proposals:
     out = Proposals()
     if strategy == "single_call":
-        output = proposal_model(max_findings * 2, tuple(dimensions), min_findings)
+        output = proposal_model(max_findings, tuple(dimensions), min_findings)
         task = render(PKG, "single_call.j2", dimensions=[(d, TITLES[d]) for d in dimensions],
-                      max_findings=max_findings * 2, candidates=min_findings > 0)
+                      max_findings=max_findings, candidates=min_findings > 0)
         progress("asking for findings on all dimensions at once")
         try:
-            answer = complete_json(model, with_task(messages, task), output, max_tokens=max_tokens * 2,
+            answer = complete_json(model, with_task(messages, task), output, max_tokens=max_tokens,
                                    timeout=timeout())
         except ModelOutputError as exc:
             out.failed = {d: exc.message for d in dimensions}

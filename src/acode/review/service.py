@@ -150,7 +150,7 @@ def _pack(context: ReviewContext, evidence: list[Finding], model: ChatModel, set
     """Diffs within (window - output reserve - everything else in the prompt)."""
     files = [f.model_copy(update={"diff": redact(f.diff)}) for f in context.files]
     empty = PackedDiffs("", pack_diffs([], model.count_tokens, 0).summary)
-    schema = json.dumps(proposal_model(settings.max_findings_per_dimension * 2, tuple(settings.dimensions.enabled()))
+    schema = json.dumps(proposal_model(settings.max_findings_per_dimension, tuple(settings.dimensions.enabled()))
                         .model_json_schema())
     overhead = sum(model.count_tokens(text) for text in (
         system, schema, render(PKG, "single_call.j2", dimensions=[], max_findings=9, candidates=True),
