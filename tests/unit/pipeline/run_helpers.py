@@ -71,13 +71,14 @@ def write(path: str, content: str) -> dict:
 def approve() -> list[Any]:
     """A doubtful line the check then dismisses: the review approves (the engine asks for at least one
     candidate finding, so "no findings" is not an answer it accepts)."""
-    doubt = {"dimension": "code_quality", "line": "def is_even(n):", "problem": "could be wrong", "severity": "low",
-             "suggestion": "double-check"}
+    doubt = {"dimension": "code_quality", "line_number": 5, "line": "def is_even(n):", "problem": "could be wrong",
+             "severity": "low", "suggestion": "double-check"}
     return [{"json": {"findings": [doubt]}}, "no"]
 
 
-def reject(line: str, problem: str, suggestion: str) -> list[Any]:
-    finding = {"dimension": "code_quality", "line": line, "problem": problem, "severity": "high", "suggestion": suggestion}
+def reject(line: str, problem: str, suggestion: str, line_number: int = 6) -> list[Any]:
+    finding = {"dimension": "code_quality", "line_number": line_number, "line": line, "problem": problem,
+               "severity": "high", "suggestion": suggestion}
     return [{"json": {"findings": [finding]}}, "yes"]
 
 

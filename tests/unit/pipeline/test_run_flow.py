@@ -189,7 +189,7 @@ def test_require_policy_without_anyone_to_ask_exits_51_unless_approved(repo):
 def test_review_timeout_exits_52_and_keeps_the_partial_result(repo):
     write_config(repo, reviewer={"timeout_seconds": 1})
     dims = ["intent_alignment", "code_quality", "completeness", "consistency", "safety"]
-    findings = [{"dimension": d, "line": "def is_even(n):", "problem": f"doubt about {d}", "severity": "low",
+    findings = [{"dimension": d, "line_number": 5, "line": "def is_even(n):", "problem": f"doubt about {d}", "severity": "low",
                  "suggestion": "check"} for d in dims]
     model = ScriptedModel([
         plan("add is_even"), *good_execution(),
