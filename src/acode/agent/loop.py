@@ -74,6 +74,7 @@ class _Run:
     format_errors: list[str] = field(default_factory=list)
     succeeded: dict[str, str] = field(default_factory=dict)  # call key -> output, previous turn only
     request: str = ""  # the user's latest prompt, quoted back when the model loses its way
+    blocked: set[str] = field(default_factory=set)  # tools left out of the next call (just repeated)
 
     @property
     def elapsed(self) -> float:
@@ -182,6 +183,7 @@ class AgentLoop:
                 self._append(state, Message.assistant(text, calls))
                 steps = self._run_tools(run, calls)
                 run.succeeded = self._succeeded(run, steps)
+                run.blocked = {s.name for s in steps if s.decision == "repeated"}
                 if all(step.decision == "invalid" for step in steps):
                     self._count_format_error(run, steps[-1].error or "invalid tool call")
                 else:
@@ -212,7 +214,7 @@ class AgentLoop:
         try:
             completion = self.model.complete(
                 run.state.history,
-                tools=compact_specs(self.registry.specs()),
+                tools=self._offered_tools(run),
                 max_tokens=self.config.max_tokens,
                 temperature=self.config.temperature,
                 seed=self.config.seed,
@@ -235,6 +237,13 @@ class AgentLoop:
             if replaced is not None:
                 completion = replaced
         return completion, problem, seconds
+
+    def _offered_tools(self, run: _Run) -> list[ToolSpec]:
+        """All tools, except one the model just repeated: with constrained decoding this is what makes
+        a small model take its next step (a message alone did not). It costs one re-read of the prompt."""
+        specs = compact_specs(self.registry.specs())
+        offered = [spec for spec in specs if spec.name not in run.blocked]
+        return offered or specs
 
     def _interpret(self, completion: Completion) -> tuple[str, list[ToolCall], str | None]:
         """(answer text, tool calls, format problem). Parses envelopes a backend left in the text."""

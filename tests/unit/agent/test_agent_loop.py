@@ -317,6 +317,11 @@ def test_a_call_repeating_the_previous_successful_step_is_not_run_again(tmp_path
     guard = json.loads(result.tool_steps()[1].output)["error"]
     assert "not run again" in guard and "ran python hello.py" in guard
     assert "The user asked: 'go'" in guard  # the request is quoted back to a model that lost its way
+    offered = [sorted(t.name for t in call["tools"]) for call in model.calls]
+    everything = ["read_file", "run_shell_command", "write_file"]
+    without_shell = ["read_file", "write_file"]
+    # after each repeat the repeated tool is left out of the next call only
+    assert offered == [everything, everything, without_shell, without_shell, everything, everything]
     assert result.ok
 
 
