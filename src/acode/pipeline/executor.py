@@ -12,6 +12,7 @@ from acode.agent.result import AgentResult
 from acode.fsutil import atomic_write_json
 from acode.pipeline import gitops
 from acode.pipeline.models import StepResult
+from acode.pipeline.planner import mentioned_files
 from acode.pipeline.stages import RunContext, Stage, StageResult
 from acode.prompts import render
 from acode.tools.base import ToolContext, ToolRegistry
@@ -55,6 +56,7 @@ class ExecutorStage(Stage):
             done=[r for r in state.step_results if r.status == "done"],
             failure=failure,
             attempt=state.verify_attempt,
+            files=mentioned_files(ctx.root, f"{description}\n{failure}"),
         )
         agent = run_agent(ctx, prompt, f"{state.session_id}-s{index}a{state.verify_attempt}")
         after = gitops.fingerprint(ctx.root, state.start_commit)

@@ -89,18 +89,25 @@ class PlannerStage(Stage):
 def repository_context(root: Path, task: str) -> dict:
     """Tracked files (a bounded list) and the start of the files the request names."""
     names = [n for n in gitops.git(root, "ls-files", "-z").split("\0") if n and not n.startswith(".acode/")]
-    mentioned = {m.strip("`'\".,:;()") for m in re.findall(r"[\w./-]+\.\w+", task)}
+    return {
+        "files": names[:MAX_LISTED_FILES],
+        "files_truncated": len(names) > MAX_LISTED_FILES,
+        "excerpts": mentioned_files(root, task, names),
+    }
+
+
+def mentioned_files(root: Path, text: str, names: list[str] | None = None, limit: int = 3) -> list[tuple[str, str]]:
+    """(path, first lines) of the repository files ``text`` names, as they are now (untracked ones too)."""
+    if names is None:
+        names = gitops.git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
+    mentioned = {m.strip("`'\".,:;()") for m in re.findall(r"[\w./-]+\.\w+", text)}
     excerpts = []
     for name in names:
-        if name in mentioned or Path(name).name in mentioned:
+        if name and not name.startswith(".acode/") and (name in mentioned or Path(name).name in mentioned):
             try:
                 lines = (root / name).read_text(encoding="utf-8").splitlines()
             except (OSError, UnicodeDecodeError):
                 continue
-            cut = lines[:MAX_EXCERPT_LINES] + ([f"... ({len(lines) - MAX_EXCERPT_LINES} more lines)"] if len(lines) > MAX_EXCERPT_LINES else [])
-            excerpts.append((name, "\n".join(cut)))
-    return {
-        "files": names[:MAX_LISTED_FILES],
-        "files_truncated": len(names) > MAX_LISTED_FILES,
-        "excerpts": excerpts[:3],
-    }
+            more = len(lines) - MAX_EXCERPT_LINES
+            excerpts.append((name, "\n".join(lines[:MAX_EXCERPT_LINES] + ([f"... ({more} more lines)"] if more > 0 else []))))
+    return excerpts[:limit]
