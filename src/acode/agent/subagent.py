@@ -11,6 +11,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -21,14 +22,18 @@ from acode.agent.definitions import EDIT_TOOL_NAMES, AgentDefinition
 from acode.agent.loop import AgentLoop, LoopConfig
 from acode.agent.middleware import AgentState, Middleware
 from acode.agent.observer import LoopObserver
+from acode.errors import ModelError
+from acode.fsutil import atomic_write_text
 from acode.llm.protocol import ChatModel
-from acode.llm.types import ToolCall
+from acode.llm.structured import complete_json
+from acode.llm.types import Message, ToolCall
 from acode.prompts import render
 from acode.tools.base import Tool, ToolContext, ToolError, ToolRegistry, ToolResult
 
 log = logging.getLogger("acode.agent")
 
 COMPLETE_TASK = "complete_task"
+UPDATE_PLAN = "update_plan"
 INVOKE_AGENT = "invoke_agent"
 GRACE_SECONDS = 120.0
 FINISH_HINT = "If this completes the task, call complete_task now; otherwise continue with the next step."
@@ -70,6 +75,29 @@ class CompleteTask(Tool):
     def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:
         ctx.state[COMPLETE_TASK] = args.model_dump()
         return ToolResult(output="Task complete.")
+
+
+class UpdatePlanArgs(BaseModel):
+    content: str = Field(description="The whole plan, in Markdown: a few numbered steps.")
+
+
+class UpdatePlan(Tool):
+    """Writes the task's plan file, so the agent never has to spell the file's path."""
+
+    name = UPDATE_PLAN
+    kind = "edit"
+    description = "Write your plan (the complete new content of your plan file)."
+    Args = UpdatePlanArgs
+
+    def __init__(self, plan_file: Path, title: str):
+        self.plan_file = plan_file
+        self.title = title
+
+    def run(self, args: UpdatePlanArgs, ctx: ToolContext) -> ToolResult:
+        body = args.content.strip()
+        text = body if body.startswith("# ") else f"{self.title}\n\n{body}"
+        atomic_write_text(self.plan_file, text.rstrip() + "\n")
+        return ToolResult(output="Plan saved.")
 
 
 class SubagentResult(BaseModel):
@@ -179,6 +207,9 @@ class SubagentRunner:
     ) -> SubagentResult:
         started = time.monotonic()
         registry = restricted_registry(self.base_registry, definition)
+        if plan_file and any(not t.read_only for t in registry if t.name != COMPLETE_TASK):
+            first_line = Path(plan_file).read_text(encoding="utf-8").splitlines()[:1] if Path(plan_file).is_file() else []
+            registry.register(UpdatePlan(Path(plan_file), first_line[0] if first_line else "# Plan"))
         model = self.model_for(definition.model) if definition.model and self.model_for else self.model
         config = dataclasses.replace(
             self.loop_config,
@@ -191,8 +222,7 @@ class SubagentRunner:
             "subagent_system.j2",
             persona=definition.system_prompt,
             name=definition.name,
-            workspace=str(ctx.workspace),
-            plan_file=plan_file or "",
+            plan_file=bool(plan_file),
             tools=registry.names(),
             context=context,
         )
@@ -208,7 +238,7 @@ class SubagentRunner:
         turns, message, grace = outcome.turns, outcome.message, False
         if termination in ("max_turns", "timeout") and COMPLETE_TASK not in ctx.state:
             grace = True
-            turns += self._grace_turn(model, registry, ctx, state, config, termination, should_abort)
+            turns += self._grace_turn(model, definition, ctx, state, termination)
         loop.end(state, termination)
         report = ctx.state.get(COMPLETE_TASK)
         if termination == "goal":
@@ -225,18 +255,19 @@ class SubagentRunner:
             grace_turn_used=grace,
         )
 
-    def _grace_turn(
-        self, model: ChatModel, registry: ToolRegistry, ctx: ToolContext, state: AgentState,
-        config: LoopConfig, limit: str, should_abort: Callable[[], bool] | None,
-    ) -> int:
-        finish_only = registry.subset([COMPLETE_TASK])
-        grace_config = dataclasses.replace(config, max_turns=1, max_seconds=GRACE_SECONDS)
-        loop = AgentLoop(model, finish_only, ctx, config=grace_config,
-                         middlewares=[_SubagentControl(should_abort, nudges=0)], policy=self.policy,
-                         observers=self.observers)
+    def _grace_turn(self, model: ChatModel, definition: AgentDefinition, ctx: ToolContext, state: AgentState,
+                    limit: str) -> int:
+        """One last answer, decoded straight into the agent's result schema (no tool choice to get wrong)."""
         limit_name = "turn" if limit == "max_turns" else "time"
-        outcome = loop.send(state, render("acode.agent", "subagent_grace.j2", limit=limit_name))
-        return outcome.turns
+        messages = [*state.history, Message.user(render("acode.agent", "subagent_grace.j2", limit=limit_name))]
+        try:
+            report = complete_json(model, messages, OUTPUT_MODELS[definition.output],
+                                   max_tokens=self.loop_config.max_tokens, timeout=GRACE_SECONDS)
+        except ModelError as exc:
+            log.info("grace turn of %s gave no result: %s", definition.name, exc)
+            return 1
+        ctx.state[COMPLETE_TASK] = report.model_dump()
+        return 1
 
 
 def _result_text(report: dict[str, Any]) -> str:

@@ -84,7 +84,7 @@ def test_builtins_user_project_and_extension_personas(tmp_path):
 
 def test_builtin_personas_come_from_templates():
     agents = load_agents(None)
-    assert "plan file" in agents["coder-agent"].system_prompt
+    assert "update_plan" in agents["coder-agent"].system_prompt
     assert "complete_task" in agents["codebase_investigator"].system_prompt
     assert agents["codebase_investigator"].output == "investigation"
     assert "write_file" not in agents["codebase_investigator"].tools

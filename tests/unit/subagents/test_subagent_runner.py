@@ -40,7 +40,8 @@ def test_coder_writes_then_completes(scripted, ctx):
     assert result.result == "math_utils.py" and result.turns == 2 and not result.grace_turn_used
     assert (ctx.workspace / "math_utils.py").read_text().startswith("def add")
     system = model.calls[0]["messages"][0]
-    assert system.role == "system" and "coder agent" in system.content and str(ctx.workspace) in system.content
+    assert system.role == "system" and "coder agent" in system.content
+    assert str(ctx.workspace) not in system.content and "never absolute paths" in system.content
     assert "invoke_agent" not in tool_names(model.calls[0]) and COMPLETE_TASK in tool_names(model.calls[0])
     assert "run_shell_command" not in tool_names(model.calls[0])
 
@@ -50,13 +51,14 @@ def test_max_turns_gives_one_grace_turn_with_only_complete_task(scripted, ctx):
     model = scripted(
         {"tool": "read_file", "arguments": {"file_path": "a.txt"}},
         {"tool": "read_file", "arguments": {"file_path": "a.txt"}},
-        {"tool": COMPLETE_TASK, "arguments": {"result": "partial: read a.txt"}},
+        {"json": {"result": "partial: read a.txt"}},
     )
     result = SubagentRunner(model, default_registry()).run(coder(max_turns=2), "look", ctx)
     assert result.termination == "max_turns" and result.grace_turn_used and result.completed
     assert result.result == "partial: read a.txt" and result.turns == 3
-    assert tool_names(model.calls[-1]) == [COMPLETE_TASK]
-    assert "limit" in model.calls[-1]["messages"][-1].content
+    grace = model.calls[-1]
+    assert grace["tools"] == [] and grace["schema"]["required"] == ["result"]  # decoded into the result schema
+    assert "limit" in grace["messages"][-1].content
 
 
 def test_timeout_then_grace_turn_that_does_not_finish(scripted, ctx):
@@ -142,3 +144,19 @@ def test_invoke_agent_from_the_main_loop(scripted, ctx):
     assert isinstance(sub_system, Message) and "coder-agent" in sub_system.content
     assert "invoke_agent" not in tool_names(model.calls[2])
     assert "coder-agent" in next(s for s in model.calls[0]["tools"] if s.name == "invoke_agent").description
+
+
+def test_plan_file_is_written_with_update_plan(scripted, ctx, tmp_path):
+    plan = tmp_path / "plans" / "t1_plan.md"
+    plan.parent.mkdir()
+    plan.write_text("# Plan for coder-agent - make x\n")
+    model = scripted(
+        {"tool": "update_plan", "arguments": {"content": "1. write x.py\n2. finish"}},
+        {"tool": COMPLETE_TASK, "arguments": {"result": "x.py"}},
+    )
+    result = SubagentRunner(model, default_registry()).run(coder(), "make x", ctx, plan_file=str(plan))
+    assert result.termination == "goal"
+    assert plan.read_text() == "# Plan for coder-agent - make x\n\n1. write x.py\n2. finish\n"
+    assert "update_plan" in tool_names(model.calls[0]) and "update_plan" in model.calls[0]["messages"][0].content
+    investigator = load_agents(None)["codebase_investigator"]
+    assert "update_plan" not in restricted_registry(default_registry(), investigator).names()
