@@ -209,11 +209,19 @@ def test_ctrl_c_in_the_chat_cancels_the_step_and_keeps_the_session(git_repo):
     child.sendline("/resume")
     child.expect("\\*")  # the current session is marked in the list
     child.expect(PROMPT)
+    first_id = SessionStore(ProjectPaths(git_repo).db_file).list()[0].id
+    child.sendline("/clear")
+    child.expect("new session")
+    child.expect(PROMPT)
+    child.sendline(f"/resume {first_id}")
+    child.expect(f"resumed session {first_id}")
+    child.expect(PROMPT)
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()
-    roles = stored_roles(git_repo)
-    assert roles == ["system", "user", "user", "assistant"]
+    store = SessionStore(ProjectPaths(git_repo).db_file)
+    assert [m.role for m in store.load_messages(first_id)] == ["system", "user", "user", "assistant"]
+    assert len(store.list()) == 2  # /clear started a second one
 
 
 def test_enabled_extensions_add_context_and_remove_tools(git_repo):
@@ -232,3 +240,14 @@ def test_enabled_extensions_add_context_and_remove_tools(git_repo):
     assert "House rule: tabs are forbidden." in system
     out_none = run_cli(git_repo, script, "-p", "list files", "-e", "none", "--approval-mode", "yolo", "--json")
     assert json.loads(out_none.stdout)["trajectory"][1]["decision"] == "allowed"
+
+
+def test_a_piped_prompt_runs_once_and_an_empty_one_is_a_usage_error(git_repo):
+    script = write_script(git_repo, ["Piped answer."])
+    env = cli_env(script)
+    piped = subprocess.run([*ACODE, "--backend", "scripted"], input="what is this?", cwd=git_repo, env=env,
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert piped.returncode == 0 and piped.stdout == "Piped answer.\n"
+    empty = subprocess.run([*ACODE, "--backend", "scripted"], input="", cwd=git_repo, env=env,
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert empty.returncode == 2 and "ACODE-AGENT-002" in empty.stderr
