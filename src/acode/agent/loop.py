@@ -74,7 +74,7 @@ class _Run:
     format_errors: list[str] = field(default_factory=list)
     succeeded: dict[str, str] = field(default_factory=dict)  # call key -> output, previous turn only
     request: str = ""  # the user's latest prompt, quoted back when the model loses its way
-    blocked: set[str] = field(default_factory=set)  # tools left out of the next call (just repeated)
+    blocked: set[str] = field(default_factory=set)  # tools left out of the next call (see _offered_tools)
 
     @property
     def elapsed(self) -> float:
@@ -183,7 +183,7 @@ class AgentLoop:
                 self._append(state, Message.assistant(text, calls))
                 steps = self._run_tools(run, calls)
                 run.succeeded = self._succeeded(run, steps)
-                run.blocked = {s.name for s in steps if s.decision == "repeated"}
+                run.blocked = self._same_kind(s.name for s in steps if s.decision == "repeated")
                 if all(step.decision == "invalid" for step in steps):
                     self._count_format_error(run, steps[-1].error or "invalid tool call")
                 else:
@@ -238,9 +238,14 @@ class AgentLoop:
                 completion = replaced
         return completion, problem, seconds
 
+    def _same_kind(self, names: Any) -> set[str]:
+        kinds = {tool.kind for tool in map(self.registry.get, names) if tool is not None}
+        return {tool.name for tool in self.registry if tool.kind in kinds}
+
     def _offered_tools(self, run: _Run) -> list[ToolSpec]:
-        """All tools, except one the model just repeated: with constrained decoding this is what makes
-        a small model take its next step (a message alone did not). It costs one re-read of the prompt."""
+        """All tools, except - for one call - those of the kind the model just repeated (after
+        write_file succeeded twice: no edit tools). With constrained decoding this is what moves a small
+        model on to its next step; a message alone did not. It costs one re-read of the prompt."""
         specs = compact_specs(self.registry.specs())
         offered = [spec for spec in specs if spec.name not in run.blocked]
         return offered or specs

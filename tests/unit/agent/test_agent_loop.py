@@ -320,7 +320,7 @@ def test_a_call_repeating_the_previous_successful_step_is_not_run_again(tmp_path
     offered = [sorted(t.name for t in call["tools"]) for call in model.calls]
     everything = ["read_file", "run_shell_command", "write_file"]
     without_shell = ["read_file", "write_file"]
-    # after each repeat the repeated tool is left out of the next call only
+    # after each repeat the tools of the repeated kind (here: execute) are left out of the next call only
     assert offered == [everything, everything, without_shell, without_shell, everything, everything]
     assert result.ok
 
@@ -332,3 +332,14 @@ def test_tool_schemas_reach_the_model_without_pydantic_titles(tmp_path, scripted
     write = next(t for t in model.calls[0]["tools"] if t.name == "write_file")
     assert write.parameters["required"] == ["file_path", "content"]
     assert "title" not in json.dumps(write.parameters)
+
+
+def test_after_a_repeated_edit_no_edit_tool_is_offered_for_one_call(tmp_path, scripted):
+    write = tool_step("write_file", file_path="a.py", content="print(1)")
+    model = scripted(write, write, tool_step("run_shell_command", command="python a.py"), "It printed 1.")
+    loop = make_loop(model, tmp_path)
+    result = loop.run(new_state(loop), "create a.py and run it")
+    offered = [sorted(t.name for t in call["tools"]) for call in model.calls]
+    assert offered[2] == ["read_file", "run_shell_command"]
+    assert offered[3] == offered[0] and len(offered[0]) == 3
+    assert result.answer == "It printed 1." and loop.ctx.state["ran"] == ["python a.py"]
