@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import statistics
 import sys
 import tempfile
@@ -127,15 +128,17 @@ def decision_quality(arguments: dict[str, Any], name: str) -> dict[str, bool]:
 def tool_decision(model: ChatModel, repeats: int, constrained: bool) -> dict[str, Any]:
     runs = []
     for _ in range(repeats):
+        # a fresh first line: no run reuses the KV prefix of an earlier one, so both sides pay full prefill
+        system = f"Session {time.time_ns()}. {SYSTEM}"
         started = time.perf_counter()
         try:
             if constrained:
                 completion = model.complete(
-                    [Message.system(SYSTEM), Message.user(TASK)], tools=TOOLS, max_tokens=160
+                    [Message.system(system), Message.user(TASK)], tools=TOOLS, max_tokens=160
                 )
                 text, calls = completion.text, completion.tool_calls
             else:
-                system = f"{SYSTEM}\n\n{tools_prompt(TOOLS)}"
+                system = f"{system}\n\n{tools_prompt(TOOLS)}"
                 completion = model.complete([Message.system(system), Message.user(TASK)], max_tokens=160)
                 text, calls = parse_tool_text(completion.text, [t.name for t in TOOLS])
         except ModelError as exc:  # an answer that does not parse counts as a failed decision
@@ -155,6 +158,7 @@ def tool_decision(model: ChatModel, repeats: int, constrained: bool) -> dict[str
         runs.append(
             {
                 "seconds": round(seconds, 2),
+                "prompt_tokens_evaluated": completion.usage.prompt_tokens_evaluated,
                 "completion_tokens": completion.usage.completion_tokens,
                 "tool": call.name if call else None,
                 "arguments": call.arguments if call else None,
@@ -256,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json-out", type=Path, default=None)
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwind, so a started server is stopped
 
     import llama_cpp
 
