@@ -16,7 +16,8 @@ SNAPSHOT_TAG = "<state_snapshot>"
 EDIT_TOOLS = ("write_file", "replace")
 
 
-ITEM_CHARS, GOAL_CHARS, LIST_ITEMS, TASK_ITEMS = 120, 200, 4, 6
+# worst case ~550 tokens of JSON: inside the default summary_max_tokens (600), so the answer is never cut
+ITEM_CHARS, GOAL_CHARS, LIST_ITEMS, TASK_ITEMS = 100, 160, 3, 5
 Item = Annotated[str, StringConstraints(max_length=ITEM_CHARS)]
 
 
@@ -104,6 +105,12 @@ def previous_original_request(messages: list[Message]) -> str | None:
     return None
 
 
+def _real(items: list[str]) -> list[str]:
+    """Drop what a small model copied from a template instead of writing ('...', '<file>: <what>')."""
+    kept = [i for i in items if any(ch.isalnum() for ch in i) and not (i.startswith("<") and i.endswith(">"))]
+    return list(dict.fromkeys(kept))  # and what it repeated
+
+
 def render_snapshot(
     snapshot: StateSnapshot,
     *,
@@ -112,13 +119,21 @@ def render_snapshot(
     actions: list[str],
     approved_plan: Path | None,
 ) -> str:
-    trail = list(dict.fromkeys([*files, *snapshot.artifact_trail]))
+    snapshot = snapshot.model_copy(
+        update={
+            "active_constraints": _real(snapshot.active_constraints),
+            "key_knowledge": _real(snapshot.key_knowledge),
+            "task_state": [t for t in snapshot.task_state if _real([t.item])],
+            "overall_goal": snapshot.overall_goal if _real([snapshot.overall_goal]) else original_request[:200],
+        }
+    )
+    trail = list(dict.fromkeys([*files, *_real(snapshot.artifact_trail)]))
     return render(
         "acode.agent",
         "state_snapshot.j2",
         s=snapshot,
         original_request=original_request,
         artifact_trail=trail,
-        recent_actions=list(dict.fromkeys([*snapshot.recent_actions, *actions])),
+        recent_actions=list(dict.fromkeys([*_real(snapshot.recent_actions), *actions])),
         approved_plan=str(approved_plan) if approved_plan else "",
     )

@@ -141,3 +141,19 @@ def test_second_compression_keeps_the_original_request(tmp_path):
     comp.compress(st)
     assert comp.reports[-1].status == "compressed"
     assert "Add type hints to every module in src/. Ignore nothing." in st.history[1].content
+
+
+def test_placeholders_copied_by_a_small_model_are_dropped(tmp_path):
+    copied = {
+        "overall_goal": "...",
+        "key_knowledge": ["...", "the release code is pelican-42"],
+        "artifact_trail": ["<file>: <what changed>"],
+        "task_state": [{"status": "DONE", "item": "..."}, {"status": "TODO", "item": "write answer.txt"}],
+    }
+    comp = Compression(ScriptedModel([], context_window=4096), summarizer=ScriptedModel([{"json": copied}]), outputs_dir=tmp_path)
+    st = state(long_history(), tmp_path)
+    comp.compress(st)
+    snapshot = st.history[1].content
+    assert "- ...\n" not in snapshot and "<file>" not in snapshot and "[DONE] ..." not in snapshot
+    assert "the release code is pelican-42" in snapshot and "[TODO] write answer.txt" in snapshot
+    assert "Overall goal: Add type hints to every module in src/" in snapshot  # falls back to the request
