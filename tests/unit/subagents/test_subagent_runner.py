@@ -160,3 +160,15 @@ def test_plan_file_is_written_with_update_plan(scripted, ctx, tmp_path):
     assert "update_plan" in tool_names(model.calls[0]) and "update_plan" in model.calls[0]["messages"][0].content
     investigator = load_agents(None)["codebase_investigator"]
     assert "update_plan" not in restricted_registry(default_registry(), investigator).names()
+
+
+def test_complete_task_schema_has_no_refs_so_it_can_be_nested_in_the_tool_envelope():
+    import json
+
+    from acode.agent.subagent import CompleteTask, InvestigationReport
+
+    params = CompleteTask(InvestigationReport).spec().parameters
+    text = json.dumps(params)
+    assert "$ref" not in text and "$defs" not in text
+    location = params["properties"]["relevant_locations"]["items"]
+    assert location["required"] == ["file", "reason"]
