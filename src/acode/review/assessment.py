@@ -21,6 +21,8 @@ from acode.llm.protocol import ChatModel
 from acode.llm.structured import complete_json
 from acode.llm.types import Message
 from acode.prompts import render
+from acode.review.diffparse import added_lines
+from acode.review.models import ChangedFile
 
 PKG = "acode.review"
 
@@ -50,11 +52,18 @@ def _strip_titles(node: Any) -> Any:
 
 
 class ProposedFinding(_Slim):
-    line_number: int = Field(ge=0, description="the number shown before the line in the diff")
-    line: str = Field(max_length=160)
+    """One proposed finding. Its line is chosen by number among the added lines (the decoding grammar
+    only allows those when the backend constrains), and the report quotes that line from the diff."""
+
+    file: str = ""
+    line_number: int = Field(ge=0, description="the number shown before an added (+) line")
+    line: str = ""  # the quoted text, when a model gives one
     problem: str = Field(max_length=160)
     severity: Literal["high", "medium", "low"]
     suggestion: str = Field(max_length=120)
+
+
+MAX_LINE_CHOICES = 300  # larger diffs get a plain integer instead of an enum of added lines
 
 
 class Verdict(_Slim):
@@ -62,19 +71,34 @@ class Verdict(_Slim):
     reason: str = Field(max_length=300)
 
 
-@lru_cache(maxsize=32)
-def proposal_model(max_items: int, dimensions: tuple[str, ...] | None = None, min_items: int = 0) -> type[BaseModel]:
-    """``{"findings": [...]}`` with ``min_items``..``max_items`` items; with ``dimensions``, each names one."""
-    item: type[BaseModel] = ProposedFinding
+@lru_cache(maxsize=64)
+def proposal_model(max_items: int, dimensions: tuple[str, ...] | None = None, min_items: int = 0,
+                   lines: tuple[int, ...] | None = None, files: tuple[str, ...] | None = None) -> type[BaseModel]:
+    """``{"findings": [...]}`` with ``min_items``..``max_items`` items. Each item names its dimension
+    (when ``dimensions``), its file (when several ``files`` are shown) and an added line by number
+    (one of ``lines`` when given), then the problem, a severity and a fix."""
+    fields: dict[str, Any] = {}
     if dimensions:
-        item = create_model(
-            "DimensionFinding",
-            __base__=_Slim,
-            dimension=(Literal[dimensions], ...),  # type: ignore[valid-type]
-            **{name: (f.annotation, f) for name, f in ProposedFinding.model_fields.items()},
-        )
+        fields["dimension"] = (Literal[dimensions], ...)  # type: ignore[valid-type]
+    if files and len(files) > 1:
+        fields["file"] = (Literal[files], ...)  # type: ignore[valid-type]
+    if lines and len(lines) <= MAX_LINE_CHOICES:
+        fields["line_number"] = (Literal[lines], Field(description="the number shown before an added (+) line"))  # type: ignore[valid-type]
+    else:
+        fields["line_number"] = (int, ProposedFinding.model_fields["line_number"])
+    for name in ("problem", "severity", "suggestion"):
+        field = ProposedFinding.model_fields[name]
+        fields[name] = (field.annotation, field)
+    item = create_model("Finding", __base__=_Slim, **fields)
     # required: an empty object must not read as "no findings"
-    return create_model("Findings", __base__=_Slim, findings=(list[item], Field(..., min_length=min_items, max_length=max_items)))
+    return create_model("Findings", __base__=_Slim,
+                        findings=(list[item], Field(..., min_length=min_items, max_length=max_items)))
+
+
+def line_choices(files: list[ChangedFile]) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The added line numbers (all files together) and the file names a finding may point at."""
+    numbers = sorted({n for f in files for n, _ in added_lines(f.diff)})
+    return tuple(numbers), tuple(f.path for f in files if added_lines(f.diff))
 
 
 @dataclass
@@ -113,6 +137,7 @@ def propose(
     max_tokens: int,
     timeout: Callable[[], float],
     min_findings: int = 0,
+    choices: tuple[tuple[int, ...], tuple[str, ...]] = ((), ()),
     stop_on_failure: bool = False,
     parallel: int = 1,
     naive: bool = False,
@@ -120,9 +145,9 @@ def propose(
 ) -> Proposals:
     out = Proposals()
     if strategy == "single_call":
-        output = proposal_model(max_findings, tuple(dimensions), min_findings)
+        output = proposal_model(max_findings, tuple(dimensions), min_findings, *_nonempty(choices))
         task = render(PKG, "single_call.j2", dimensions=[(d, TITLES[d]) for d in dimensions],
-                      max_findings=max_findings, candidates=min_findings > 0)
+                      max_findings=max_findings, candidates=min_findings > 0, several_files=len(choices[1]) > 1)
         progress("asking for findings on all dimensions at once")
         try:
             answer = complete_json(model, with_task(messages, task), output, max_tokens=max_tokens,
@@ -132,15 +157,15 @@ def propose(
             return out
         out.findings = {d: [] for d in dimensions}
         for item in answer.findings:  # type: ignore[attr-defined]
-            out.findings[item.dimension].append(ProposedFinding(**item.model_dump(exclude={"dimension"})))
+            out.findings[item.dimension].append(ProposedFinding(**item.model_dump(exclude={"dimension"})))  # type: ignore[attr-defined]
         return out
 
-    output = proposal_model(max_findings, None, min_findings)
+    output = proposal_model(max_findings, None, min_findings, *_nonempty(choices))
 
     def one(dimension: str) -> tuple[str, list[ProposedFinding] | str]:
         progress(f"assessing {dimension.replace('_', ' ')}")
         task = render(PKG, "dimension.j2", name=dimension, title=TITLES[dimension], max_findings=max_findings,
-                      candidates=min_findings > 0)
+                      candidates=min_findings > 0, several_files=len(choices[1]) > 1)
         try:
             answer = complete_json(
                 model, with_task(messages, task, naive_first=f"Review aspect: {dimension}." if naive else None),
@@ -148,7 +173,7 @@ def propose(
             )
         except ModelOutputError as exc:
             return dimension, exc.message
-        return dimension, list(answer.findings)  # type: ignore[attr-defined]
+        return dimension, [ProposedFinding(**item.model_dump()) for item in answer.findings]  # type: ignore[attr-defined]
 
     if parallel > 1:
         with ThreadPoolExecutor(max_workers=parallel) as pool:
@@ -166,6 +191,11 @@ def propose(
                 raise PartialProposals(out) from None
     _collect(out, results)
     return out
+
+
+def _nonempty(choices: tuple[tuple[int, ...], tuple[str, ...]]) -> tuple:
+    lines, files = choices
+    return (lines or None, files or None)
 
 
 def _collect(out: Proposals, results: list[tuple[str, list[ProposedFinding] | str]]) -> None:

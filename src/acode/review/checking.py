@@ -41,7 +41,7 @@ def _split_number(quote: str) -> tuple[int | None, str]:
     return None, _norm(quote)
 
 
-def ground(quote: str, files: list[ChangedFile], number: int | None = None
+def ground(quote: str, files: list[ChangedFile], number: int | None = None, file: str = ""
            ) -> tuple[str | None, int | None, str, str]:
     """(file, new line number, "changed" | "context" | "none", the line's text) of the diff line a
     finding is about: by the quoted text (exact, contained, or nearly equal; the given or quoted line
@@ -55,7 +55,7 @@ def ground(quote: str, files: list[ChangedFile], number: int | None = None
                 if line.new_no is not None and _norm(line.text):
                     kind = "changed" if line.kind == "+" else "context"
                     rows.append((changed.path, line.new_no, kind, _norm(line.text), line.text.strip()))
-    rows.sort(key=lambda r: (r[1] != number, r[2] != "changed"))
+    rows.sort(key=lambda r: (bool(file) and r[0] != file, r[1] != number, r[2] != "changed"))
     if wanted and not wanted.isdigit():
         for matches in (
             lambda text: text == wanted,
@@ -111,7 +111,7 @@ def check_findings(
     for dimension, items in proposed.items():
         out[dimension] = []
         for item in items:
-            path, line, grounding, text = ground(item.line, files, item.line_number)
+            path, line, grounding, text = ground(item.line, files, item.line_number, item.file)
             finding = Finding(
                 dimension=dimension, source="model", rule=f"review/{dimension}", severity=item.severity,
                 message=redact(item.problem), suggestion=redact(item.suggestion),

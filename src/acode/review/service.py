@@ -15,7 +15,7 @@ from acode.llm.protocol import ChatModel
 from acode.prompts import render
 from acode.redact import redact
 from acode.review.assessment import (
-    PKG, PartialProposals, Proposals, ask_verdict, base_messages, propose, proposal_model,
+    PKG, PartialProposals, Proposals, ask_verdict, base_messages, line_choices, propose, proposal_model,
 )
 from acode.review.checking import check_findings
 from acode.review.decision import decide_from_levels, decide_from_verdict, dimension_level, explain
@@ -89,6 +89,7 @@ def review_change(
                 metered, messages, enabled, strategy=settings.strategy,
                 max_findings=settings.max_findings_per_dimension, max_tokens=settings.max_tokens_per_answer,
                 min_findings=1 if settings.require_candidates else 0,
+                choices=line_choices(packed_files(context, packed)),
                 stop_on_failure=settings.on_model_failure == "error",
                 timeout=remaining, parallel=settings.parallel_requests, naive=naive_layout, progress=say,
             )
@@ -150,11 +151,13 @@ def _pack(context: ReviewContext, evidence: list[Finding], model: ChatModel, set
     """Diffs within (window - output reserve - everything else in the prompt)."""
     files = [f.model_copy(update={"diff": redact(f.diff)}) for f in context.files]
     empty = PackedDiffs("", pack_diffs([], model.count_tokens, 0).summary)
-    schema = json.dumps(proposal_model(settings.max_findings_per_dimension, tuple(settings.dimensions.enabled()))
-                        .model_json_schema())
+    lines, names = line_choices(files)
+    schema = json.dumps(proposal_model(settings.max_findings_per_dimension, tuple(settings.dimensions.enabled()), 1,
+                                       lines[:300] or None, names or None).model_json_schema())
     overhead = sum(model.count_tokens(text) for text in (
-        system, schema, render(PKG, "single_call.j2", dimensions=[], max_findings=9, candidates=True),
-        render(PKG, "dimension.j2", name="code_quality", title="x", max_findings=9, candidates=True),
+        system, schema, render(PKG, "single_call.j2", dimensions=[], max_findings=9, candidates=True, several_files=True),
+        render(PKG, "dimension.j2", name="code_quality", title="x", max_findings=9, candidates=True,
+               several_files=True),
         _context_text(context.model_copy(update={"files": files}), empty, evidence),
     )) + 64
     if settings.lookaround.enabled:

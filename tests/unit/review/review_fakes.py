@@ -62,8 +62,10 @@ def yes_no(p_yes: float) -> Completion:
     return Completion(text=token, logprobs=[TokenLogprob(token=token, logprob=top[token], top=top)])
 
 
-def finding(line: str, problem: str = "wrong", severity: str = "high", number: int = 0) -> dict:
-    return {"line_number": number, "line": line, "problem": problem, "severity": severity, "suggestion": "fix it"}
+def finding(line: str, problem: str = "wrong", severity: str = "high", number: int = 3,
+            file: str = "pages.py") -> dict:
+    """A proposed finding; line 3 of pages.py is the changed line of SOUND -> BUGGY."""
+    return {"file": file, "line_number": number, "line": line, "problem": problem, "severity": severity, "suggestion": "fix it"}
 
 
 def reviewer(proposals: dict[str, list[dict]] | None = None, p_yes: float = 0.9, *, default: list[dict] | None = None):
@@ -72,7 +74,7 @@ def reviewer(proposals: dict[str, list[dict]] | None = None, p_yes: float = 0.9,
     proposals = proposals or {}
 
     def answer(messages, tools, schema):
-        last = messages[-1].content
+        last = "\n".join(m.content for m in messages if m.role == "user")  # re-asks keep the task
         if schema is None:
             return yes_no(p_yes)
         for name, items in proposals.items():

@@ -55,41 +55,35 @@ def test_a_middling_confidence_needs_work_but_does_not_reject_alone(bug_context)
     assert result.decision.verdict == "APPROVED"
 
 
-def test_a_finding_that_quotes_no_changed_line_is_ungrounded_and_never_checked(bug_context):
-    model = model_of(reviewer({"safety": [finding("os.system(user_input)")]}, p_yes=0.99))
+def test_findings_may_only_point_at_added_lines(bug_context):
+    """The schema offers the added line numbers only; an answer naming another line is not readable,
+    and an unreadable answer never approves."""
+    model = model_of(reviewer({"safety": [finding("return items[start : start + size]", number=4)]}, p_yes=0.99))
     result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
-    [f] = [f for f in result.all_findings() if f.source == "model"]
-    assert f.status == "ungrounded" and f.confidence is None
-    assert not any(call["schema"] is None for call in model.calls)  # no check question was asked
-    assert result.decision.verdict == "APPROVED"
-
-
-def test_findings_on_unchanged_context_lines_count_only_when_configured(bug_context):
-    quote = '"""Page ``number`` (starting at 1) of ``items``."""'
-    settings = ReviewerSettings(require_candidates=False)
-    model = model_of(reviewer({"consistency": [finding(quote)]}, p_yes=0.95))
-    [f] = [f for f in review_change(bug_context, model, settings).all_findings() if f.source == "model"]
-    assert (f.grounding, f.status) == ("context", "ungrounded")
-    settings.thresholds.count_context_lines = True
-    model = model_of(reviewer({"consistency": [finding(quote)]}, p_yes=0.95))
-    [f] = [f for f in review_change(bug_context, model, settings).all_findings() if f.source == "model"]
-    assert (f.grounding, f.status) == ("context", "confirmed")
+    schema = model.calls[0]["schema"]
+    item = schema["$defs"]["Finding"]["properties"]
+    assert item["line_number"]["enum"] == [1, 2, 3]  # added lines of pages.py and tests/test_pages.py
+    assert item["file"]["enum"] == ["pages.py", "tests/test_pages.py"]
+    safety = {d.name: d for d in result.dimensions}["safety"]
+    assert safety.status == "failed" and safety.level is None
+    assert result.decision.verdict == "REJECTED"
 
 
 def test_dimension_prompts_share_one_prefix_and_checks_are_narrow(bug_context):
     model = model_of(reviewer({"code_quality": [finding("start = number * size", "skips page 1")]},
-                              default=[finding("return items[start : start + size]", "doubtful", "low")]))
+                              default=[finding("", "doubtful", "low")]))
     review_change(bug_context, model, ReviewerSettings())
     proposals = [c for c in model.calls if c["schema"] is not None]
     checks = [c for c in model.calls if c["schema"] is None]
-    # 4 dimensions point at an unchanged line (not checked); the one changed-line claim is checked once
-    assert len(proposals) == 5 and len(checks) == 1
+    # two distinct claims about line 3: each is checked once, however many dimensions raise it
+    assert len(proposals) == 5 and len(checks) == 2
     shared = proposals[0]["messages"][-1].content.split("Task: review")[0]
     assert "+    start = number * size" in shared
     for call in model.calls:
         assert call["messages"][0].content == proposals[0]["messages"][0].content
         assert call["messages"][-1].content.startswith(shared)
-    assert "skips page 1" in checks[0]["messages"][-1].content
+    assert "skips page 1" in "".join(c["messages"][-1].content for c in checks)
+    assert "start = number * size" in checks[0]["messages"][-1].content  # the real line, quoted from the diff
     assert checks[0]["messages"][-1].content.rstrip().endswith("yes or no.")
     # every proposal schema demands at least one candidate (require_candidates) and bounds the list
     findings_schema = proposals[0]["schema"]["properties"]["findings"]
