@@ -17,10 +17,10 @@ import json
 import logging
 import re
 from collections import defaultdict
-from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
+from acode.agent.bounded import bounded_text
 from acode.agent.control import LoopDetected
 from acode.agent.middleware import AgentState, Middleware
 from acode.agent.routing import ModelProvider, resolve_provider
@@ -107,13 +107,8 @@ class ChantDetector:
 
 
 class LoopVerdict(BaseModel):
-    reasoning: str = Field(max_length=240, description="one or two sentences")
+    reasoning: bounded_text(240) = Field(description="one or two sentences")
     confidence: float = Field(ge=0.0, le=1.0, description="how sure you are that the assistant is stuck")
-
-    @field_validator("reasoning", mode="before")
-    @classmethod
-    def _cut(cls, value: Any) -> Any:
-        return value[:240] if isinstance(value, str) else value
 
 
 class LoopDetection(Middleware):

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
+from acode.agent.bounded import bounded_text
 from acode.agent.middleware import AgentState, Middleware
 from acode.agent.routing import ModelProvider, resolve_provider
 from acode.config.control import NextSpeakerSettings
@@ -73,13 +74,8 @@ def rule_verdict(text: str) -> Speaker | None:
 
 
 class NextSpeakerVerdict(BaseModel):
-    reasoning: str = Field(max_length=160, description="one sentence")
+    reasoning: bounded_text(160) = Field(description="one sentence")
     next_speaker: Speaker
-
-    @field_validator("reasoning", mode="before")
-    @classmethod
-    def _cut(cls, value: Any) -> Any:
-        return value[:160] if isinstance(value, str) else value
 
 
 class NextSpeakerCheck(Middleware):

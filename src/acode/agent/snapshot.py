@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, Field, StringConstraints, field_validator
+from pydantic import BaseModel, Field
 
+from acode.agent.bounded import bounded_list, bounded_text
 from acode.llm.types import Message
 from acode.prompts import render
 
@@ -18,46 +19,23 @@ EDIT_TOOLS = ("write_file", "replace")
 
 # worst case ~550 tokens of JSON: inside the default summary_max_tokens (600), so the answer is never cut
 ITEM_CHARS, GOAL_CHARS, LIST_ITEMS, TASK_ITEMS = 100, 160, 3, 5
-Item = Annotated[str, StringConstraints(max_length=ITEM_CHARS)]
+Item = bounded_text(ITEM_CHARS)
 
 
 class TaskItem(BaseModel):
     status: Literal["DONE", "IN PROGRESS", "TODO"]
     item: Item
 
-    @field_validator("item", mode="before")
-    @classmethod
-    def _cut(cls, value: Any) -> Any:
-        return value[:ITEM_CHARS] if isinstance(value, str) else value
-
 
 class StateSnapshot(BaseModel):
-    """Bounded lengths keep a constrained small model's answer inside its token budget; an
-    unconstrained backend's longer answer is cut to the same bounds instead of being rejected."""
+    """Bounded lengths (see acode.agent.bounded) keep a small model's answer inside its token budget."""
 
-    overall_goal: str = Field(max_length=GOAL_CHARS, description="the user's goal in one or two sentences")
-    active_constraints: list[Item] = Field(default_factory=list, max_length=LIST_ITEMS, description="rules to keep")
-    key_knowledge: list[Item] = Field(default_factory=list, max_length=LIST_ITEMS, description="facts still needed")
-    artifact_trail: list[Item] = Field(default_factory=list, max_length=LIST_ITEMS, description="files changed, and how")
-    recent_actions: list[Item] = Field(default_factory=list, max_length=LIST_ITEMS, description="last actions, results")
-    task_state: list[TaskItem] = Field(default_factory=list, max_length=TASK_ITEMS, description="DONE / IN PROGRESS / TODO")
-
-    @field_validator("overall_goal", mode="before")
-    @classmethod
-    def _cut_goal(cls, value: Any) -> Any:
-        return value[:GOAL_CHARS] if isinstance(value, str) else value
-
-    @field_validator("active_constraints", "key_knowledge", "artifact_trail", "recent_actions", mode="before")
-    @classmethod
-    def _cut_list(cls, value: Any) -> Any:
-        if not isinstance(value, list):
-            return value
-        return [v[:ITEM_CHARS] if isinstance(v, str) else v for v in value[:LIST_ITEMS]]
-
-    @field_validator("task_state", mode="before")
-    @classmethod
-    def _cut_tasks(cls, value: Any) -> Any:
-        return value[:TASK_ITEMS] if isinstance(value, list) else value
+    overall_goal: bounded_text(GOAL_CHARS) = Field(description="the user's goal in one or two sentences")
+    active_constraints: bounded_list(Item, LIST_ITEMS) = Field(default_factory=list, description="rules to keep")
+    key_knowledge: bounded_list(Item, LIST_ITEMS) = Field(default_factory=list, description="facts still needed")
+    artifact_trail: bounded_list(Item, LIST_ITEMS) = Field(default_factory=list, description="files changed, and how")
+    recent_actions: bounded_list(Item, LIST_ITEMS) = Field(default_factory=list, description="last actions, results")
+    task_state: bounded_list(TaskItem, TASK_ITEMS) = Field(default_factory=list, description="DONE / IN PROGRESS / TODO")
 
 
 def transcript(messages: list[Message], budget_chars: int, per_message: int = 900) -> str:
