@@ -186,3 +186,29 @@ def test_compress_and_plan_slash_commands(tmp_path):
     slash.dispatch(chat, "/plan off")
     assert session.state.approval_mode == "yolo"
     session.close()
+
+
+def test_before_agent_hook_adds_context_to_the_prompt_and_after_agent_can_insist(tmp_path):
+    add = tmp_path / "add.py"
+    add.write_text("import json\nprint(json.dumps({'hookSpecificOutput': {'additionalContext': 'Current branch: feature-x'}}))\n")
+    insist = tmp_path / "insist.py"
+    insist.write_text(
+        "import json, sys, os\n"
+        "data = json.load(sys.stdin)\n"
+        "if not os.path.exists('checked'):\n"
+        "    open('checked', 'w').close()\n"
+        "    print(json.dumps({'decision': 'block', 'reason': 'run the tests before finishing'}))\n"
+    )
+    config = {
+        "hooks": {
+            "BeforeAgent": [{"hooks": [{"command": f"{sys.executable} {add}"}]}],
+            "AfterAgent": [{"hooks": [{"command": f"{sys.executable} {insist}"}]}],
+        }
+    }
+    session = open_session(tmp_path, ["All done.", "Tests pass; all done."], config=config)
+    result = session.send("summarise the branch")
+    session.close()
+    first_prompt = session.loop.model.calls[0]["messages"][-1].content
+    assert first_prompt.startswith("summarise the branch") and "Current branch: feature-x" in first_prompt
+    assert "Not done yet: run the tests before finishing" in session.loop.model.calls[1]["messages"][-1].content
+    assert result.answer == "Tests pass; all done."
