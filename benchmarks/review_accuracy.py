@@ -78,11 +78,33 @@ def review_one(model, repo: Path, strategy: str, decision: str, timeout: float) 
         "seconds": round(time.monotonic() - started, 2),
         "reasons": result.decision.reasons,
         "levels": {d.name: d.level for d in result.dimensions},
-        "findings": [f.model_dump(include={"dimension", "severity", "file", "line", "grounding", "confidence",
-                                           "status", "message", "quote"}) for f in result.all_findings()],
+        "findings": [f.model_dump(include={"dimension", "source", "rule", "severity", "file", "line", "grounding",
+                                           "confidence", "status", "message", "quote"}) for f in result.all_findings()],
         "localised": any((f.file, f.line) in changed for f in counting) if counting else None,
         "tokens": result.tokens.model_dump(),
     }
+
+
+def rescore(record: dict, settings) -> str:
+    """The decision the findings of a stored review give under other thresholds (no model call: the
+    decision is a pure function of the checked findings, the evidence and the settings)."""
+    from acode.review.decision import decide_from_levels, dimension_level
+    from acode.review.models import DimensionResult, Finding
+
+    findings = [Finding(**{k: v for k, v in f.items() if v is not None or k in ("confidence", "line")})
+                for f in record["findings"]]
+    for f in findings:
+        if f.source == "model" and f.confidence is not None and f.status in ("confirmed", "dismissed"):
+            f.status = "confirmed" if f.confidence >= settings.thresholds.confirm else "dismissed"
+    evidence = [f for f in findings if f.source != "model"]
+    dims = []
+    for name, level in record["levels"].items():
+        if level is None:
+            dims.append(DimensionResult(name=name, status="failed"))
+            continue
+        own = [f for f in findings if f.dimension == name]
+        dims.append(DimensionResult(name=name, level=dimension_level(own, settings.thresholds)))
+    return decide_from_levels(dims, evidence, settings).verdict
 
 
 def summarise(records: list[dict]) -> dict:
@@ -126,7 +148,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--context-window", type=int, default=4096)
     parser.add_argument("--timeout", type=float, default=600.0, help="per review")
     parser.add_argument("--records", type=Path, help="also write every review as JSON lines here (for tuning)")
+    parser.add_argument("--rescore", type=Path, help="no model: re-decide the reviews in this records file")
+    parser.add_argument("--confirm", type=float, help="with --rescore: thresholds.confirm")
+    parser.add_argument("--poor", type=float, help="with --rescore: thresholds.poor")
     args = parser.parse_args(argv)
+    if args.rescore:
+        return rescore_file(args)
 
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model
@@ -172,6 +199,26 @@ def main(argv: list[str] | None = None) -> int:
         "designs": {name: summarise(rows) for name, rows in records.items()},
     }
     print(json.dumps(report, indent=2))
+    return 0
+
+
+def rescore_file(args) -> int:
+    from acode.config.review import ReviewerSettings
+
+    settings = ReviewerSettings()
+    if args.confirm is not None:
+        settings.thresholds.confirm = args.confirm
+    if args.poor is not None:
+        settings.thresholds.poor = args.poor
+    rows = [json.loads(line) for line in args.rescore.read_text().splitlines() if line.strip()]
+    by_design: dict[str, list[dict]] = {}
+    for row in rows:
+        if row["design"] != "verdict":
+            row = {**row, "verdict": rescore(row, settings)}
+        by_design.setdefault(row["design"], []).append(row)
+    print(json.dumps({"benchmark": "review_accuracy (rescored)", "records": str(args.rescore),
+                      "thresholds": settings.thresholds.model_dump(),
+                      "designs": {name: summarise(r) for name, r in by_design.items()}}, indent=2))
     return 0
 
 
