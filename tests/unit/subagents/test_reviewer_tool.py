@@ -41,7 +41,7 @@ def test_reviewer_sees_the_files_the_session_changed(tmp_path):
     assert "please add add() to calc.py" in request.content  # the conversation
     assert "add an add() function to calc.py" in request.content  # the task
     reviewer_result = [m for m in state.history if m.role == "tool" and m.name == "reviewer"][0]
-    assert reviewer_result.content == CRITIQUE
+    assert reviewer_result.content.startswith(CRITIQUE)  # the loop may append a task reminder
 
 
 def test_history_and_files_are_trimmed_to_the_context_budget(tmp_path):
