@@ -157,7 +157,7 @@ def task_table(tasks: list[Any]):
 
     table = Table(show_lines=False)
     for column in ("Task ID", "Agent", "Status", "Created At", "Prompt"):
-        table.add_column(column, overflow="fold", no_wrap=column in ("Task ID", "Created At"))
+        table.add_column(column, overflow="fold", no_wrap=column != "Prompt")
     colours = {"complete": "green", "failed": "red", "running": "cyan", "cancelled": "dim"}
     for task in tasks:
         row = _task_row(task)
