@@ -157,7 +157,8 @@ def task_table(tasks: list[Any]):
 
     table = Table(show_lines=False)
     for column in ("Task ID", "Agent", "Status", "Created At", "Prompt"):
-        table.add_column(column, overflow="fold", no_wrap=column != "Prompt")
+        wraps = column in ("Prompt", "Created At")
+        table.add_column(column, overflow="fold", no_wrap=not wraps, min_width=12 if column == "Prompt" else None)
     colours = {"complete": "green", "failed": "red", "running": "cyan", "cancelled": "dim"}
     for task in tasks:
         row = _task_row(task)
