@@ -21,7 +21,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("bearer-token", re.compile(r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)")),
     (
         "credential-in-url",
-        re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^@\s/]{3,})@", re.I),
+        re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^@\s/]{3,})@", re.IGNORECASE),
     ),
     (
         "assigned-secret",

@@ -26,7 +26,7 @@ from acode.review.models import ChangedFile, Finding
 _SPACE = re.compile(r"\s+")
 
 
-_NUMBERED = re.compile(r"^\s*(?:L|line\s*)?(\d+)\s*[:|.]?\s*(.*)$", re.I)
+_NUMBERED = re.compile(r"^\s*(?:L|line\s*)?(\d+)\s*[:|.]?\s*(.*)$", re.IGNORECASE)
 
 
 def _norm(text: str) -> str:

@@ -113,6 +113,7 @@ def ruff_findings(context: ReviewContext) -> list[Finding]:
             done = subprocess.run(
                 [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select", RUFF_RULES,
                  "--output-format", "json", "--exit-zero", "."], cwd=tmp, capture_output=True, text=True, timeout=120,
+                check=False,
             )
             reports = json.loads(done.stdout or "[]")
         except (OSError, subprocess.SubprocessError, json.JSONDecodeError) as exc:

@@ -21,7 +21,7 @@ def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
     try:
         done = subprocess.run(
             ["git", *args], cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT,
-            encoding="utf-8", errors="replace",
+            encoding="utf-8", errors="replace", check=False,
         )
     except FileNotFoundError:
         raise GitError(

@@ -23,7 +23,7 @@ LOCK_FILES = {
 }
 _GENERATED_NAME = re.compile(r"(\.min\.(js|css)$|\.map$|_pb2(_grpc)?\.pyi?$|\.pb\.go$|\.generated\.\w+$)")
 _GENERATED_DIRS = {"dist", "build", "node_modules", "vendor", "__pycache__", ".venv", "site-packages"}
-_GENERATED_MARK = re.compile(r"@generated|DO NOT EDIT|auto-?generated", re.I)
+_GENERATED_MARK = re.compile(r"@generated|DO NOT EDIT|auto-?generated", re.IGNORECASE)
 
 
 @dataclass

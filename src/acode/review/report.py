@@ -90,8 +90,9 @@ def render_markdown(result: ReviewResult) -> str:
                 lines.append(f"  - suggestion: {redact(f.suggestion)}")
     if result.packing.omitted:
         lines += ["", "Not sent to the model: " + ", ".join(f"`{p}` ({w})" for p, w in result.packing.omitted.items())]
-    lines += ["", f"_model {result.model}, {result.duration_seconds:.1f} s, prompt tokens evaluated "
-                  f"{result.tokens.evaluated}, reused {result.tokens.reused}_", ""]
+    footer = (f"_model {result.model}, {result.duration_seconds:.1f} s, prompt tokens evaluated "
+              f"{result.tokens.evaluated}, reused {result.tokens.reused}_")
+    lines += ["", footer, ""]
     return "\n".join(lines)
 
 

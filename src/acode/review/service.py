@@ -15,7 +15,14 @@ from acode.llm.protocol import ChatModel
 from acode.prompts import render
 from acode.redact import redact
 from acode.review.assessment import (
-    PKG, PartialProposals, Proposals, ask_verdict, base_messages, line_choices, propose, proposal_model,
+    PKG,
+    PartialProposals,
+    Proposals,
+    ask_verdict,
+    base_messages,
+    line_choices,
+    proposal_model,
+    propose,
 )
 from acode.review.checking import check_findings
 from acode.review.decision import decide_from_levels, decide_from_verdict, dimension_level, explain
@@ -114,7 +121,8 @@ def review_change(
         log.info("review timed out: %s", exc.message)
         result.status = "timeout"
         for name in enabled:
-            dimensions.setdefault(name, DimensionResult(name=name, status="timeout", error="not assessed before the timeout"))
+            dimensions.setdefault(name, DimensionResult(name=name, status="timeout", error="not assessed before the timeout",
+                                                        explanation="not assessed before the timeout"))
     result.dimensions = [dimensions[name] for name in enabled if name in dimensions]
     if settings.decision_strategy == "findings" or result.status == "timeout":
         result.decision = decide_from_levels(result.dimensions, evidence.findings, settings)
@@ -126,8 +134,8 @@ def _fill(dimensions: dict[str, DimensionResult], proposals: Proposals, checked:
     """Dimension results for every dimension whose proposals were read and fully checked."""
     for name, why in proposals.failed.items():
         status = "timeout" if why == "timed out" else "failed"
-        dimensions[name] = DimensionResult(name=name, status=status, error=f"the model's answer was unusable: {why}"
-                                           if status == "failed" else "not assessed before the timeout")
+        error = f"the model's answer was unusable: {why}" if status == "failed" else "not assessed before the timeout"
+        dimensions[name] = DimensionResult(name=name, status=status, error=error, explanation=error[:200])
     for name, items in proposals.findings.items():
         found = checked.get(name, [])
         if len(found) < len(items):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +77,7 @@ class ReviewStore:
             " duration_seconds, tokens_evaluated, tokens_reused, result_json)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
-                datetime.now(timezone.utc).isoformat(timespec="seconds"), source, result.target,
+                datetime.now(UTC).isoformat(timespec="seconds"), source, result.target,
                 result.context_hash, settings_hash(settings), result.base_ref, result.base_sha,
                 result.head_ref, result.head_sha, result.model, json.dumps(kept_settings),
                 json.dumps(data["dimensions"]), json.dumps(data["evidence"] + [

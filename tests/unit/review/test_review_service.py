@@ -4,6 +4,7 @@ the decision follows from them; unreadable answers never approve; timeouts keep 
 from __future__ import annotations
 
 import pytest
+from pydantic import BaseModel
 from review_fakes import BUGGY, SOUND, finding, repo_with_branch, reviewer, yes_no
 
 from acode.config.review import ReviewerSettings
@@ -13,7 +14,6 @@ from acode.llm.types import Completion
 from acode.review.git_context import branch_context
 from acode.review.service import review_change
 from acode.tools.base import Tool, ToolError, ToolRegistry, ToolResult
-from pydantic import BaseModel
 
 
 @pytest.fixture
