@@ -157,8 +157,7 @@ def task_table(tasks: list[Any]):
 
     table = Table(show_lines=False)
     for column in ("Task ID", "Agent", "Status", "Created At", "Prompt"):
-        wraps = column in ("Prompt", "Created At")
-        table.add_column(column, overflow="fold", no_wrap=not wraps, min_width=12 if column == "Prompt" else None)
+        table.add_column(column, overflow="fold", no_wrap=column in ("Task ID", "Created At"))
     colours = {"complete": "green", "failed": "red", "running": "cyan", "cancelled": "dim"}
     for task in tasks:
         row = _task_row(task)
