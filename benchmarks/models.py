@@ -15,7 +15,8 @@ server, started here on 127.0.0.1, reached over HTTP), it measures:
   tokens, and whether the decision is a valid call of the right tool.
 
 Every figure names the same-run baseline it is compared against: the openai backend against the
-embedded one, constrained decoding against unconstrained.
+embedded one, constrained decoding against unconstrained. The backends' runs are interleaved, so load
+from other work on the machine falls on both sides of a comparison alike (the load average is recorded).
 """
 
 from __future__ import annotations
@@ -81,41 +82,30 @@ def summary(values: list[float]) -> dict[str, Any]:
     return {"median": round(statistics.median(values), 2), "runs": [round(v, 2) for v in values]}
 
 
-# --- the three measurements ---------------------------------------------------------------------------
+# --- one run of each measurement -------------------------------------------------------------------------
 
 
-def prompt_speed(model: ChatModel, repeats: int) -> dict[str, Any]:
-    rates, tokens = [], 0
-    for run in range(repeats):
-        nonce = f"Run {run} at {time.time_ns()}."
-        prompt = f"{nonce}\nRead this code and say OK.\n\n" + CODE * 4
-        started = time.perf_counter()
-        completion = model.complete([Message.user(prompt)], max_tokens=1)
-        seconds = time.perf_counter() - started
-        tokens = completion.usage.prompt_tokens_evaluated
-        rates.append(tokens / seconds)
-    return {"prompt_tokens": tokens, "tokens_per_s": summary(rates)}
+def prompt_run(model: ChatModel) -> dict[str, float]:
+    nonce = f"Run at {time.time_ns()}."  # a fresh first line: nothing reused from the KV cache
+    prompt = f"{nonce}\nRead this code and say OK.\n\n" + CODE * 4
+    started = time.perf_counter()
+    completion = model.complete([Message.user(prompt)], max_tokens=1)
+    tokens = completion.usage.prompt_tokens_evaluated
+    return {"tokens": tokens, "rate": tokens / (time.perf_counter() - started)}
 
 
-def generation_speed(model: ChatModel, repeats: int, max_tokens: int = 64) -> dict[str, Any]:
-    rates, first_token = [], []
-    for run in range(repeats):
-        stamps: list[float] = []
-        started = time.perf_counter()
-        completion = model.complete(
-            [Message.user(f"({run}) Explain step by step how a hash map works in Python.")],
-            max_tokens=max_tokens,
-            on_text=lambda _piece, stamps=stamps: stamps.append(time.perf_counter()),
-        )
-        generated = completion.usage.completion_tokens
-        if len(stamps) >= 2 and generated >= 2:
-            rates.append((generated - 1) / (stamps[-1] - stamps[0]))
-            first_token.append(stamps[0] - started)
-    return {
-        "max_tokens": max_tokens,
-        "tokens_per_s": summary(rates),
-        "seconds_to_first_token": summary(first_token),
-    }
+def generation_run(model: ChatModel, max_tokens: int = 64) -> dict[str, float] | None:
+    stamps: list[float] = []
+    started = time.perf_counter()
+    completion = model.complete(
+        [Message.user(f"({time.time_ns()}) Explain step by step how a hash map works in Python.")],
+        max_tokens=max_tokens,
+        on_text=lambda _piece: stamps.append(time.perf_counter()),
+    )
+    generated = completion.usage.completion_tokens
+    if len(stamps) < 2 or generated < 2:
+        return None
+    return {"rate": (generated - 1) / (stamps[-1] - stamps[0]), "first_token": stamps[0] - started}
 
 
 def decision_quality(arguments: dict[str, Any], name: str) -> dict[str, bool]:
@@ -125,47 +115,37 @@ def decision_quality(arguments: dict[str, Any], name: str) -> dict[str, bool]:
     return {"valid_call": valid, "right_first_step": right}
 
 
-def tool_decision(model: ChatModel, repeats: int, constrained: bool) -> dict[str, Any]:
-    runs = []
-    for _ in range(repeats):
-        # a fresh first line: no run reuses the KV prefix of an earlier one, so both sides pay full prefill
-        system = f"Session {time.time_ns()}. {SYSTEM}"
-        started = time.perf_counter()
-        try:
-            if constrained:
-                completion = model.complete(
-                    [Message.system(system), Message.user(TASK)], tools=TOOLS, max_tokens=160
-                )
-                text, calls = completion.text, completion.tool_calls
-            else:
-                system = f"{system}\n\n{tools_prompt(TOOLS)}"
-                completion = model.complete([Message.system(system), Message.user(TASK)], max_tokens=160)
-                text, calls = parse_tool_text(completion.text, [t.name for t in TOOLS])
-        except ModelError as exc:  # an answer that does not parse counts as a failed decision
-            runs.append(
-                {
-                    "seconds": round(time.perf_counter() - started, 2),
-                    "error": exc.code,
-                    "completion_tokens": 0,
-                    "valid_call": False,
-                    "right_first_step": False,
-                }
+def decision_run(model: ChatModel, constrained: bool) -> dict[str, Any]:
+    """One decision for TASK. Constrained: tools passed, decoding held to the envelope schema.
+    Unconstrained: the same tool instructions in the system prompt, the free text parsed afterwards."""
+    system = f"Session {time.time_ns()}. {SYSTEM}"  # fresh prefix: both sides pay full prefill
+    started = time.perf_counter()
+    try:
+        if constrained:
+            completion = model.complete(
+                [Message.system(system), Message.user(TASK)], tools=TOOLS, max_tokens=160
             )
-            continue
-        seconds = time.perf_counter() - started
-        call = calls[0] if calls else None
-        quality = decision_quality(call.arguments, call.name) if call else decision_quality({}, "")
-        runs.append(
-            {
-                "seconds": round(seconds, 2),
-                "prompt_tokens_evaluated": completion.usage.prompt_tokens_evaluated,
-                "completion_tokens": completion.usage.completion_tokens,
-                "tool": call.name if call else None,
-                "arguments": call.arguments if call else None,
-                "text": text[:160] if not call else "",
-                **quality,
-            }
-        )
+            text, calls = completion.text, completion.tool_calls
+        else:
+            system = f"{system}\n\n{tools_prompt(TOOLS)}"
+            completion = model.complete([Message.system(system), Message.user(TASK)], max_tokens=160)
+            text, calls = parse_tool_text(completion.text, [t.name for t in TOOLS])
+    except ModelError as exc:  # an answer that does not parse counts as a failed decision
+        seconds = round(time.perf_counter() - started, 2)
+        return {"seconds": seconds, "error": exc.code, "valid_call": False, "right_first_step": False}
+    call = calls[0] if calls else None
+    return {
+        "seconds": round(time.perf_counter() - started, 2),
+        "prompt_tokens_evaluated": completion.usage.prompt_tokens_evaluated,
+        "completion_tokens": completion.usage.completion_tokens,
+        "tool": call.name if call else None,
+        "arguments": call.arguments if call else None,
+        "text": "" if call else text[:160],
+        **(decision_quality(call.arguments, call.name) if call else decision_quality({}, "")),
+    }
+
+
+def decisions(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "seconds": summary([r["seconds"] for r in runs]),
         "valid_calls": sum(r["valid_call"] for r in runs),
@@ -175,25 +155,44 @@ def tool_decision(model: ChatModel, repeats: int, constrained: bool) -> dict[str
     }
 
 
-def measure(model: ChatModel, repeats: int) -> dict[str, Any]:
-    model.complete([Message.user("Say OK.")], max_tokens=2)  # warm-up: load, first allocations
-    tool_decision(model, 1, constrained=True)  # warm-up of the constrained path (grammar, response_format)
-    result: dict[str, Any] = {
-        "prompt_processing": prompt_speed(model, repeats),
-        "generation": generation_speed(model, repeats),
-    }
-    unconstrained = tool_decision(model, repeats, constrained=False)
-    constrained = tool_decision(model, repeats, constrained=True)
-    result["tool_decision"] = {
-        "task": TASK,
-        "baseline": "unconstrained",
-        "unconstrained": unconstrained,
-        "constrained": constrained,
-        "constrained_time_ratio": round(
-            constrained["seconds"]["median"] / max(unconstrained["seconds"]["median"], 1e-9), 2
-        ),
-    }
-    return result
+def measure(models: dict[str, ChatModel], repeats: int) -> dict[str, Any]:
+    """Every run of every backend, interleaved (A, B, A, B ...), so load from anything else on the machine
+    falls on both sides of each comparison alike."""
+    raw: dict[str, dict[str, list[Any]]] = {b: {"pp": [], "gen": [], "free": [], "held": []} for b in models}
+    for backend, model in models.items():
+        model.complete([Message.user("Say OK.")], max_tokens=2)  # warm-up: first allocations
+        decision_run(model, constrained=True)  # warm-up: grammar, response_format negotiation
+    for _ in range(repeats):
+        for backend, model in models.items():
+            raw[backend]["pp"].append(prompt_run(model))
+            raw[backend]["gen"].append(generation_run(model))
+            raw[backend]["free"].append(decision_run(model, constrained=False))
+            raw[backend]["held"].append(decision_run(model, constrained=True))
+    results: dict[str, Any] = {}
+    for backend, runs in raw.items():
+        gen = [g for g in runs["gen"] if g]
+        free, held = decisions(runs["free"]), decisions(runs["held"])
+        results[backend] = {
+            "prompt_processing": {
+                "prompt_tokens": runs["pp"][-1]["tokens"],
+                "tokens_per_s": summary([r["rate"] for r in runs["pp"]]),
+            },
+            "generation": {
+                "max_tokens": 64,
+                "tokens_per_s": summary([g["rate"] for g in gen]),
+                "seconds_to_first_token": summary([g["first_token"] for g in gen]),
+            },
+            "tool_decision": {
+                "task": TASK,
+                "baseline": "unconstrained",
+                "unconstrained": free,
+                "constrained": held,
+                "constrained_time_ratio": round(
+                    held["seconds"]["median"] / max(free["seconds"]["median"], 1e-9), 2
+                ),
+            },
+        }
+    return results
 
 
 # --- backends -------------------------------------------------------------------------------------------
@@ -279,15 +278,19 @@ def main(argv: list[str] | None = None) -> int:
     }
     with tempfile.TemporaryDirectory(prefix="acode-bench-") as tmp:
         for name in installed_models(args.models):
-            per_backend: dict[str, Any] = {}
-            for backend in args.backends.split(","):
-                log(f"{name} / {backend} ...")
-                model, close = (
-                    embedded_backend(name) if backend == "embedded" else openai_backend(name, Path(tmp))
-                )
-                try:
-                    per_backend[backend] = measure(model, args.repeats)
-                finally:
+            log(f"{name}: {args.backends} ...")
+            models: dict[str, ChatModel] = {}
+            closers: list[Callable[[], None]] = []
+            try:
+                for backend in args.backends.split(","):
+                    opened = (
+                        embedded_backend(name) if backend == "embedded" else openai_backend(name, Path(tmp))
+                    )
+                    models[backend], close = opened
+                    closers.append(close)
+                per_backend = measure(models, args.repeats)
+            finally:
+                for close in closers:
                     close()
             compare_to_embedded(per_backend)
             report["models"][name] = per_backend
