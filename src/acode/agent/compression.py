@@ -74,6 +74,9 @@ class Compression(Middleware):
     def tokens(self, state: AgentState) -> int:
         return self.meter.history(state.history) + self.fixed_tokens
 
+    def on_session_start(self, state: AgentState) -> None:
+        self._retry_above = 0  # /clear and /resume start a new session with the same middlewares
+
     def before_model(self, state: AgentState) -> None:
         if not self.settings.enabled:
             return

@@ -95,6 +95,9 @@ class NextSpeakerCheck(Middleware):
         self.model_checks = 0
         self.last_model_verdict: NextSpeakerVerdict | None = None
 
+    def on_session_start(self, state: AgentState) -> None:
+        self._continues = 0
+
     def before_model(self, state: AgentState) -> None:
         last_user = next((m for m in reversed(state.history) if m.role == "user"), None)
         if last_user is not None and last_user.content != CONTINUE_MESSAGE and state.history[-1].role == "user":
