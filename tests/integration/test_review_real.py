@@ -27,7 +27,8 @@ def make_sample(target: Path) -> Path:
 def test_real_review_of_a_planted_bug_branch_is_stored(real_model, tmp_path):
     repo = make_sample(tmp_path / "sample")
     context = branch_context(repo, "main")
-    settings = ReviewerSettings(max_findings_per_dimension=1, max_tokens_per_answer=200, timeout_seconds=900)
+    settings = ReviewerSettings(strategy="per_dimension", max_findings_per_dimension=1, max_tokens_per_answer=200,
+                                timeout_seconds=1800)
     for name in ("intent_alignment", "completeness", "consistency"):  # keep the CPU cost small
         getattr(settings.dimensions, name).enabled = False
 

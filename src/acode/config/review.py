@@ -58,7 +58,10 @@ class ReviewerSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     dimensions: Dimensions = Field(default_factory=Dimensions)
-    strategy: Literal["per_dimension", "single_call"] = "per_dimension"
+    strategy: Literal["per_dimension", "single_call"] = Field(
+        "single_call", description="single_call: one proposal call (cheapest on a CPU); per_dimension: one "
+        "call per dimension, all sharing the context prefix (KV reuse) or run in parallel on a server",
+    )
     decision_strategy: Literal["findings", "verdict"] = Field(
         "findings", description="findings: derived from checked findings; verdict: the model's overall answer"
     )

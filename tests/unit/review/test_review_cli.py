@@ -29,7 +29,7 @@ def use_script(repo, steps, **reviewer):
     script = repo.parent / "script.yml"
     script.write_text(yaml.safe_dump(steps))
     config = {"model": {"backend": "scripted", "script": str(script)},
-              "reviewer": {"require_candidates": False, **reviewer}}
+              "reviewer": {"require_candidates": False, "strategy": "per_dimension", **reviewer}}
     (repo / ".acode").mkdir(exist_ok=True)
     (repo / ".acode" / "config.yml").write_text(yaml.safe_dump(config))
 

@@ -23,13 +23,17 @@ def bug_context(tmp_path):
     return branch_context(repo)
 
 
+def per_dim(**kwargs) -> ReviewerSettings:
+    return ReviewerSettings(strategy="per_dimension", **kwargs)
+
+
 def model_of(step, n: int = 40) -> ScriptedModel:
     return ScriptedModel([step] * n)
 
 
 def test_confirmed_finding_on_the_changed_line_rejects(bug_context):
     model = model_of(reviewer({"code_quality": [finding("start = number * size", "page 1 is skipped")]}, p_yes=0.92))
-    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    result = review_change(bug_context, model, per_dim(require_candidates=False))
     [f] = [f for f in result.all_findings() if f.source == "model"]
     assert (f.file, f.line, f.grounding, f.status) == ("pages.py", 3, "changed", "confirmed")
     assert f.confidence == pytest.approx(0.92, abs=1e-3)
@@ -41,7 +45,7 @@ def test_confirmed_finding_on_the_changed_line_rejects(bug_context):
 
 def test_the_check_decides_a_finding_it_rejects_does_not_count(bug_context):
     model = model_of(reviewer({"code_quality": [finding("start = number * size")]}, p_yes=0.2))
-    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    result = review_change(bug_context, model, per_dim(require_candidates=False))
     [f] = [f for f in result.all_findings() if f.source == "model"]
     assert f.status == "dismissed" and f.confidence == pytest.approx(0.2, abs=1e-3)
     assert {d.name: d.level for d in result.dimensions}["code_quality"] == "good"
@@ -50,7 +54,7 @@ def test_the_check_decides_a_finding_it_rejects_does_not_count(bug_context):
 
 def test_a_middling_confidence_needs_work_but_does_not_reject_alone(bug_context):
     model = model_of(reviewer({"code_quality": [finding("start = number * size")]}, p_yes=0.65))
-    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    result = review_change(bug_context, model, per_dim(require_candidates=False))
     assert {d.name: d.level for d in result.dimensions}["code_quality"] == "needs_work"
     assert result.decision.verdict == "APPROVED"
 
@@ -59,7 +63,7 @@ def test_findings_may_only_point_at_added_lines(bug_context):
     """The schema offers the added line numbers only; an answer naming another line is not readable,
     and an unreadable answer never approves."""
     model = model_of(reviewer({"safety": [finding("return items[start : start + size]", number=4)]}, p_yes=0.99))
-    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    result = review_change(bug_context, model, per_dim(require_candidates=False))
     schema = model.calls[0]["schema"]
     item = schema["$defs"]["Finding"]["properties"]
     assert item["line_number"]["enum"] == [1, 2, 3]  # added lines of pages.py and tests/test_pages.py
@@ -72,7 +76,7 @@ def test_findings_may_only_point_at_added_lines(bug_context):
 def test_dimension_prompts_share_one_prefix_and_checks_are_narrow(bug_context):
     model = model_of(reviewer({"code_quality": [finding("start = number * size", "skips page 1")]},
                               default=[finding("", "doubtful", "low")]))
-    review_change(bug_context, model, ReviewerSettings())
+    review_change(bug_context, model, per_dim())
     proposals = [c for c in model.calls if c["schema"] is not None]
     checks = [c for c in model.calls if c["schema"] is None]
     # two distinct claims about line 3: each is checked once, however many dimensions raise it
@@ -91,7 +95,7 @@ def test_dimension_prompts_share_one_prefix_and_checks_are_narrow(bug_context):
 
 
 def test_disabled_dimensions_are_not_assessed(bug_context):
-    settings = ReviewerSettings(require_candidates=False)
+    settings = per_dim(require_candidates=False)
     settings.dimensions.consistency.enabled = False
     settings.dimensions.completeness.enabled = False
     model = model_of(reviewer())
@@ -113,7 +117,7 @@ def test_single_call_strategy_asks_once_and_files_findings_by_dimension(bug_cont
 @pytest.mark.parametrize("bad", ["", "I think it is fine.", '{"verdict": "APPROVED"}', "{}", '{"findings": [{"line": 1}]}'])
 def test_an_unreadable_or_empty_answer_never_approves(bug_context, bad):
     model = ScriptedModel([bad] * 20)
-    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    result = review_change(bug_context, model, per_dim(require_candidates=False))
     assert result.decision.verdict == "REJECTED"
     assert all(d.level is None and d.status == "failed" for d in result.dimensions)
     assert "could not be assessed" in result.decision.reasons[0]
@@ -121,7 +125,7 @@ def test_an_unreadable_or_empty_answer_never_approves(bug_context, bad):
 
 def test_unreadable_answer_is_a_typed_failure_when_configured(bug_context):
     with pytest.raises(ModelOutputError) as err:
-        review_change(bug_context, ScriptedModel(["nonsense"] * 20), ReviewerSettings(on_model_failure="error"))
+        review_change(bug_context, ScriptedModel(["nonsense"] * 20), per_dim(on_model_failure="error"))
     assert err.value.code == "ACODE-REVIEW-020"
 
 
@@ -131,7 +135,7 @@ def test_a_check_answer_that_is_neither_yes_nor_no_counts_against_the_change(bug
             return Completion(text="Maybe")
         return {"json": {"findings": [finding("start = number * size")]}}
 
-    result = review_change(bug_context, ScriptedModel([step] * 20), ReviewerSettings())
+    result = review_change(bug_context, ScriptedModel([step] * 20), per_dim())
     statuses = {f.status for f in result.all_findings() if f.source == "model"}
     assert statuses == {"unchecked"}
     assert result.decision.verdict == "REJECTED"  # five dimensions need work: more than two
@@ -139,17 +143,17 @@ def test_a_check_answer_that_is_neither_yes_nor_no_counts_against_the_change(bug
 
 def test_verdict_strategy_is_the_naive_baseline(bug_context):
     approve = ScriptedModel([{"json": {"verdict": "APPROVED", "reason": "fine"}}])
-    result = review_change(bug_context, approve, ReviewerSettings(decision_strategy="verdict"))
+    result = review_change(bug_context, approve, per_dim(decision_strategy="verdict"))
     assert result.decision.verdict == "APPROVED" and result.decision.strategy == "verdict"
     assert result.dimensions == []
     unreadable = ScriptedModel(["no idea", "still no idea"])
-    assert review_change(bug_context, unreadable, ReviewerSettings(decision_strategy="verdict")).decision.verdict == "REJECTED"
+    assert review_change(bug_context, unreadable, per_dim(decision_strategy="verdict")).decision.verdict == "REJECTED"
 
 
 def test_timeout_keeps_the_partial_result(bug_context):
     slow = {"sleep": 0.6, "json": {"findings": []}}
     model = ScriptedModel([{"json": {"findings": []}}, slow] + [{"json": {"findings": []}}] * 5)
-    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False, timeout_seconds=0.5))
+    result = review_change(bug_context, model, per_dim(require_candidates=False, timeout_seconds=0.5))
     assert result.status == "timeout" and not result.approved
     by_name = {d.name: d for d in result.dimensions}
     assert by_name["intent_alignment"].level == "excellent"
@@ -159,7 +163,7 @@ def test_timeout_keeps_the_partial_result(bug_context):
 def test_tokens_are_counted_and_secrets_in_findings_are_redacted(bug_context):
     leaky = finding("start = number * size", 'the password = "hunter2hunter2" is exposed')
     model = model_of(reviewer({"safety": [leaky]}))
-    result = review_change(bug_context, model, ReviewerSettings(require_candidates=False))
+    result = review_change(bug_context, model, per_dim(require_candidates=False))
     assert result.tokens.calls == len(model.calls) and result.tokens.evaluated > 0
     [f] = [f for f in result.all_findings() if f.source == "model"]
     assert "hunter2" not in f.message
@@ -188,7 +192,7 @@ def test_look_around_reads_with_read_only_tools_and_failures_are_messages(bug_co
         {"tool": "read_file_part", "arguments": {"path": "helpers.py"}},
     ] + [reviewer()] * 10
     model = ScriptedModel(steps)
-    settings = ReviewerSettings(require_candidates=False)
+    settings = per_dim(require_candidates=False)
     settings.lookaround.enabled = True
     result = review_change(bug_context, model, settings, ToolRegistry([FakeRead()]))
     assert result.tool_calls == ['read_file_part {"path": "missing.py"}', 'read_file_part {"path": "helpers.py"}']
