@@ -120,6 +120,7 @@ def summarise(records: list[dict]) -> dict:
     for r in buggy:
         by_type.setdefault(r["bug_type"], []).append(r["verdict"] == "REJECTED")
     with_findings = [r for r in records if r["localised"] is not None]
+    proposed = [f for r in records for f in r["findings"] if f.get("source") == "model"]
     return {
         "reviews": len(records),
         "confusion": {"buggy_rejected": tp, "buggy_approved": fn, "sound_approved": tn, "sound_rejected": fp},
@@ -130,6 +131,8 @@ def summarise(records: list[dict]) -> dict:
         "localisation": round(sum(r["localised"] for r in with_findings) / len(with_findings), 4)
         if with_findings else None,
         "reviews_with_counting_findings": len(with_findings),
+        "proposed_findings_on_changed_lines": round(sum(f["grounding"] == "changed" for f in proposed) / len(proposed), 4)
+        if proposed else None,
         "bug_line_found": round(sum(bool(r["localised"]) for r in buggy) / len(buggy), 4) if buggy else None,
         "median_seconds": statistics.median(r["seconds"] for r in records) if records else None,
         "timeouts": sum(r["status"] == "timeout" for r in records),
