@@ -51,6 +51,7 @@ class LoopConfig:
     seed: int = 0
     model_timeout: float | None = None
     parallel_workers: int = 4
+    remind_request: bool = True  # end each successful tool result with the user's request
 
     @classmethod
     def from_settings(cls, settings: Any) -> LoopConfig:
@@ -62,6 +63,7 @@ class LoopConfig:
             max_tokens=model.max_tokens,
             seed=model.seed,
             model_timeout=model.timeout_seconds,
+            remind_request=agent.remind_request,
         )
 
 
@@ -74,6 +76,7 @@ class _Run:
     format_errors: list[str] = field(default_factory=list)
     succeeded: dict[str, str] = field(default_factory=dict)  # call key -> output, previous turn only
     request: str = ""  # the user's latest prompt, quoted back when the model loses its way
+    done: list[str] = field(default_factory=list)  # successful actions, for the reminder
     blocked: set[str] = field(default_factory=set)  # tools left out of the next call (see _offered_tools)
 
     @property
@@ -238,6 +241,21 @@ class AgentLoop:
                 completion = replaced
         return completion, problem, seconds
 
+    def _reminder(self, run: _Run, step: ToolStep) -> str:
+        """Small models read the latest tool result as the instruction ("Created hello.py" -> create it
+        again); one line restating the request keeps them on the task. Errors stay plain JSON."""
+        if not (self.config.remind_request and step.ok and run.request):
+            return ""
+        args = step.arguments
+        target = str(args.get("file_path") or args.get("command") or args.get("pattern") or "")[:60]
+        action = f"{step.name} {target}".strip()
+        if action not in run.done:
+            run.done.append(action)
+        return (
+            f"\n(Task: {run.request[:200]}. Done so far: {'; '.join(run.done[-5:])}."
+            " Take the next step, or answer if the task is done.)"
+        )
+
     def _same_kind(self, names: Any) -> set[str]:
         kinds = {tool.kind for tool in map(self.registry.get, names) if tool is not None}
         return {tool.name for tool in self.registry if tool.kind in kinds}
@@ -302,7 +320,7 @@ class AgentLoop:
         state = run.state
 
         def done(prepared: PreparedCall, step: ToolStep, result: ToolResult) -> None:
-            self._append(state, Message.tool(prepared.call, step.output))
+            self._append(state, Message.tool(prepared.call, step.output + self._reminder(run, step)))
             run.result.trajectory.append(step)
             run.result.tool_seconds += step.seconds
             steps.append(step)

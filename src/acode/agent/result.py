@@ -29,7 +29,7 @@ class ToolStep(BaseModel):
     arguments: dict[str, Any]
     decision: Literal["allowed", "denied", "invalid", "repeated", "cancelled"]
     ok: bool
-    output: str  # what the model was given
+    output: str  # the result the model was given (before the reminder line, see agent.remind_request)
     error: str | None = None
     seconds: float = 0.0  # running the tool itself
     overhead_seconds: float = 0.0  # validation, approval, hooks, recording around it

@@ -29,4 +29,7 @@ class AgentSettings(BaseModel):
     max_format_errors: int = Field(3, ge=1)
     shell_inactivity_timeout: float = Field(120.0, gt=0)
     output_budget_chars: int = Field(8000, ge=500, description="tool output kept for the model")
+    remind_request: bool = Field(
+        True, description="end each successful tool result with the request and the steps done (small models)"
+    )
     rules: ToolRules = Field(default_factory=ToolRules)

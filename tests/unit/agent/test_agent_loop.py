@@ -32,7 +32,7 @@ def test_reason_act_observe_until_plain_answer(tmp_path, scripted):
     assert tool.name == "read_file" and tool.ok and tool.output == "alpha"
     # the second model call saw the tool result
     second_call = model.calls[1]["messages"]
-    assert second_call[-1].role == "tool" and second_call[-1].content == "alpha"
+    assert second_call[-1].role == "tool" and second_call[-1].content.startswith("alpha\n(Task: what is in a.txt?")
     assert [m.role for m in state.history] == ["system", "user", "assistant", "tool", "assistant"]
     # the model was offered the registry's tools on every call
     assert {t.name for t in model.calls[0]["tools"]} == {"read_file", "write_file", "run_shell_command"}
@@ -343,3 +343,23 @@ def test_after_a_repeated_edit_no_edit_tool_is_offered_for_one_call(tmp_path, sc
     assert offered[2] == ["read_file", "run_shell_command"]
     assert offered[3] == offered[0] and len(offered[0]) == 3
     assert result.answer == "It printed 1." and loop.ctx.state["ran"] == ["python a.py"]
+
+
+def test_successful_results_remind_the_model_of_the_request_and_progress(tmp_path, scripted):
+    (tmp_path / "a").write_text("A")
+    model = scripted(
+        tool_step("read_file", file_path="a"),
+        tool_step("read_file", file_path="missing"),
+        tool_step("run_shell_command", command="python a"),
+        "done",
+    )
+    loop = make_loop(model, tmp_path)
+    loop.run(new_state(loop), "read a then run it")
+    tool_messages = [m.content for m in model.calls[3]["messages"] if m.role == "tool"]
+    assert tool_messages[0] == "A\n(Task: read a then run it. Done so far: read_file a. Take the next step, or answer if the task is done.)"
+    assert json.loads(tool_messages[1])["error"].startswith("File not found")  # errors stay plain JSON
+    assert "Done so far: read_file a; run_shell_command python a." in tool_messages[2]
+
+    quiet = make_loop(scripted(tool_step("read_file", file_path="a"), "done"), tmp_path, remind_request=False)
+    quiet.run(new_state(quiet), "read a")
+    assert quiet.model.calls[1]["messages"][-1].content == "A"
