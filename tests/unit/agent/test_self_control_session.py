@@ -3,6 +3,7 @@ factory's middlewares) driven by a scripted model."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -212,3 +213,20 @@ def test_before_agent_hook_adds_context_to_the_prompt_and_after_agent_can_insist
     assert first_prompt.startswith("summarise the branch") and "Current branch: feature-x" in first_prompt
     assert "Not done yet: run the tests before finishing" in session.loop.model.calls[1]["messages"][-1].content
     assert result.answer == "Tests pass; all done."
+
+
+def test_pre_compress_hook_is_told_about_compression(tmp_path):
+    seen = tmp_path / "seen.json"
+    hook = tmp_path / "pre.py"
+    hook.write_text(f"import sys\nopen({str(seen)!r}, 'w').write(sys.stdin.read())\n")
+    config = {"hooks": {"PreCompress": [{"hooks": [{"command": f"{sys.executable} {hook}"}]}]}}
+    (tmp_path / "a.py").write_text("x = 1\n" * 50)
+    reads = [{"tool": "read_file", "arguments": {"file_path": "a.py", "start_line": i}} for i in range(1, 4)]
+    session = open_session(tmp_path, [*reads, "x is 1", {"json": SNAPSHOT}], config=config)
+    session.send("what is x?")
+    chat, _ = chat_for(session)
+    slash.dispatch(chat, "/compress")
+    session.close()
+    payload = json.loads(seen.read_text())
+    assert payload["hook_event_name"] == "PreCompress" and payload["trigger"] == "manual"
+    assert payload["token_count"] > 0 and payload["session_id"] == session.id
