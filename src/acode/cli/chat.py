@@ -11,9 +11,11 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from acode.cli.common import console, err_console, model_overrides, print_json, project_root, settings_for
-from acode.errors import EXIT_FAILURE, EXIT_OK, AcodeError, UsageError
+from acode.errors import EXIT_FAILURE, EXIT_HUMAN_DECLINED, EXIT_OK, AcodeError, UsageError
 
 EXIT_INTERRUPTED = 130
+# A plan left unapproved in a non-interactive plan-mode run is a human decision, not a failure.
+_STOP_EXIT_CODES = {"interrupted": EXIT_INTERRUPTED, "plan_not_approved": EXIT_HUMAN_DECLINED}
 
 
 def start_agent(
@@ -75,7 +77,7 @@ def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verb
         err_console.print(f"session {result.session_id}: resume with acode -r {result.session_id}", highlight=False)
     if result.ok:
         return EXIT_OK
-    return EXIT_INTERRUPTED if result.stop_reason == "interrupted" else EXIT_FAILURE
+    return _STOP_EXIT_CODES.get(result.stop_reason, EXIT_FAILURE)
 
 
 def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Console | None = None) -> None:
