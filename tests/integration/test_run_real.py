@@ -43,13 +43,14 @@ def _repo(path: Path) -> Path:
 
 
 @pytest.mark.real_model
-@pytest.mark.timeout(1800)
 def test_run_end_to_end_on_the_embedded_model(tmp_path, real_model):
     root = _repo(tmp_path / "repo")
     settings = load_settings(root)
     outcome = start_run(root, TASK, settings=settings, model=real_model, tools=default_registry(),
                         human=HumanGate(policy="auto"), db_path=ProjectPaths(root).db_file)
 
+    print(json.dumps({k: outcome.summary[k] for k in ("decision", "cycles", "levels", "changes", "verification",
+                                                       "duration_s")}, indent=1))
     assert outcome.exit_code in (0, 50), outcome.summary["error"]
     stored = SummaryStore(ProjectPaths(root).db_file).get(outcome.session_id)
     assert stored["task"] == TASK and stored["decision"] in ("APPROVED", "REJECTED")
@@ -60,7 +61,7 @@ def test_run_end_to_end_on_the_embedded_model(tmp_path, real_model):
 
     log = read_events(run_dir / "events.jsonl")
     entered = [e["stage"] for e in log if e["event"] == "stage_enter"]
-    assert entered[:4] == ["plan", "execute", "verify", "review"]
+    assert entered[0] == "plan" and entered[-1] == "review" and {"execute", "verify"} <= set(entered)
     decision = next(e for e in log if e["event"] == "review_decision")
     assert decision["decision"] == stored["decision"] and decision["levels"] == stored["levels"]
     assert log[-1]["event"] == "run_end"

@@ -8,14 +8,16 @@ import time
 
 from acode.agent.approval import ApprovalPolicy
 from acode.agent.loop import AgentLoop, LoopConfig
+from acode.agent.middleware import AgentState, Middleware
 from acode.agent.result import AgentResult
 from acode.fsutil import atomic_write_json
+from acode.llm.types import ToolCall
 from acode.pipeline import gitops
 from acode.pipeline.models import StepResult
 from acode.pipeline.planner import mentioned_files
 from acode.pipeline.stages import RunContext, Stage, StageResult
 from acode.prompts import render
-from acode.tools.base import ToolContext, ToolRegistry
+from acode.tools.base import ToolContext, ToolRegistry, ToolResult
 
 _STATUS = {"answer": "done", "timeout": "timeout", "interrupted": "interrupted"}
 
@@ -84,6 +86,27 @@ class ExecutorStage(Stage):
         return result
 
 
+class InsistOnEdits(Middleware):
+    """Small models often claim a step is done without touching a file. The first such answer gets a
+    nudge back to work; a second one is accepted (the verifier and the reviewer judge the result)."""
+
+    name = "insist_on_edits"
+
+    def __init__(self, registry: ToolRegistry, nudges: int = 1):
+        self.edit_tools = {t.name for t in registry if t.kind == "edit"}
+        self.nudges_left = nudges
+        self.edited = False
+
+    def after_tool(self, state: AgentState, call: ToolCall, result: ToolResult) -> None:
+        self.edited = self.edited or (call.name in self.edit_tools and result.ok)
+
+    def on_final_answer(self, state: AgentState, text: str) -> str | None:
+        if self.edited or self.nudges_left <= 0 or not self.edit_tools:
+            return None
+        self.nudges_left -= 1
+        return render("acode.pipeline", "executor_nudge.j2")
+
+
 def executor_tools(ctx: RunContext) -> ToolRegistry:
     """``pipeline.executor_tools``, minus what could never run: no questions to the user, and no shell
     when the approval mode would deny it anyway (nobody is asked inside a run)."""
@@ -111,7 +134,9 @@ def run_agent(ctx: RunContext, prompt: str, session_id: str) -> AgentResult:
         shell_inactivity_timeout=settings.agent.shell_inactivity_timeout,
         output_budget_chars=settings.agent.output_budget_chars,
     )
-    loop = AgentLoop(ctx.model, executor_tools(ctx), tool_ctx, config=config, policy=ApprovalPolicy(settings.agent.rules))
+    tools = executor_tools(ctx)
+    loop = AgentLoop(ctx.model, tools, tool_ctx, config=config, policy=ApprovalPolicy(settings.agent.rules),
+                     middlewares=[InsistOnEdits(tools)])
     system = render("acode.pipeline", "executor_system.j2", workspace=str(ctx.root))
     state = loop.new_state(system, session_id=session_id, approval_mode=options.approval_mode, interactive=False)
     return loop.run(state, prompt)

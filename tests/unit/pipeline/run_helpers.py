@@ -1,4 +1,5 @@
-"""Shared by the pipeline tests: a small repository, its config, and scripted-model answers for the
+"""Shared by the pipeline tests (reviewer answers carry every key the engine's finding schemas have used;
+pydantic ignores the ones the current schema does not ask for): a small repository, its config, and scripted-model answers for the
 planner (JSON), the executor (tool calls, then a plain answer) and the reviewer (findings JSON, then the
 yes/no check of each finding)."""
 
@@ -71,13 +72,14 @@ def write(path: str, content: str) -> dict:
 def approve() -> list[Any]:
     """A doubtful line the check then dismisses: the review approves (the engine asks for at least one
     candidate finding, so "no findings" is not an answer it accepts)."""
-    doubt = {"dimension": "code_quality", "line_number": 5, "line": "def is_even(n):", "problem": "could be wrong",
+    doubt = {"dimension": "code_quality", "file": "util.py", "line_number": 5, "line": "def is_even(n):",
+             "problem": "could be wrong",
              "severity": "low", "suggestion": "double-check"}
     return [{"json": {"findings": [doubt]}}, "no"]
 
 
 def reject(line: str, problem: str, suggestion: str, line_number: int = 6) -> list[Any]:
-    finding = {"dimension": "code_quality", "line_number": line_number, "line": line, "problem": problem,
+    finding = {"dimension": "code_quality", "file": "util.py", "line_number": line_number, "line": line, "problem": problem,
                "severity": "high", "suggestion": suggestion}
     return [{"json": {"findings": [finding]}}, "yes"]
 
