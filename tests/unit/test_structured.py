@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 import jsonschema
@@ -118,3 +119,26 @@ def test_envelope_schema_without_answer_forces_a_tool():
     valid = jsonschema.Draft202012Validator(tool_envelope_schema(TOOLS, allow_answer=False))
     assert not valid.is_valid({"answer": "no"})
     assert valid.is_valid({"tool": "read_file", "arguments": {"path": "x"}})
+
+
+def test_envelope_inlines_nested_model_refs():
+    """A nested model's ``#/$defs`` reference would not resolve once nested under ``arguments``."""
+    from pydantic import BaseModel
+
+    from acode.llm.structured import tool_envelope_schema
+    from acode.llm.types import ToolSpec
+
+    class Location(BaseModel):
+        file: str
+        reason: str
+
+    class Report(BaseModel):
+        summary: str
+        locations: list[Location]
+
+    spec = ToolSpec(name="complete_task", description="finish", parameters=Report.model_json_schema())
+    envelope = tool_envelope_schema([spec])
+    text = json.dumps(envelope)
+    assert "$ref" not in text and "$defs" not in text
+    item = envelope["anyOf"][0]["properties"]["arguments"]["properties"]["locations"]["items"]
+    assert set(item["properties"]) == {"file", "reason"}

@@ -26,7 +26,7 @@ from acode.errors import ModelError
 from acode.fsutil import atomic_write_text
 from acode.llm.protocol import ChatModel
 from acode.llm.structured import complete_json
-from acode.llm.types import Message, ToolCall, ToolSpec
+from acode.llm.types import Message, ToolCall
 from acode.prompts import render
 from acode.tools.base import Tool, ToolContext, ToolError, ToolRegistry, ToolResult
 
@@ -72,11 +72,6 @@ class CompleteTask(Tool):
     def __init__(self, output: type[BaseModel] = TextResult):
         self.Args = output  # type: ignore[misc]
 
-    def spec(self) -> ToolSpec:
-        # nested models give "$defs"/"$ref"; the tool envelope nests this schema, so refs must be inlined
-        spec = super().spec()
-        return spec.model_copy(update={"parameters": inline_refs(spec.parameters)})
-
     def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:
         ctx.state[COMPLETE_TASK] = args.model_dump()
         return ToolResult(output="Task complete.")
@@ -103,23 +98,6 @@ class UpdatePlan(Tool):
         text = body if body.startswith("# ") else f"{self.title}\n\n{body}"
         atomic_write_text(self.plan_file, text.rstrip() + "\n")
         return ToolResult(output="Plan saved.")
-
-
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema with every local ``#/$defs/X`` reference replaced by its definition (no recursion)."""
-    defs = schema.get("$defs", {})
-
-    def resolve(node: Any) -> Any:
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/") and ref.split("/")[-1] in defs:
-                return resolve(defs[ref.split("/")[-1]])
-            return {k: resolve(v) for k, v in node.items() if k != "$defs"}
-        if isinstance(node, list):
-            return [resolve(v) for v in node]
-        return node
-
-    return resolve(schema)
 
 
 class SubagentResult(BaseModel):

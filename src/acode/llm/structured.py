@@ -24,11 +24,31 @@ T = TypeVar("T", bound=BaseModel)
 ANSWER_KEY = "answer"
 
 
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with every local ``#/$defs/X`` reference replaced by its definition (no recursion).
+
+    The tool envelope nests each tool's schema under ``arguments``, where a ``#/$defs`` reference of a
+    nested pydantic model would no longer resolve (llama.cpp's grammar builder fails on it)."""
+    defs = schema.get("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/") and ref.split("/")[-1] in defs:
+                return resolve(defs[ref.split("/")[-1]])
+            return {k: resolve(v) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [resolve(v) for v in node]
+        return node
+
+    return resolve(schema)
+
+
 def tool_envelope_schema(tools: Sequence[ToolSpec], *, allow_answer: bool = True) -> dict[str, Any]:
     """JSON schema for one decision: call exactly one tool, or answer in plain text."""
     branches: list[dict[str, Any]] = []
     for spec in tools:
-        params = dict(spec.parameters)
+        params = inline_refs(dict(spec.parameters))
         params.pop("title", None)
         branches.append(
             {

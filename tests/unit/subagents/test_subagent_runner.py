@@ -162,12 +162,13 @@ def test_plan_file_is_written_with_update_plan(scripted, ctx, tmp_path):
     assert "update_plan" not in restricted_registry(default_registry(), investigator).names()
 
 
-def test_complete_task_schema_has_no_refs_so_it_can_be_nested_in_the_tool_envelope():
+def test_complete_task_schema_has_no_refs_once_nested_in_the_tool_envelope():
     import json
 
     from acode.agent.subagent import CompleteTask, InvestigationReport
+    from acode.llm.structured import tool_envelope_schema
 
-    params = CompleteTask(InvestigationReport).spec().parameters
+    params = tool_envelope_schema([CompleteTask(InvestigationReport).spec()])["anyOf"][0]["properties"]["arguments"]
     text = json.dumps(params)
     assert "$ref" not in text and "$defs" not in text
     location = params["properties"]["relevant_locations"]["items"]
