@@ -20,7 +20,7 @@ def test_one_shot_creates_hello_py_and_runs_it(tmp_path):
     # the CLI loads the model in its own process, exactly as a user runs it
     repo = make_git_repo(tmp_path / "repo")
     env = dict(os.environ)
-    env.update({"ACODE_MODEL__CONTEXT_WINDOW": "4096", "ACODE_MODEL__MAX_TOKENS": "200", "ACODE_AGENT__MAX_TURNS": "6",
+    env.update({"ACODE_MODEL__MAX_TOKENS": "200", "ACODE_AGENT__MAX_TURNS": "6",
                 "ACODE_MODEL__TIMEOUT_SECONDS": "1500"})
     out = subprocess.run(
         [sys.executable, "-m", "acode", "-p", "create hello.py that prints hello, then run it",
