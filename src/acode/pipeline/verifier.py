@@ -33,7 +33,7 @@ class VerifierStage(Stage):
         plan = ctx.state.plan
         for step in plan.steps if plan else []:
             command = step.check_command.strip()
-            if not command or any(command == c for c, _ in commands):
+            if not command or command in {c for c, _ in commands} | {c.command for c in checks}:
                 continue
             refusal = step_command_refusal(command, options.check_command_prefixes)
             if refusal:
