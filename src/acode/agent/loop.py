@@ -28,6 +28,7 @@ from acode.agent.control import (
     TurnLimitReached,
     UserInterrupted,
 )
+from acode.agent.guidance import StepGuide
 from acode.agent.middleware import AgentState, Middleware
 from acode.agent.observer import LoopObserver, Observers
 from acode.agent.result import AgentResult, ModelStep, ToolStep
@@ -35,7 +36,7 @@ from acode.agent.tool_runner import PreparedCall, ToolRunner
 from acode.errors import ModelError, ModelOutputError, ModelTimeoutError
 from acode.llm.protocol import ChatModel
 from acode.llm.structured import parse_tool_text
-from acode.llm.types import Completion, Message, ToolCall, ToolSpec
+from acode.llm.types import Completion, Message, ToolCall
 from acode.tools.base import ToolContext, ToolRegistry, ToolResult
 
 CANCELLED = json.dumps({"error": "cancelled: the user interrupted this call before it finished"})
@@ -74,10 +75,7 @@ class _Run:
     started: float = field(default_factory=time.monotonic)
     last_text: str = ""
     format_errors: list[str] = field(default_factory=list)
-    succeeded: dict[str, str] = field(default_factory=dict)  # call key -> output, previous turn only
-    request: str = ""  # the user's latest prompt, quoted back when the model loses its way
-    done: list[str] = field(default_factory=list)  # successful actions, for the reminder
-    blocked: set[str] = field(default_factory=set)  # tools left out of the next call (see _offered_tools)
+    guide: StepGuide | None = None
 
     @property
     def elapsed(self) -> float:
@@ -150,7 +148,8 @@ class AgentLoop:
                 for middleware in self.middlewares:
                     prompt = middleware.on_user_prompt(state, prompt) or prompt
                 self._append(state, Message.user(prompt))
-            run.request = next((m.content for m in reversed(state.history) if m.role == "user"), "")
+            request = next((m.content for m in reversed(state.history) if m.role == "user"), "")
+            run.guide = StepGuide(self.registry, request, remind=self.config.remind_request)
             run.result.answer = self._cycle(run)
         except KeyboardInterrupt:
             self._close_open_calls(run)
@@ -185,8 +184,7 @@ class AgentLoop:
                 run.last_text = text or run.last_text
                 self._append(state, Message.assistant(text, calls))
                 steps = self._run_tools(run, calls)
-                run.succeeded = self._succeeded(run, steps)
-                run.blocked = self._same_kind(s.name for s in steps if s.decision == "repeated")
+                run.guide.after_turn(steps)
                 if all(step.decision == "invalid" for step in steps):
                     self._count_format_error(run, steps[-1].error or "invalid tool call")
                 else:
@@ -217,7 +215,7 @@ class AgentLoop:
         try:
             completion = self.model.complete(
                 run.state.history,
-                tools=self._offered_tools(run),
+                tools=run.guide.offered(),
                 max_tokens=self.config.max_tokens,
                 temperature=self.config.temperature,
                 seed=self.config.seed,
@@ -240,33 +238,6 @@ class AgentLoop:
             if replaced is not None:
                 completion = replaced
         return completion, problem, seconds
-
-    def _reminder(self, run: _Run, step: ToolStep) -> str:
-        """Small models read the latest tool result as the instruction ("Created hello.py" -> create it
-        again); one line restating the request keeps them on the task. Errors stay plain JSON."""
-        if not (self.config.remind_request and step.ok and run.request):
-            return ""
-        args = step.arguments
-        target = str(args.get("file_path") or args.get("command") or args.get("pattern") or "")[:60]
-        action = f"{step.name} {target}".strip()
-        if action not in run.done:
-            run.done.append(action)
-        return (
-            f"\n(Task: {run.request[:200]}. Done so far: {'; '.join(run.done[-5:])}."
-            " Take the next step, or answer if the task is done.)"
-        )
-
-    def _same_kind(self, names: Any) -> set[str]:
-        kinds = {tool.kind for tool in map(self.registry.get, names) if tool is not None}
-        return {tool.name for tool in self.registry if tool.kind in kinds}
-
-    def _offered_tools(self, run: _Run) -> list[ToolSpec]:
-        """All tools, except - for one call - those of the kind the model just repeated (after
-        write_file succeeded twice: no edit tools). With constrained decoding this is what moves a small
-        model on to its next step; a message alone did not. It costs one re-read of the prompt."""
-        specs = compact_specs(self.registry.specs())
-        offered = [spec for spec in specs if spec.name not in run.blocked]
-        return offered or specs
 
     def _interpret(self, completion: Completion) -> tuple[str, list[ToolCall], str | None]:
         """(answer text, tool calls, format problem). Parses envelopes a backend left in the text."""
@@ -320,7 +291,7 @@ class AgentLoop:
         state = run.state
 
         def done(prepared: PreparedCall, step: ToolStep, result: ToolResult) -> None:
-            self._append(state, Message.tool(prepared.call, step.output + self._reminder(run, step)))
+            self._append(state, Message.tool(prepared.call, step.output + run.guide.reminder(step)))
             run.result.trajectory.append(step)
             run.result.tool_seconds += step.seconds
             steps.append(step)
@@ -333,7 +304,7 @@ class AgentLoop:
             self.middlewares,
             workers=self.config.parallel_workers,
             on_start=lambda call: self.observers.on_tool_start(state, call),
-            precheck=lambda call: self._repeat_guard(run, call),
+            precheck=run.guide.precheck,
         )
         self.ctx.state["history"] = state.history  # tools that judge the session (reviewer) read it
         try:
@@ -342,31 +313,6 @@ class AgentLoop:
             name = next((c.name for c in calls if c.id not in {s.call_id for s in steps}), "a tool")
             raise UserInterrupted(f"tool {name}", partial=run.last_text) from None
         return steps
-
-    @staticmethod
-    def _succeeded(run: _Run, steps: list[ToolStep]) -> dict[str, str]:
-        succeeded = {}
-        for step in steps:
-            key = call_key(step.name, step.arguments)
-            if step.ok:
-                succeeded[key] = step.output
-            elif step.decision == "repeated" and key in run.succeeded:
-                succeeded[key] = run.succeeded[key]  # still the same success being repeated
-        return succeeded
-
-    @staticmethod
-    def _repeat_guard(run: _Run, call: ToolCall) -> ToolResult | None:
-        """Small models often re-issue the call that just succeeded instead of moving on; running it
-        again helps nobody, so the model is told to take the next step instead."""
-        previous = run.succeeded.get(call_key(call.name, call.arguments))
-        if previous is None:
-            return None
-        request = f" The user asked: {run.request[:300]!r}." if run.request else ""
-        return ToolResult(
-            error="not run again: your previous step was exactly this call and it succeeded "
-            f"(result: {previous[:300]}).{request} Do the part of it that is not done yet with another tool, "
-            "or answer the user if everything is done."
-        )
 
     def _close_open_calls(self, run: _Run) -> None:
         """Every tool call in the history gets a result, so the session stays valid to resume."""
@@ -394,24 +340,6 @@ class AgentLoop:
         run.result.stop_reason = stop.reason
         run.result.message = stop.message
         run.result.answer = stop.partial
-
-
-def compact_specs(specs: list[ToolSpec]) -> list[ToolSpec]:
-    """Tool schemas without pydantic's per-property "title" (it repeats the name): every schema token is
-    prefilled on every call of a local model."""
-    return [spec.model_copy(update={"parameters": _without_titles(spec.parameters)}) for spec in specs]
-
-
-def _without_titles(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {k: _without_titles(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
-    if isinstance(node, list):
-        return [_without_titles(v) for v in node]
-    return node
-
-
-def call_key(name: str, arguments: dict[str, Any]) -> str:
-    return name + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
 def close_open_tool_calls(history: list[Message], content: str = CANCELLED) -> list[Message]:
