@@ -38,6 +38,7 @@ class LlamaServer:
         threads: int | None = None,
         log_file: Path | None = None,
         start_timeout: float = 180.0,
+        logits_all: bool = False,
     ):
         self.model_path = Path(model_path)
         self.chat_format = chat_format
@@ -45,6 +46,9 @@ class LlamaServer:
         self.threads = threads or os.cpu_count() or 1
         self.log_file = log_file or Path(os.devnull)
         self.start_timeout = start_timeout
+        # the server's own default (True) computes vocabulary logits for every prompt token; only
+        # logprobs need that, and the embedded backend does not pay for it either
+        self.logits_all = logits_all
         self.port = 0
         self._process: subprocess.Popen | None = None
 
@@ -61,6 +65,7 @@ class LlamaServer:
             "--n_ctx", str(self.n_ctx),
             "--n_threads", str(self.threads),
             "--n_threads_batch", str(self.threads),
+            "--logits_all", str(self.logits_all),
         ]  # fmt: skip
         if self.chat_format:
             command += ["--chat_format", self.chat_format]

@@ -31,8 +31,8 @@ def default_caps_file() -> Path:
 class ServerCaps:
     """Remembered facts about one (base_url, model) pair, e.g. ``native_tools`` or ``response_format``."""
 
-    def __init__(self, base_url: str, model: str, file: Path | None = None):
-        self.file = file or default_caps_file()
+    def __init__(self, base_url: str, model: str, file: str | Path | None = None):
+        self.file = Path(file) if file else default_caps_file()
         self.key = f"{base_url.rstrip('/')}|{model}"
         self._memory_key = (str(self.file), base_url.rstrip("/"), model)
 
