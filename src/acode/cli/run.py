@@ -7,7 +7,15 @@ from typing import Any
 
 import typer
 
-from acode.cli.common import console, err_console, interactive, model_overrides, print_json, project_root, settings_for
+from acode.cli.common import (
+    console,
+    err_console,
+    interactive,
+    model_overrides,
+    print_json,
+    project_root,
+    settings_for,
+)
 from acode.errors import UsageError
 from acode.paths import ProjectPaths
 
@@ -49,14 +57,14 @@ def run(
         override_reason=override_reason,
         console=err_console if json_out else console,
     )
-    common: dict[str, Any] = dict(
-        settings=settings,
-        model=build_model(settings.model),
-        tools=default_registry(),
-        human=human,
-        db_path=ProjectPaths(root).db_file,
-        listeners=[] if json_out else [_progress],
-    )
+    common: dict[str, Any] = {
+        "settings": settings,
+        "model": build_model(settings.model),
+        "tools": default_registry(),
+        "human": human,
+        "db_path": ProjectPaths(root).db_file,
+        "listeners": [] if json_out else [_progress],
+    }
     if resume:
         from acode.pipeline.stages import load_state
 
