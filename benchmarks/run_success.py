@@ -134,13 +134,17 @@ def main() -> None:
     model = build_model(ModelSettings(backend="embedded", name=args.model))
     load_seconds = time.monotonic() - loaded
     runs, baseline = [], []
+    interrupted = False
     with tempfile.TemporaryDirectory(prefix="acode-run-bench-") as tmp:
-        for i in range(args.runs):
-            runs.append(one_pipeline_run(Path(tmp), i, model, config))
-            print(json.dumps({"progress": f"pipeline run {i + 1}/{args.runs}", **runs[-1]}), file=sys.stderr)
-            if not args.no_baseline:
-                baseline.append(one_baseline_run(Path(tmp), i, model, config))
-                print(json.dumps({"progress": f"baseline run {i + 1}/{args.runs}", **baseline[-1]}), file=sys.stderr)
+        try:
+            for i in range(args.runs):
+                runs.append(one_pipeline_run(Path(tmp), i, model, config))
+                print(json.dumps({"progress": f"pipeline run {i + 1}/{args.runs}", **runs[-1]}), file=sys.stderr)
+                if not args.no_baseline:
+                    baseline.append(one_baseline_run(Path(tmp), i, model, config))
+                    print(json.dumps({"progress": f"baseline run {i + 1}/{args.runs}", **baseline[-1]}), file=sys.stderr)
+        except KeyboardInterrupt:  # Ctrl-C: report the runs that finished
+            interrupted = True
 
     def aggregate(items: list[dict], key: str) -> dict:
         times = [r["seconds"] for r in items]
@@ -157,6 +161,7 @@ def main() -> None:
         "task": TASK,
         "model": args.model,
         "model_load_seconds": round(load_seconds, 1),
+        "interrupted": interrupted,
         "pipeline": aggregate(runs, "approved_with_passing_tests")
         | {"approved": sum(r["decision"].startswith("APPROVED") for r in runs),
            "tests_pass": sum(r["tests_pass"] for r in runs)},
