@@ -19,6 +19,7 @@ from acode.agent.next_speaker import NextSpeakerCheck
 from acode.agent.plan_mode import PlanMode, plan_tools
 from acode.agent.routing import ModelRouter, RoutedModel, RoutingMiddleware, describe_routing
 from acode.agent.system_prompt import MODE_NOTES
+from acode.agent.validation_nudge import ValidationNudge
 from acode.paths import ProjectPaths
 
 log = logging.getLogger("acode.agent")
@@ -74,6 +75,14 @@ def build_self_control(options: MiddlewareOptions) -> list[Middleware]:
         )
     if settings.checkpoints.enabled:
         middlewares.append(Checkpoints(options.workspace, keep=settings.checkpoints.keep))
+    if settings.agent.nudge_validation and registry is not None:
+        middlewares.append(
+            ValidationNudge(
+                registry,
+                max_turns=settings.agent.max_turns,
+                shell_allowed_without_asking=bool(settings.agent.rules.allow_shell),
+            )
+        )
     return middlewares
 
 

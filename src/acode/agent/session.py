@@ -82,6 +82,7 @@ class AgentSession:
         self.loop = loop
         self.store = store
         self.options = options
+        self.extras = None  # MCP servers, reviewer, sub-agents (set by open); closed with the session
         mode = options.approval_mode or settings.agent.approval_mode
         self.state = loop.new_state(
             self.system_prompt(mode), session_id=session_id, approval_mode=mode,
@@ -108,7 +109,10 @@ class AgentSession:
             info = store.resolve(options.resume)
             session_id, history = info.id, store.load_messages(info.id)
         model = model or build_agent_model(settings)
-        registry = registry or chat_registry(options.interactive, options.exclude_tools)
+        extras = None
+        if registry is None:
+            registry = chat_registry(options.interactive, options.exclude_tools)
+            extras = _attach_extras(registry, model, settings, workspace, options, mode)
         ctx = tool_context(settings, workspace, interactive=options.interactive, ask_user=options.ask_user)
         middlewares = build_middlewares(
             MiddlewareOptions(settings=settings, model=model, workspace=workspace, interactive=options.interactive,
@@ -121,8 +125,10 @@ class AgentSession:
         )
         if not session_id:
             session_id = store.create(workspace, model=getattr(model, "name", ""), approval_mode=mode)
-        return cls(settings=settings, workspace=workspace, loop=loop, store=store, options=options,
-                   session_id=session_id, history=history)
+        session = cls(settings=settings, workspace=workspace, loop=loop, store=store, options=options,
+                      session_id=session_id, history=history)
+        session.extras = extras
+        return session
 
     def system_prompt(self, mode: str) -> str:
         return build_system_prompt(
@@ -166,6 +172,8 @@ class AgentSession:
             self.loop.end(self.state, reason)
         finally:
             self.store.close()
+            if self.extras is not None:
+                self.extras.close()  # stops MCP servers
 
     def restart(self, resume: str | None = None) -> AgentSession:
         """A fresh session (``/clear``) or another stored one (``/resume``) with the same parts."""
@@ -182,3 +190,17 @@ class AgentSession:
         options = replace(self.options, approval_mode=self.state.approval_mode)
         return AgentSession(settings=self.settings, workspace=self.workspace, loop=self.loop, store=self.store,
                             options=options, session_id=session_id, history=history)
+
+
+def _attach_extras(registry, model, settings: Settings, workspace: Path, options: SessionOptions, mode: str):
+    """MCP tools, the reviewer tool and invoke_agent (sub-agents) for a session-built registry. Extension
+    context and exclusions already came in through ``options`` (the CLI selected the extensions)."""
+    from acode.agent.extras import attach_extras
+
+    enabled = options.extra.get("extensions")
+    selection = None if enabled is None else ([ext.name for ext in enabled] or ["none"])
+    return attach_extras(
+        registry, model, settings, workspace, selection,
+        approval_mode=mode, approver=options.approver, interactive=options.interactive,
+        reviewer=settings.agent.reviewer_tool, subagents=settings.agent.subagents,
+    )

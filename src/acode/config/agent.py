@@ -32,4 +32,11 @@ class AgentSettings(BaseModel):
     remind_request: bool = Field(
         True, description="end each successful tool result with the request and the steps done (small models)"
     )
+    nudge_validation: bool = Field(
+        False, description="ask once to run something when a turn ends with edits and no command run since"
+    )
+    # Opt-in: measured on the 0.5B, the two extra tool descriptions made it skip running hello.py in the
+    # one-shot create-and-run task; turn them on with the 1.5B or a server model.
+    reviewer_tool: bool = Field(False, description="offer the `reviewer` tool (a second opinion on the changes)")
+    subagents: bool = Field(False, description="offer `invoke_agent` (built-in and .acode/agents/*.md sub-agents)")
     rules: ToolRules = Field(default_factory=ToolRules)

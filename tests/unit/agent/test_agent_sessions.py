@@ -156,3 +156,52 @@ def test_sessions_list_json(git_repo, monkeypatch):
     assert [m["role"] for m in json.loads(shown.stdout)["messages"]] == ["system", "user", "assistant"]
     missing = CliRunner().invoke(app, ["sessions", "show", "nope"])
     assert missing.exit_code != 0
+
+
+def test_session_built_registry_offers_reviewer_and_subagents_when_turned_on(git_repo):
+    settings = Settings.model_validate({**QUIET, "agent": {"reviewer_tool": True, "subagents": True}})
+    session = AgentSession.open(settings, git_repo, SessionOptions(), model=ScriptedModel([]))
+    try:
+        names = session.loop.registry.names()
+        assert "reviewer" in names and "invoke_agent" in names
+        assert "reviewer" in session.system_prompt("default")  # told to ask for a second opinion
+    finally:
+        session.close()
+
+    settings = Settings.model_validate(QUIET)  # the default: both off
+    session = AgentSession.open(settings, git_repo, SessionOptions(), model=ScriptedModel([]))
+    try:
+        assert not {"reviewer", "invoke_agent"} & set(session.loop.registry.names())
+    finally:
+        session.close()
+
+
+def test_validation_nudge_asks_once_to_run_something_after_edits(git_repo):
+    model = ScriptedModel([
+        {"tool": "write_file", "arguments": {"file_path": "hello.py", "content": "print('hello')\n"}},
+        "Created hello.py and ran it.",  # claims a run that never happened
+        {"tool": "run_shell_command", "arguments": {"command": "python hello.py"}},
+        "Ran hello.py: it printed hello.",
+    ])
+    settings = Settings.model_validate({**QUIET, "agent": {"approval_mode": "yolo", "nudge_validation": True}})
+    session = AgentSession.open(settings, git_repo, SessionOptions(), model=model)
+    try:
+        result = session.send("create hello.py that prints hello, then run it")
+    finally:
+        session.close()
+    assert result.answer == "Ran hello.py: it printed hello."
+    nudges = [m.content for m in session.state.history if m.role == "user" and "have not run anything" in m.content]
+    assert len(nudges) == 1 and "hello.py" in nudges[0]
+
+
+def test_validation_nudge_stays_quiet_when_a_command_could_not_run(git_repo):
+    model = ScriptedModel([
+        {"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "x\n"}},
+        "Wrote a.txt.",
+    ])
+    settings = Settings.model_validate({**QUIET, "agent": {"approval_mode": "auto_edit", "nudge_validation": True}})
+    session = AgentSession.open(settings, git_repo, SessionOptions(), model=model)  # non-interactive
+    try:
+        assert session.send("write a.txt").answer == "Wrote a.txt."
+    finally:
+        session.close()
