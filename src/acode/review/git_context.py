@@ -25,7 +25,7 @@ def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
         )
     except FileNotFoundError:
         raise GitError(
-            "ACODE-REVIEW-001", "git is not installed (no 'git' on PATH)", hint="install git and try again"
+            "ACODE-GIT-001", "git is not installed (no 'git' on PATH)", hint="install git and try again"
         ) from None
     except subprocess.TimeoutExpired:
         raise GitError("ACODE-REVIEW-007", f"'git {' '.join(args)}' took longer than {GIT_TIMEOUT} s in {root}") from None
@@ -38,11 +38,11 @@ def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
 
 def repo_root(start: Path) -> Path:
     if shutil.which("git") is None:
-        raise GitError("ACODE-REVIEW-001", "git is not installed (no 'git' on PATH)", hint="install git and try again")
+        raise GitError("ACODE-GIT-001", "git is not installed (no 'git' on PATH)", hint="install git and try again")
     done = _git(start, "rev-parse", "--show-toplevel", check=False)
     if done.returncode != 0:
         raise UsageError(
-            "ACODE-REVIEW-002",
+            "ACODE-GIT-002",
             f"{start} is not inside a git repository",
             hint="run acode review inside a git repository (git init; git commit) ",
         )
@@ -62,7 +62,7 @@ def default_base(root: Path) -> str:
         if _verify(root, name):
             return name
     raise UsageError(
-        "ACODE-REVIEW-003",
+        "ACODE-GIT-003",
         f"no base branch found in {root}: neither origin/HEAD, 'main' nor 'master' exists",
         hint="name the base branch: acode review --base <branch>",
     )
@@ -74,7 +74,7 @@ def branch_context(start: Path, base: str | None = None, *, intent: str = "", ma
     head = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
     if head.returncode != 0:
         raise UsageError(
-            "ACODE-REVIEW-004",
+            "ACODE-GIT-004",
             f"HEAD is detached in {root}, so there is no branch to review",
             hint="check out a branch (git switch -c my-change), or review one commit: acode review --commit <sha>",
         )
@@ -82,7 +82,7 @@ def branch_context(start: Path, base: str | None = None, *, intent: str = "", ma
     base_sha = _verify(root, base)
     if base_sha is None:
         raise UsageError(
-            "ACODE-REVIEW-003",
+            "ACODE-GIT-003",
             f"unknown base branch '{base}' in {root}",
             hint="list branches with `git branch -a` and pass one with --base",
         )
@@ -93,7 +93,7 @@ def branch_context(start: Path, base: str | None = None, *, intent: str = "", ma
     files = _changed_files(root, [merge_base, head_sha], max_diff_chars, context_lines)
     if not files:
         raise UsageError(
-            "ACODE-REVIEW-005",
+            "ACODE-GIT-005",
             f"no changes between '{base}' and '{head.stdout.strip()}' in {root}",
             hint="commit your changes on the branch, or review uncommitted work with --uncommitted",
         )
@@ -114,7 +114,7 @@ def uncommitted_context(start: Path, *, intent: str = "", max_diff_chars: int = 
     files += _untracked_files(root, max_diff_chars)
     if not files:
         raise UsageError(
-            "ACODE-REVIEW-005", f"no uncommitted changes in {root}", hint="edit something, or review a branch with --base"
+            "ACODE-GIT-005", f"no uncommitted changes in {root}", hint="edit something, or review a branch with --base"
         )
     head_ref = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
     return ReviewContext(
@@ -133,7 +133,7 @@ def pipeline_context(start: Path, *, request: str, sections: dict[str, str] | No
     against = base_sha or _verify(root, "HEAD") or EMPTY_TREE
     files = _changed_files(root, [against], max_diff_chars, context_lines) + _untracked_files(root, max_diff_chars)
     if not files:
-        raise UsageError("ACODE-REVIEW-005", f"the run changed no files in {root}", hint="nothing to review")
+        raise UsageError("ACODE-GIT-005", f"the run changed no files in {root}", hint="nothing to review")
     return ReviewContext(
         target="pipeline", root=root, base_ref=against[:12], base_sha=against if against != EMPTY_TREE else "",
         head_ref="working tree", head_rev=None, intent=request, files=files, sections=dict(sections or {}),
@@ -149,7 +149,7 @@ def commit_context(start: Path, sha: str, *, intent: str = "", max_diff_chars: i
     parent = _verify(root, f"{full}^") or EMPTY_TREE
     files = _changed_files(root, [parent, full], max_diff_chars, context_lines)
     if not files:
-        raise UsageError("ACODE-REVIEW-005", f"commit {full[:12]} changes no files", hint="pick another commit")
+        raise UsageError("ACODE-GIT-005", f"commit {full[:12]} changes no files", hint="pick another commit")
     return ReviewContext(
         target="commit", root=root, base_ref=f"{sha}^", base_sha=parent if parent != EMPTY_TREE else "",
         head_ref=sha, head_sha=full, head_rev=full, intent=intent,

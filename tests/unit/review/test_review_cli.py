@@ -78,7 +78,7 @@ def test_usage_errors_exit_2(repo, tmp_path, monkeypatch):
     assert invoke("--uncommitted").exit_code == 2  # nothing uncommitted
     git(repo, "checkout", "-q", "--detach", "HEAD")
     detached = invoke()
-    assert detached.exit_code == 2 and "ACODE-REVIEW-004" in detached.output
+    assert detached.exit_code == 2 and "ACODE-GIT-004" in detached.output
     outside = tmp_path / "not-a-repo"
     outside.mkdir()
     monkeypatch.chdir(outside)

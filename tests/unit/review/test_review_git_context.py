@@ -94,31 +94,31 @@ def test_default_base_falls_back_to_master(tmp_path):
 def test_error_not_a_git_repository(tmp_path):
     with pytest.raises(UsageError) as err:
         branch_context(tmp_path)
-    assert err.value.code == "ACODE-REVIEW-002" and str(tmp_path) in err.value.message
+    assert err.value.code == "ACODE-GIT-002" and str(tmp_path) in err.value.message
 
 
 def test_error_unknown_base(tmp_path):
     repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
     with pytest.raises(UsageError) as err:
         branch_context(repo, "nope")
-    assert err.value.code == "ACODE-REVIEW-003" and "'nope'" in err.value.message
+    assert err.value.code == "ACODE-GIT-003" and "'nope'" in err.value.message
 
 
 def test_error_no_base_branch_at_all(tmp_path):
     repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"}, base="trunk")
     with pytest.raises(UsageError) as err:
         branch_context(repo)
-    assert err.value.code == "ACODE-REVIEW-003" and "--base" in err.value.hint
+    assert err.value.code == "ACODE-GIT-003" and "--base" in err.value.hint
 
 
 def test_error_no_changes(tmp_path):
     repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
     with pytest.raises(UsageError) as err:
         branch_context(repo, "feature")
-    assert err.value.code == "ACODE-REVIEW-005"
+    assert err.value.code == "ACODE-GIT-005"
     with pytest.raises(UsageError) as err:
         uncommitted_context(repo)
-    assert err.value.code == "ACODE-REVIEW-005"
+    assert err.value.code == "ACODE-GIT-005"
 
 
 def test_error_detached_head(tmp_path):
@@ -126,7 +126,7 @@ def test_error_detached_head(tmp_path):
     git(repo, "checkout", "-q", "--detach", "HEAD")
     with pytest.raises(UsageError) as err:
         branch_context(repo)
-    assert err.value.code == "ACODE-REVIEW-004" and "--commit" in err.value.hint
+    assert err.value.code == "ACODE-GIT-004" and "--commit" in err.value.hint
 
 
 def test_error_unknown_commit(tmp_path):
@@ -142,7 +142,7 @@ def test_error_git_missing(tmp_path, monkeypatch):
     assert os.environ["PATH"].endswith("empty-bin")
     with pytest.raises(AcodeError) as err:
         branch_context(repo)
-    assert err.value.code == "ACODE-REVIEW-001" and "install git" in err.value.hint
+    assert err.value.code == "ACODE-GIT-001" and "install git" in err.value.hint
 
 
 def test_pipeline_context_reviews_the_working_tree_with_its_sections(tmp_path):
