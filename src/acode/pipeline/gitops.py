@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from acode.gitcmd import run_git
 from acode.pipeline.control import RunError
 from acode.pipeline.models import ChangedFile
 
@@ -19,15 +19,7 @@ EXCLUDE = ":(exclude).acode"
 
 
 def git(root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
-    try:
-        out = subprocess.run(
-            ["git", *args], cwd=root, capture_output=True, text=True, env=env, timeout=120, check=False
-        )
-    except FileNotFoundError:
-        raise RunError("ACODE-RUN-003", "git is not installed", hint="install git; acode run needs it") from None
-    if check and out.returncode != 0:
-        raise RunError("ACODE-RUN-004", f"git {' '.join(args[:3])} failed in {root}: {out.stderr.strip()[:300]}")
-    return out.stdout
+    return run_git(root, *args, env=env, timeout=120, check=check).stdout
 
 
 def require_repository(root: Path) -> str:

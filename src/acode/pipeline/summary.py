@@ -13,6 +13,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from acode.gitcmd import GitError
 from acode.pipeline import gitops
 from acode.pipeline.control import RunError
 from acode.pipeline.models import RunState
@@ -32,7 +33,7 @@ _LEVEL_STYLE = {"excellent": "green", "good": "green", "acceptable": "yellow", "
 def build_summary(state: RunState, root: Path) -> dict[str, Any]:
     try:
         changes = [c.model_dump() | {"mark": c.mark} for c in gitops.changes_since(root, state.start_commit)]
-    except (RunError, OSError) as exc:  # a broken repository must not lose the rest of the summary
+    except (RunError, GitError, OSError) as exc:  # a broken repository must not lose the rest of the summary
         changes = [{"path": f"(changes unavailable: {exc})", "kind": "modified", "mark": "?", "added": 0, "removed": 0}]
     review = state.last_review
     verification = state.verifications[-1] if state.verifications else None

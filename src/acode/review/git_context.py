@@ -2,43 +2,22 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
-from acode.errors import AcodeError, UsageError
+from acode.errors import UsageError
+from acode.gitcmd import run_git
 from acode.review.models import ChangedFile, Commit, ReviewContext
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 GIT_TIMEOUT = 60
 
 
-class GitError(AcodeError):
-    pass
-
-
 def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    try:
-        done = subprocess.run(
-            ["git", *args], cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT,
-            encoding="utf-8", errors="replace", check=False,
-        )
-    except FileNotFoundError:
-        raise GitError(
-            "ACODE-GIT-001", "git is not installed (no 'git' on PATH)", hint="install git and try again"
-        ) from None
-    except subprocess.TimeoutExpired:
-        raise GitError("ACODE-REVIEW-007", f"'git {' '.join(args)}' took longer than {GIT_TIMEOUT} s in {root}") from None
-    if check and done.returncode != 0:
-        raise GitError(
-            "ACODE-REVIEW-007", f"'git {' '.join(args)}' failed in {root}: {done.stderr.strip()[:300]}"
-        )
-    return done
+    return run_git(root, *args, timeout=GIT_TIMEOUT, check=check)
 
 
 def repo_root(start: Path) -> Path:
-    if shutil.which("git") is None:
-        raise GitError("ACODE-GIT-001", "git is not installed (no 'git' on PATH)", hint="install git and try again")
     done = _git(start, "rev-parse", "--show-toplevel", check=False)
     if done.returncode != 0:
         raise UsageError(
