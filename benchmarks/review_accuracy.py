@@ -3,12 +3,13 @@
 For each sampled task a temporary repository is built whose `main` holds the function (its docstring is
 the specification, no tests) with one solution, and whose branch changes it to the other solution:
 canonical -> buggy must be REJECTED, buggy -> canonical APPROVED. Several designs can be compared in
-one run (--strategy x --decision). Prints JSON: confusion matrix, balanced accuracy, false-reject rate,
+one run (--designs). Prints JSON: confusion matrix, balanced accuracy, false-reject rate,
 per-bug_type recall, localisation (how often a counting finding points at the changed lines) and median
 seconds per review, per design.
 
     python benchmarks/review_accuracy.py --limit 10 --model qwen2.5-coder-0.5b
-    python benchmarks/review_accuracy.py --split tune --strategy per_dimension,single_call --decision findings,verdict
+    python benchmarks/review_accuracy.py --split tune --designs checks_only+likelihood,single_call+off,verdict
+    python benchmarks/review_accuracy.py --rescore records.jsonl --statistic mean --margin 0.05
 
 Data: ../shared/data/humanevalpack-python.jsonl relative to the repository (read in place, never copied).
 Split: tasks with an even number (Python/0, Python/2, ...) are the tuning half, odd ones the report half.
@@ -27,11 +28,14 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "data" / "humanevalpack-python.jsonl"
+DATASETS = {
+    "humanevalpack": REPO.parent / "shared" / "data" / "humanevalpack-python.jsonl",
+    "novel": REPO / "benchmarks" / "data" / "novel_bugs.jsonl",
+}
 
 
-def load_tasks(split: str, limit: int | None) -> list[dict]:
-    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+def load_tasks(data: str, split: str, limit: int | None) -> list[dict]:
+    rows = [json.loads(line) for line in DATASETS[data].read_text(encoding="utf-8").splitlines() if line.strip()]
     rows.sort(key=lambda r: int(r["task_id"].split("/")[1]))
     if split != "all":
         parity = 0 if split == "tune" else 1
@@ -60,13 +64,14 @@ def build_repo(root: Path, task: dict, before: str, after: str) -> Path:
     return root
 
 
-def review_one(model, repo: Path, strategy: str, decision: str, timeout: float) -> dict:
+def review_one(model, repo: Path, strategy: str, decision: str, timeout: float, regression: str = "auto") -> dict:
     from acode.config.review import ReviewerSettings
     from acode.review.diffparse import changed_new_lines
     from acode.review.git_context import branch_context
     from acode.review.service import review_change
 
-    settings = ReviewerSettings(strategy=strategy, decision_strategy=decision, timeout_seconds=timeout)
+    settings = ReviewerSettings(strategy=strategy, decision_strategy=decision, timeout_seconds=timeout,
+                                regression={"method": regression})
     context = branch_context(repo, "main")
     started = time.monotonic()
     result = review_change(context, model, settings)
@@ -79,7 +84,8 @@ def review_one(model, repo: Path, strategy: str, decision: str, timeout: float) 
         "reasons": result.decision.reasons,
         "levels": {d.name: d.level for d in result.dimensions},
         "findings": [f.model_dump(include={"dimension", "source", "rule", "severity", "file", "line", "grounding",
-                                           "confidence", "status", "message", "quote"}) for f in result.all_findings()],
+                                           "confidence", "status", "message", "quote", "metrics"})
+                     for f in result.all_findings()],
         "localised": any((f.file, f.line) in changed for f in counting) if counting else None,
         "tokens": result.tokens.model_dump(),
     }
@@ -88,13 +94,16 @@ def review_one(model, repo: Path, strategy: str, decision: str, timeout: float) 
 def rescore(record: dict, settings) -> str:
     """The decision the findings of a stored review give under other thresholds (no model call: the
     decision is a pure function of the checked findings, the evidence and the settings)."""
-    from acode.review.decision import decide_from_levels, dimension_level
+    from acode.review.decision import REGRESSION_RULE, decide_from_levels, dimension_level
     from acode.review.models import DimensionResult, Finding
+    from acode.review.regression import is_regression
 
     findings = [Finding(**{k: v for k, v in f.items() if v is not None or k in ("confidence", "line")})
                 for f in record["findings"]]
     for f in findings:
-        if f.source == "model" and f.confidence is not None and f.status in ("confirmed", "dismissed"):
+        if f.rule == REGRESSION_RULE:
+            f.status = "confirmed" if is_regression(f.metrics, settings.regression) else "dismissed"
+        elif f.source == "model" and f.confidence is not None and f.status in ("confirmed", "dismissed"):
             f.status = "confirmed" if f.confidence >= settings.thresholds.confirm else "dismissed"
     evidence = [f for f in findings if f.source != "model"]
     dims = []
@@ -141,19 +150,38 @@ def summarise(records: list[dict]) -> dict:
     }
 
 
+DESIGN_HELP = ("comma list of designs, each STRATEGY+REGRESSION or verdict: STRATEGY is single_call, per_dimension "
+               "or checks_only (no proposal call); REGRESSION is likelihood, question or off; verdict is the model's "
+               "overall APPROVED/REJECTED answer (the naive baseline)")
+
+
+def parse_design(name: str) -> tuple[str, str, str]:
+    """(strategy, decision strategy, regression method) of a design name."""
+    if name == "verdict":
+        return "per_dimension", "verdict", "off"
+    strategy, _, regression = name.partition("+")
+    if strategy not in ("single_call", "per_dimension", "checks_only") or regression not in ("likelihood", "question", "off"):
+        raise SystemExit(f"unknown design {name!r}: {DESIGN_HELP}")
+    return strategy, "findings", regression
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="tasks to sample (each gives two changes)")
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="bundled model name or .gguf path")
+    parser.add_argument("--data", default="humanevalpack", choices=sorted(DATASETS),
+                        help="humanevalpack (../shared/data) or novel (benchmarks/data/novel_bugs.jsonl, written for "
+                        "acode: a control set no model has memorised)")
     parser.add_argument("--split", choices=["tune", "report", "all"], default="report")
-    parser.add_argument("--strategy", default="per_dimension", help="comma list: per_dimension,single_call")
-    parser.add_argument("--decision", default="findings", help="comma list: findings,verdict")
+    parser.add_argument("--designs", default="checks_only+likelihood,checks_only+question", help=DESIGN_HELP)
     parser.add_argument("--context-window", type=int, default=4096)
     parser.add_argument("--timeout", type=float, default=600.0, help="per review")
     parser.add_argument("--records", type=Path, help="also write every review as JSON lines here (for tuning)")
     parser.add_argument("--rescore", type=Path, help="no model: re-decide the reviews in this records file")
     parser.add_argument("--confirm", type=float, help="with --rescore: thresholds.confirm")
     parser.add_argument("--poor", type=float, help="with --rescore: thresholds.poor")
+    parser.add_argument("--margin", type=float, help="with --rescore: regression.margin")
+    parser.add_argument("--statistic", choices=["sum", "mean"], help="with --rescore: regression.statistic")
     args = parser.parse_args(argv)
     if args.rescore:
         return rescore_file(args)
@@ -165,12 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.model.endswith(".gguf"):
         settings["path"] = args.model
     model = build_model(ModelSettings(**settings))
-    # the verdict baseline ignores the findings strategy: run it once
-    designs = list(dict.fromkeys(
-        (s if d == "findings" else "-", d) for s, d in itertools.product(args.strategy.split(","), args.decision.split(","))
-    ))
-    records: dict[str, list[dict]] = {f"{s}+{d}" if d == "findings" else d: [] for s, d in designs}
-    tasks = load_tasks(args.split, args.limit)
+    designs = {name: parse_design(name) for name in args.designs.split(",")}
+    records: dict[str, list[dict]] = {name: [] for name in designs}
+    tasks = load_tasks(args.data, args.split, args.limit)
     out = args.records.open("w", encoding="utf-8") if args.records else None
     with tempfile.TemporaryDirectory(prefix="acode-review-accuracy-") as tmp:
         for index, task in enumerate(tasks):
@@ -179,14 +204,12 @@ def main(argv: list[str] | None = None) -> int:
                 ("to_canonical", task["buggy_solution"], task["canonical_solution"], "APPROVED"),
             ):
                 repo = build_repo(Path(tmp) / f"{index}-{direction}", task, before, after)
-                for strategy, decision in designs:
-                    design = f"{strategy}+{decision}" if decision == "findings" else decision
+                for design, (strategy, decision, regression) in designs.items():
                     record = {"task_id": task["task_id"], "bug_type": task["bug_type"], "direction": direction,
                               "expected": expected, "design": design,
-                              **review_one(model, repo, strategy if strategy != "-" else "per_dimension",
-                                           decision, args.timeout)}
-                    records[record["design"]].append(record)
-                    print(f"{task['task_id']:>11} {direction:<12} {record['design']:<26} {record['verdict']:<8} "
+                              **review_one(model, repo, strategy, decision, args.timeout, regression)}
+                    records[design].append(record)
+                    print(f"{task['task_id']:>11} {direction:<12} {design:<26} {record['verdict']:<8} "
                           f"(expected {expected}) {record['seconds']:6.1f}s", file=sys.stderr, flush=True)
                     if out:
                         out.write(json.dumps(record) + "\n")
@@ -196,9 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "benchmark": "review_accuracy",
         "model": args.model,
+        "data": args.data,
         "split": args.split,
         "tasks": len(tasks),
-        "data": str(DATA),
         "designs": {name: summarise(rows) for name, rows in records.items()},
     }
     print(json.dumps(report, indent=2))
@@ -213,6 +236,10 @@ def rescore_file(args) -> int:
         settings.thresholds.confirm = args.confirm
     if args.poor is not None:
         settings.thresholds.poor = args.poor
+    if args.margin is not None:
+        settings.regression.margin = args.margin
+    if args.statistic is not None:
+        settings.regression.statistic = args.statistic
     rows = [json.loads(line) for line in args.rescore.read_text().splitlines() if line.strip()]
     by_design: dict[str, list[dict]] = {}
     for row in rows:
@@ -221,6 +248,7 @@ def rescore_file(args) -> int:
         by_design.setdefault(row["design"], []).append(row)
     print(json.dumps({"benchmark": "review_accuracy (rescored)", "records": str(args.rescore),
                       "thresholds": settings.thresholds.model_dump(),
+                      "regression": settings.regression.model_dump(include={"statistic", "margin"}),
                       "designs": {name: summarise(r) for name, r in by_design.items()}}, indent=2))
     return 0
 

@@ -54,13 +54,34 @@ class LookAroundSettings(BaseModel):
     max_result_chars: int = Field(2000, ge=200)
 
 
+class RegressionSettings(BaseModel):
+    """The regression check: each changed region's old and new code, scored by the model against the
+    documentation and code before it; a change that makes the code clearly less likely is rejected."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: Literal["auto", "likelihood", "question", "off"] = Field(
+        "auto", description="likelihood: the model's log-likelihood of each version (needs a backend that "
+        "scores text: the embedded model); question: a yes/no question per version; auto: likelihood when "
+        "the backend can, else question",
+    )
+    statistic: Literal["sum", "mean"] = Field(
+        "sum", description="compare summed log-probabilities of the two versions, or the mean per token"
+    )
+    margin: float = Field(0.0, ge=0.0, description="reject when new - old is below -margin (nats)")
+    context_lines: int = Field(60, ge=1, le=400, description="lines before a change the model reads first")
+    after_lines: int = Field(30, ge=0, le=400, description="unchanged lines after a change that are scored too")
+    max_regions: int = Field(8, ge=1, le=100, description="changed regions checked per review (largest first)")
+
+
 class ReviewerSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     dimensions: Dimensions = Field(default_factory=Dimensions)
-    strategy: Literal["per_dimension", "single_call"] = Field(
+    strategy: Literal["per_dimension", "single_call", "checks_only"] = Field(
         "single_call", description="single_call: one proposal call (cheapest on a CPU); per_dimension: one "
-        "call per dimension, all sharing the context prefix (KV reuse) or run in parallel on a server",
+        "call per dimension, all sharing the context prefix (KV reuse) or run in parallel on a server; "
+        "checks_only: no proposals, only the regression check and the deterministic evidence (fastest)",
     )
     decision_strategy: Literal["findings", "verdict"] = Field(
         "findings", description="findings: derived from checked findings; verdict: the model's overall answer"
@@ -87,4 +108,5 @@ class ReviewerSettings(BaseModel):
         1, ge=1, le=16, description="dimension requests sent at once (useful with a server backend)"
     )
     lookaround: LookAroundSettings = Field(default_factory=LookAroundSettings)
+    regression: RegressionSettings = Field(default_factory=RegressionSettings)
     reuse_unchanged: bool = Field(True, description="an unchanged context reuses the stored review")

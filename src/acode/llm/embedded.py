@@ -29,6 +29,7 @@ from typing import Any
 from acode.config.model import ModelSettings
 from acode.errors import ModelError, ModelNotInstalledError, ModelOutputError, ModelTimeoutError
 from acode.llm.chat_template import ChatTemplate, instructions_for
+from acode.llm.scoring import TextScore
 from acode.llm.structured import parse_envelope, tool_envelope_schema
 from acode.llm.types import Completion, Message, TokenLogprob, ToolSpec, Usage
 
@@ -169,6 +170,27 @@ class EmbeddedModel:
             return self._with_tool_call(completion, tools)
         return completion
 
+    def score_text(self, prefix: str, text: str, *, timeout: float | None = None) -> TextScore:
+        """Log-probabilities of ``text``'s tokens after ``prefix`` (raw text, no chat template). The
+        prefix is reused from the KV cache like a prompt; the scored tokens are evaluated with logits kept
+        for every position."""
+        started = time.monotonic()
+        deadline = started + timeout if timeout else None
+        head = self._llm.tokenize(prefix.encode("utf-8"), add_bos=True, special=False)
+        tokens = self._llm.tokenize((prefix + text).encode("utf-8"), add_bos=True, special=False)
+        split = 0
+        while split < min(len(head), len(tokens)) and head[split] == tokens[split]:
+            split += 1
+        split = max(split, 1)  # the first token has no logits before it
+        self._check_fits(len(tokens))
+        with self._lock:
+            reused = self._reuse_prefix(tokens[:split])  # keeps position split-1 to be evaluated again
+            rows = self._evaluate_with_logits(tokens[reused:], reused, deadline, timeout)
+        logprobs = [self._row_logprob(rows[pos - 1 - reused], tokens[pos]) for pos in range(split, len(tokens))]
+        usage = Usage(prompt_tokens=len(tokens), prompt_tokens_evaluated=len(tokens) - reused,
+                      prompt_tokens_reused=reused, seconds=round(time.monotonic() - started, 4))
+        return TextScore(tokens=[self._piece(t) for t in tokens[split:]], logprobs=logprobs, usage=usage)
+
     # --- prompt ------------------------------------------------------------------------------------
 
     def _token_text(self, token: int) -> str:
@@ -242,6 +264,41 @@ class EmbeddedModel:
                 ) from None
             if len(chunk) == CHUNK:
                 self._whole_chunks = start + offset + CHUNK
+
+    def _evaluate_with_logits(self, tokens: list[int], start: int, deadline: float | None,
+                              timeout: float | None) -> list[Any]:
+        """Like ``_evaluate`` (same aligned chunks), keeping the logits of every evaluated position."""
+        import numpy as np
+
+        llm = self._llm
+        rows: list[Any] = []
+        for offset in range(0, len(tokens), CHUNK):
+            self._check_deadline(deadline, timeout, "scoring text")
+            chunk = tokens[offset : offset + CHUNK]
+            past = llm.n_tokens
+            llm._ctx.kv_cache_seq_rm(-1, past, -1)  # as Llama.eval does: drop anything cached from here on
+            llm._batch.set_batch(batch=chunk, n_past=past, logits_all=True)
+            try:
+                llm._ctx.decode(llm._batch)
+            except RuntimeError as exc:
+                llm.reset()
+                self._whole_chunks = 0
+                raise ModelError("ACODE-MODEL-022", f"llama.cpp failed to evaluate the text: {exc}") from None
+            llm.input_ids[past : past + len(chunk)] = chunk
+            llm.n_tokens += len(chunk)
+            logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(len(chunk) * llm.n_vocab(),))
+            rows.extend(logits.reshape(len(chunk), llm.n_vocab()).copy())
+            if len(chunk) == CHUNK:
+                self._whole_chunks = start + offset + CHUNK
+        return rows
+
+    @staticmethod
+    def _row_logprob(row: Any, token: int) -> float:
+        import numpy as np
+
+        logits = row.astype(np.float64)
+        peak = logits.max()
+        return float(logits[token] - peak - np.log(np.exp(logits - peak).sum()))
 
     def _check_deadline(self, deadline: float | None, timeout: float | None, doing: str) -> None:
         if deadline is not None and time.monotonic() > deadline:

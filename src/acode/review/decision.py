@@ -6,6 +6,7 @@ from __future__ import annotations
 from acode.config.review import Level, ReviewerSettings, Thresholds
 from acode.review.models import LEVELS, Decision, DimensionResult, Finding, worse
 
+REGRESSION_RULE = "review/regression"
 _EVIDENCE_LEVEL: dict[str, Level] = {"critical": "poor", "high": "poor", "medium": "needs_work",
                                      "low": "acceptable", "info": "good"}
 
@@ -18,6 +19,8 @@ def finding_level(finding: Finding, thresholds: Thresholds) -> Level | None:
         if finding.rule == "tests/not-touched":
             return thresholds.untested_change_level
         return _EVIDENCE_LEVEL[finding.severity]
+    if finding.rule == REGRESSION_RULE:
+        return "poor"  # its own threshold (reviewer.regression.margin) already decided that it counts
     if finding.severity == "low":
         return "acceptable"
     if finding.confidence is not None and finding.confidence >= thresholds.poor:

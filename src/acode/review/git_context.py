@@ -222,3 +222,11 @@ def read_new_text(context: ReviewContext, path: str) -> str | None:
             return None
     done = _git(context.root, "show", f"{context.head_rev}:{path}", check=False)
     return done.stdout if done.returncode == 0 else None
+
+
+def read_old_text(context: ReviewContext, file: ChangedFile) -> str | None:
+    """A changed file's content before the change (at the base commit), or None when it did not exist."""
+    if not context.base_sha or file.change_type == "added":
+        return None
+    done = _git(context.root, "show", f"{context.base_sha}:{file.old_path or file.path}", check=False)
+    return done.stdout if done.returncode == 0 else None

@@ -89,6 +89,7 @@ class Finding(BaseModel):
     grounding: Grounding = "changed"
     confidence: float | None = None  # P(real defect) from the check question; 1.0 for deterministic evidence
     status: FindingStatus = "confirmed"
+    metrics: dict[str, float] = Field(default_factory=dict)  # the numbers a check measured (regression check)
 
     @property
     def counts(self) -> bool:

@@ -25,6 +25,8 @@ from acode.review.assessment import (
     propose,
 )
 from acode.review.checking import check_findings
+from acode.review.regression import DIMENSION as REGRESSION_DIMENSION
+from acode.review.regression import regression_findings
 from acode.review.decision import decide_from_levels, decide_from_verdict, dimension_level, explain
 from acode.review.evidence import gather_evidence
 from acode.review.lookaround import look_around
@@ -91,18 +93,21 @@ def review_change(
             result.decision = (decide_from_verdict(answer.verdict, answer.reason, evidence.findings)
                                if not isinstance(answer, str) else decide_from_verdict(None, answer, evidence.findings))
             return _finish(result, metered, started)
-        try:
-            proposals = propose(
-                metered, messages, enabled, strategy=settings.strategy,
-                max_findings=settings.max_findings_per_dimension, max_tokens=settings.max_tokens_per_answer,
-                min_findings=1 if settings.require_candidates else 0,
-                choices=line_choices(packed_files(context, packed)),
-                stop_on_failure=settings.on_model_failure == "error",
-                timeout=remaining, parallel=settings.parallel_requests, naive=naive_layout, progress=say,
-            )
-        except PartialProposals as partial:
-            _fill(dimensions, partial.proposals, {}, evidence.findings, settings)
-            raise ModelTimeoutError("ACODE-REVIEW-030", "timed out while proposing findings") from None
+        if settings.strategy == "checks_only":
+            proposals = Proposals(findings={name: [] for name in enabled})
+        else:
+            try:
+                proposals = propose(
+                    metered, messages, enabled, strategy=settings.strategy,
+                    max_findings=settings.max_findings_per_dimension, max_tokens=settings.max_tokens_per_answer,
+                    min_findings=1 if settings.require_candidates else 0,
+                    choices=line_choices(packed_files(context, packed)),
+                    stop_on_failure=settings.on_model_failure == "error",
+                    timeout=remaining, parallel=settings.parallel_requests, naive=naive_layout, progress=say,
+                )
+            except PartialProposals as partial:
+                _fill(dimensions, partial.proposals, {}, evidence.findings, settings)
+                raise ModelTimeoutError("ACODE-REVIEW-030", "timed out while proposing findings") from None
         if proposals.failed and settings.on_model_failure == "error":
             name, why = next(iter(proposals.failed.items()))
             raise ModelOutputError("ACODE-REVIEW-020", f"the model's answer for {name} could not be read: {why}",
@@ -115,6 +120,11 @@ def review_change(
                 timeout=remaining, progress=say,
                 on_checked=lambda f: checked.setdefault(f.dimension, []).append(f),
             )
+            if REGRESSION_DIMENSION in enabled:
+                checked.setdefault(REGRESSION_DIMENSION, []).extend(regression_findings(
+                    context, metered, settings.regression, timeout=remaining, progress=say,
+                    paths={f.path for f in packed_files(context, packed)},
+                ))
         finally:
             _fill(dimensions, proposals, checked, evidence.findings, settings)
     except ModelTimeoutError as exc:
