@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -101,7 +102,7 @@ def rescore(record: dict, settings) -> str:
     findings = [Finding(**{k: v for k, v in f.items() if v is not None or k in ("confidence", "line")})
                 for f in record["findings"]]
     for f in findings:
-        if f.rule == REGRESSION_RULE:
+        if f.rule == REGRESSION_RULE and f.status != "unchecked":
             f.status = "confirmed" if is_regression(f.metrics, settings.regression) else "dismissed"
         elif f.source == "model" and f.confidence is not None and f.status in ("confirmed", "dismissed"):
             f.status = "confirmed" if f.confidence >= settings.thresholds.confirm else "dismissed"
@@ -175,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=["tune", "report", "all"], default="report")
     parser.add_argument("--designs", default="checks_only+likelihood,checks_only+question", help=DESIGN_HELP)
     parser.add_argument("--context-window", type=int, default=4096)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                        help="llama.cpp threads (default: every core; figures need a quiet machine)")
     parser.add_argument("--timeout", type=float, default=600.0, help="per review")
     parser.add_argument("--records", type=Path, help="also write every review as JSON lines here (for tuning)")
     parser.add_argument("--rescore", type=Path, help="no model: re-decide the reviews in this records file")
@@ -189,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model
 
-    settings = {"name": args.model, "context_window": args.context_window}
+    settings = {"name": args.model, "context_window": args.context_window, "threads": args.threads}
     if args.model.endswith(".gguf"):
         settings["path"] = args.model
     model = build_model(ModelSettings(**settings))

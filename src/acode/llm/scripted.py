@@ -22,16 +22,20 @@ from typing import Any
 import yaml
 
 from acode.errors import ConfigError, ModelError
+from acode.llm.scoring import TextScore
 from acode.llm.types import Completion, Message, ToolCall, ToolSpec, Usage
 
 
 class ScriptedModel:
-    def __init__(self, steps: Sequence[Any] = (), *, name: str = "scripted", context_window: int = 8192):
+    def __init__(self, steps: Sequence[Any] = (), *, name: str = "scripted", context_window: int = 8192,
+                 scorer: Callable[[str, str], float] | None = None):
         self.name = name
+        self._scorer = scorer
         self.context_window = context_window
         self._steps = list(steps)
         self._lock = threading.Lock()
         self.calls: list[dict[str, Any]] = []  # what each call was asked, for assertions
+        self.scored: list[tuple[str, str]] = []  # (prefix, text) of each score_text call
 
     @classmethod
     def from_file(cls, path: str | Path, **kwargs: Any) -> ScriptedModel:
@@ -53,6 +57,17 @@ class ScriptedModel:
 
     def count_tokens(self, text: str) -> int:
         return max(1, len(text) // 4) if text else 0
+
+    def score_text(self, prefix: str, text: str, *, timeout: float | None = None) -> TextScore:
+        """Each line of ``text`` is one token; its log-probability is ``scorer(prefix, line)`` (0.0 without a
+        scorer, so every version scores alike and no regression is seen)."""
+        with self._lock:
+            self.scored.append((prefix, text))
+        lines = text.splitlines(keepends=True)
+        logprobs = [float(self._scorer(prefix, line)) if self._scorer else 0.0 for line in lines]
+        return TextScore(tokens=lines, logprobs=logprobs,
+                         usage=Usage(prompt_tokens=self.count_tokens(prefix + text),
+                                     prompt_tokens_evaluated=self.count_tokens(prefix + text)))
 
     def complete(
         self,

@@ -36,11 +36,15 @@ def changed_regions(path: str, old: str, new: str, *, context_lines: int = 60, a
         prefix = "".join(new_lines[max(0, j1 - context_lines) : j1])
         old_text = "".join(old_lines[i1:i2] + old_lines[i2 : i2 + tail])
         new_text = "".join(new_lines[j1 : j2 + tail])
-        if old_text.strip() == new_text.strip():
+        if _squash(old_text) == _squash(new_text):
             continue  # whitespace only
         regions.append(Region(path=path, prefix=prefix, old_text=old_text, new_text=new_text,
                               first_line=j1 + 1, added=tuple(range(j1 + 1, j2 + 1)), size=(i2 - i1) + (j2 - j1)))
     return regions
+
+
+def _squash(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def _merged(ops: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:

@@ -111,26 +111,29 @@ def _by_question(model: MeteredModel, region: Region, timeout: Callable[[], floa
         answer = model.complete([Message.system(render(PKG, "system.j2")), Message.user(question)],
                                 max_tokens=1, temperature=0.0, logprobs=10, timeout=timeout())
         p_yes = yes_probability(answer)
-        p_yes = 0.5 if p_yes is None else min(max(p_yes, 1e-4), 1 - 1e-4)
+        if p_yes is None:
+            return {"unreadable": 1.0}
+        p_yes = min(max(p_yes, 1e-4), 1 - 1e-4)
         logits[version] = math.log(p_yes / (1 - p_yes))
     return {"delta_sum": round(logits["new"] - logits["old"], 4), "old_logit": round(logits["old"], 4),
             "new_logit": round(logits["new"], 4)}
 
 
 def _finding(region: Region, line: int, metrics: dict[str, float], settings: RegressionSettings) -> Finding:
+    quote = region.new_text.splitlines()[line - region.first_line].strip() if region.added else ""
+    where = dict(dimension=DIMENSION, source="model", rule=RULE, file=region.path, line=line, end_line=line,
+                 quote=quote, grounding="changed" if region.added else "context", metrics=metrics)
+    if "unreadable" in metrics:
+        return Finding(**where, severity="high", status="unchecked",
+                       message="the regression check's answer could not be read; an unreadable answer never approves")
     value = delta_from(metrics, settings.statistic)
     regression = is_regression(metrics, settings)
-    quote = region.new_text.splitlines()[line - region.first_line].strip() if region.added else ""
     message = (f"the changed code reads as less right than the code it replaces (model preference "
                f"{value:+.2f} for the new version, {settings.statistic}); check it against the documentation"
                if regression else f"the new code reads as at least as right as the old ({value:+.2f}, {settings.statistic})")
-    return Finding(
-        dimension=DIMENSION, source="model", rule=RULE, severity="high" if regression else "info",
-        message=message, file=region.path, line=line, end_line=line, quote=quote,
-        grounding="changed" if region.added else "context",
-        confidence=round(1 / (1 + math.exp(max(-50.0, min(50.0, value)))), 4),
-        status="confirmed" if regression else "dismissed", metrics=metrics,
-    )
+    return Finding(**where, severity="high" if regression else "info", message=message,
+                   confidence=round(1 / (1 + math.exp(max(-50.0, min(50.0, value)))), 4),
+                   status="confirmed" if regression else "dismissed")
 
 
 def delta_from(metrics: dict[str, float], statistic: str) -> float:

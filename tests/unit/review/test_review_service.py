@@ -24,6 +24,8 @@ def bug_context(tmp_path):
 
 
 def per_dim(**kwargs) -> ReviewerSettings:
+    """Proposals per dimension; the regression check off (its own tests are in test_review_regression)."""
+    kwargs.setdefault("regression", {"method": "off"})
     return ReviewerSettings(strategy="per_dimension", **kwargs)
 
 

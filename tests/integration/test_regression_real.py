@@ -1,0 +1,49 @@
+"""The regression check on the embedded 0.5B model: text scoring through the KV cache, and a review that
+tells an off-by-one from its fix by comparing the old and the new version."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from acode.config.review import ReviewerSettings
+from acode.llm.types import Message
+from acode.review.git_context import branch_context
+from acode.review.service import review_change
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "review"))
+from review_fakes import BUGGY, SOUND, repo_with_branch  # noqa: E402
+
+pytestmark = pytest.mark.real_model
+
+
+def test_scores_are_log_probabilities_and_the_cache_changes_nothing(real_model):
+    prefix = 'def add(a, b):\n    """Return the sum of a and b."""\n'
+    fresh = real_model.score_text(prefix, "    return a + b\n")
+    real_model.complete([Message.user("Say hi.")], max_tokens=2)  # something else in the cache
+    cached_then = real_model.score_text(prefix, "    return a - b\n")
+    again = real_model.score_text(prefix, "    return a + b\n")
+    assert len(fresh.logprobs) == len(fresh.tokens) >= 4 and all(lp <= 0 for lp in fresh.logprobs)
+    assert "".join(fresh.tokens) == "    return a + b\n"
+    assert again.logprobs == fresh.logprobs and again.usage.prompt_tokens_reused >= 0
+    assert fresh.total > cached_then.total  # the model finds a + b likelier for "the sum"
+    assert math.isfinite(fresh.mean)
+
+
+def test_a_review_rejects_the_off_by_one_and_approves_its_fix(real_model, tmp_path):
+    settings = ReviewerSettings(strategy="checks_only", timeout_seconds=600)
+    to_buggy = branch_context(repo_with_branch(tmp_path / "b", {"pages.py": SOUND}, {"pages.py": BUGGY}))
+    to_sound = branch_context(repo_with_branch(tmp_path / "s", {"pages.py": BUGGY}, {"pages.py": SOUND}))
+
+    rejected = review_change(to_buggy, real_model, settings)
+    approved = review_change(to_sound, real_model, settings)
+
+    [bad] = [f for f in rejected.all_findings() if f.rule == "review/regression"]
+    [good] = [f for f in approved.all_findings() if f.rule == "review/regression"]
+    assert (bad.file, bad.line, bad.status) == ("pages.py", 3, "confirmed")
+    assert rejected.decision.verdict == "REJECTED" and approved.decision.verdict == "APPROVED"
+    assert bad.metrics["delta_sum"] == pytest.approx(-good.metrics["delta_sum"], abs=1e-3)
+    assert rejected.tokens.calls == 2 and rejected.tokens.evaluated > 0

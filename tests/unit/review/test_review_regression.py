@@ -1,0 +1,109 @@
+"""The regression check (old vs new version of each changed region) and how it decides a review."""
+
+from __future__ import annotations
+
+import pytest
+
+from acode.config.review import ReviewerSettings
+from acode.llm.scripted import ScriptedModel
+from acode.review.git_context import branch_context
+from acode.review.regions import changed_regions
+from acode.review.service import review_change
+
+from review_fakes import BUGGY, SOUND, repo_with_branch, yes_no
+
+
+def likes_sound(prefix: str, line: str) -> float:
+    """A scorer that finds the off-by-one line improbable: what a code model does with a good docstring."""
+    return -6.0 if "number * size" in line else -1.0
+
+
+@pytest.fixture
+def to_buggy(tmp_path):
+    return branch_context(repo_with_branch(tmp_path / "b", {"pages.py": SOUND}, {"pages.py": BUGGY}))
+
+
+@pytest.fixture
+def to_sound(tmp_path):
+    return branch_context(repo_with_branch(tmp_path / "s", {"pages.py": BUGGY}, {"pages.py": SOUND}))
+
+
+def checks_only(**regression) -> ReviewerSettings:
+    return ReviewerSettings(strategy="checks_only", regression=regression)
+
+
+def test_a_region_is_the_changed_lines_after_the_same_documentation_up_to_the_end_of_the_function():
+    [region] = changed_regions("pages.py", SOUND, BUGGY)
+    assert region.prefix.endswith('"""Page ``number`` (starting at 1) of ``items``."""\n')
+    assert region.old_text.startswith("    start = (number - 1) * size\n")
+    assert region.new_text.startswith("    start = number * size\n")
+    assert region.old_text.endswith("return items[start : start + size]\n") and region.first_line == 3
+    assert region.added == (3,)
+
+
+def test_whitespace_only_changes_and_distant_changes_make_separate_or_no_regions():
+    old = "".join(f"x{i} = {i}\n" for i in range(20))
+    new = old.replace("x2 = 2", "x2 = 20").replace("x15 = 15", "x15 = 150").replace("x9 = 9", "x9 = 9  ")
+    regions = changed_regions("a.txt", old, new)
+    assert [r.first_line for r in regions] == [3, 16]
+
+
+def test_the_new_version_scoring_lower_than_the_old_rejects_with_a_finding_on_the_changed_line(to_buggy):
+    model = ScriptedModel([], scorer=likes_sound)
+    result = review_change(to_buggy, model, checks_only(method="likelihood"))
+    [finding] = [f for f in result.all_findings() if f.rule == "review/regression"]
+    assert (finding.file, finding.line, finding.status, finding.quote) == (
+        "pages.py", 3, "confirmed", "start = number * size")
+    assert finding.metrics["delta_sum"] == pytest.approx(-5.0)
+    assert result.decision.verdict == "REJECTED" and "intent_alignment is poor" in result.decision.reasons[0]
+    assert len(model.scored) == 2 and model.scored[0][0] == model.scored[1][0]  # same prefix for both versions
+    assert result.tokens.calls == 2
+
+
+def test_the_same_scores_in_the_other_direction_approve(to_sound):
+    result = review_change(to_sound, ScriptedModel([], scorer=likes_sound), checks_only(method="likelihood"))
+    [finding] = [f for f in result.all_findings() if f.rule == "review/regression"]
+    assert finding.status == "dismissed" and finding.metrics["delta_sum"] == pytest.approx(5.0)
+    assert result.decision.verdict == "APPROVED"
+
+
+def test_the_margin_decides_how_large_a_drop_rejects(to_buggy):
+    model = ScriptedModel([], scorer=likes_sound)
+    assert review_change(to_buggy, model, checks_only(method="likelihood", margin=4.9)).decision.verdict == "REJECTED"
+    assert review_change(to_buggy, model, checks_only(method="likelihood", margin=5.1)).decision.verdict == "APPROVED"
+    # per token the drop is 5/2 lines: the statistic changes the scale the margin applies to
+    mean = checks_only(method="likelihood", statistic="mean", margin=2.4)
+    assert review_change(to_buggy, model, mean).decision.verdict == "REJECTED"
+
+
+def test_the_question_method_contrasts_the_two_answers(to_buggy, to_sound):
+    def answers(p_old: float, p_new: float):
+        # the old version is asked about first
+        return ScriptedModel([yes_no(p_old), yes_no(p_new)])
+
+    assert review_change(to_buggy, answers(0.8, 0.3), checks_only(method="question")).decision.verdict == "REJECTED"
+    assert review_change(to_sound, answers(0.3, 0.8), checks_only(method="question")).decision.verdict == "APPROVED"
+    # a model that doubts everything equally sees no regression
+    assert review_change(to_sound, answers(0.2, 0.2), checks_only(method="question")).decision.verdict == "APPROVED"
+
+
+@pytest.mark.parametrize("unreadable", ["", "perhaps", "{}"])
+def test_an_unreadable_or_empty_check_answer_never_approves(to_sound, unreadable):
+    model = ScriptedModel([unreadable, unreadable])
+    result = review_change(to_sound, model, checks_only(method="question"))
+    [finding] = [f for f in result.all_findings() if f.rule == "review/regression"]
+    assert finding.status == "unchecked" and result.decision.verdict == "REJECTED"
+
+
+def test_auto_uses_likelihood_when_the_backend_scores_text_and_added_files_have_nothing_to_compare(tmp_path):
+    repo = repo_with_branch(tmp_path / "n", {"a.py": "x = 1\n"}, {"a.py": "x = 1\n", "pages.py": BUGGY})
+    model = ScriptedModel([], scorer=likes_sound)
+    result = review_change(branch_context(repo), model, checks_only())
+    assert model.scored == [] and not [f for f in result.all_findings() if f.rule == "review/regression"]
+    assert result.decision.verdict == "APPROVED"
+
+
+def test_off_asks_nothing(to_buggy):
+    model = ScriptedModel([], scorer=likes_sound)
+    result = review_change(to_buggy, model, checks_only(method="off"))
+    assert model.scored == [] and model.calls == [] and result.decision.verdict == "APPROVED"
