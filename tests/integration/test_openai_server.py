@@ -1,7 +1,8 @@
 """The openai backend against a real OpenAI-compatible server: llama-cpp-python's own
 ``python -m llama_cpp.server`` on 127.0.0.1 serving the bundled 0.5B model. One server with the default
 chat format (tool calls come back as text, so acode constrains with response_format) and one with
-``--chat_format chatml-function-calling`` (native ``tool_calls``)."""
+``--chat_format chatml-function-calling`` (native ``tool_calls``, and no prompt log-probabilities: the
+launcher's default ``--logits_all False``)."""
 
 from __future__ import annotations
 
@@ -39,16 +40,17 @@ TASK = [
 ]
 
 
-def _serve(real_model_settings, tmp_path_factory, chat_format=None):
+def _serve(real_model_settings, tmp_path_factory, chat_format=None, logits_all=False):
     gguf = resolve_model_path(real_model_settings)
     logs = tmp_path_factory.mktemp("llama-server")
-    server = LlamaServer(gguf, chat_format=chat_format, n_ctx=4096, log_file=logs / "server.log")
+    server = LlamaServer(gguf, chat_format=chat_format, n_ctx=4096, log_file=logs / "server.log", logits_all=logits_all)
     return server.start()
 
 
 @pytest.fixture(scope="module")  # stopped as soon as this module is done: 2 cores, shared
 def default_server(real_model_settings, tmp_path_factory):
-    server = _serve(real_model_settings, tmp_path_factory)
+    # llama-cpp-python returns token log-probabilities (the reviewer's yes/no checks) only with logits_all
+    server = _serve(real_model_settings, tmp_path_factory, logits_all=True)
     yield server
     server.stop()
 
@@ -156,3 +158,25 @@ def test_streaming_hands_on_pieces_as_they_come(default_server, connect):
     )
     assert len(pieces) > 1 and "".join(pieces) == completion.text
     assert completion.usage.completion_tokens >= len(pieces) - 1
+
+
+
+def test_a_review_on_a_server_compares_the_versions_by_question(default_server, connect, tmp_path):
+    """A server cannot score text, so the regression check asks its yes/no question per version."""
+    import sys
+    from pathlib import Path
+
+    from acode.config.review import ReviewerSettings
+    from acode.review.git_context import branch_context
+    from acode.review.service import review_change
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "review"))
+    from review_fakes import BUGGY, SOUND, repo_with_branch
+
+    model = connect(default_server)
+    context = branch_context(repo_with_branch(tmp_path / "r", {"pages.py": SOUND}, {"pages.py": BUGGY}))
+    result = review_change(context, model, ReviewerSettings(strategy="checks_only", timeout_seconds=600))
+    [finding] = [f for f in result.all_findings() if f.rule == "review/regression"]
+    assert {"old_logit", "new_logit", "delta_sum"} <= set(finding.metrics)  # both answers had logprobs
+    assert finding.status in ("confirmed", "dismissed") and result.tokens.calls == 2
+    assert result.decision.verdict == ("REJECTED" if finding.status == "confirmed" else "APPROVED")

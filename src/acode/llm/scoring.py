@@ -3,8 +3,9 @@
 The reviewer's regression check compares the old and the new version of changed code by the model's own
 log-likelihood of each (a code model finds a wrong line less probable than the line it replaced, given
 the documentation and the code around it). Only backends that can return prompt-token log-probabilities
-implement ``score_text``: the embedded llama.cpp model always does; callers ask ``scorer_of(model)`` and
-fall back to a yes/no question when it returns None.
+implement ``score_text``: the embedded llama.cpp model does; callers ask ``scorer_of(model)`` and fall
+back to a yes/no question when it returns None. (The OpenAI-compatible backend does not: llama-cpp-python's
+server returns implausible prompt log-probabilities with ``echo``, and no other server can be tested here.)
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from acode.config.review import RegressionSettings
 from acode.llm.protocol import ChatModel
+from acode.errors import ModelError
 from acode.llm.scoring import TextScore, scorer_of
 from acode.llm.types import Message
 from acode.prompts import render
@@ -80,7 +81,10 @@ def _regions(context: ReviewContext, settings: RegressionSettings, paths: set[st
 
 def _by_likelihood(model: MeteredModel, region: Region, timeout: Callable[[], float]) -> tuple[dict[str, float], int]:
     scorer = scorer_of(model)
-    assert scorer is not None
+    if scorer is None:
+        raise ModelError("ACODE-REVIEW-040", f"the {model.name} backend cannot score text "
+                         "(reviewer.regression.method: likelihood needs the embedded model)",
+                         hint="set reviewer.regression.method: question (or auto)")
     old = scorer.score_text(region.prefix, region.old_text, timeout=timeout())
     model.stats.add(old.usage)
     new = scorer.score_text(region.prefix, region.new_text, timeout=timeout())
