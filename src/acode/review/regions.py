@@ -19,6 +19,7 @@ class Region:
     new_text: str  # added lines + the same unchanged lines
     first_line: int  # 1-based number of the first added line in the new file (or of the line after a deletion)
     added: tuple[int, ...]  # 1-based numbers of the added lines in the new file
+    removed: tuple[str, ...]  # the removed lines' text
     size: int  # changed lines (removed + added), for choosing the largest regions
 
 
@@ -39,7 +40,8 @@ def changed_regions(path: str, old: str, new: str, *, context_lines: int = 60, a
         if _squash(old_text) == _squash(new_text):
             continue  # whitespace only
         regions.append(Region(path=path, prefix=prefix, old_text=old_text, new_text=new_text,
-                              first_line=j1 + 1, added=tuple(range(j1 + 1, j2 + 1)), size=(i2 - i1) + (j2 - j1)))
+                              first_line=j1 + 1, added=tuple(range(j1 + 1, j2 + 1)),
+                              removed=tuple(line.rstrip("\n") for line in old_lines[i1:i2]), size=(i2 - i1) + (j2 - j1)))
     return regions
 
 

@@ -132,9 +132,14 @@ def _finding(region: Region, line: int, metrics: dict[str, float], settings: Reg
                        message="the regression check's answer could not be read; an unreadable answer never approves")
     value = delta_from(metrics, settings.statistic)
     regression = is_regression(metrics, settings)
-    message = (f"the changed code reads as less right than the code it replaces (model preference "
-               f"{value:+.2f} for the new version, {settings.statistic}); check it against the documentation"
-               if regression else f"the new code reads as at least as right as the old ({value:+.2f}, {settings.statistic})")
+    was = next((line.strip() for line in region.removed if line.strip()), "")
+    replaced = f" (it replaced `{was}`)" if was and region.added else (f" (`{was}` was removed)" if was else "")
+    how = "log-likelihood" if "new_sum" in metrics else "yes/no log-odds"
+    message = (f"the model finds the changed code less right than the code it replaces{replaced}: {how} "
+               f"{value:+.2f} ({settings.statistic}) for the new version" if regression else
+               f"the new code reads as at least as right as the old ({how} {value:+.2f}, {settings.statistic})")
+    where["suggestion"] = ("check the changed lines against the documentation; if the behaviour change is "
+                           "intended, update the documentation with it") if regression else ""
     return Finding(**where, severity="high" if regression else "info", message=message,
                    confidence=round(1 / (1 + math.exp(max(-50.0, min(50.0, value)))), 4),
                    status="confirmed" if regression else "dismissed")
