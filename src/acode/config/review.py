@@ -72,6 +72,15 @@ class RegressionSettings(BaseModel):
     context_lines: int = Field(60, ge=1, le=400, description="lines before a change the model reads first")
     after_lines: int = Field(30, ge=0, le=400, description="unchanged lines after a change that are scored too")
     max_regions: int = Field(8, ge=1, le=100, description="changed regions checked per review (largest first)")
+    max_edit_lines: int = Field(
+        4, ge=0, le=400, description="compare only edits: regions where at most this many lines were removed and "
+        "at most this many added. A larger rewrite is not compared: new code is less familiar to the model than the "
+        "code it replaces whether it is right or wrong (0: no limit)",
+    )
+    intent: bool = Field(
+        True, description="head both versions with the change's stated intent (commit messages, the run's request) "
+        "as a comment, so a deliberate change is judged against what it set out to do",
+    )
 
 
 class ReviewerSettings(BaseModel):

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from review_fakes import BUGGY, SOUND, repo_with_branch, yes_no
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
 from acode.review.git_context import branch_context
 from acode.review.regions import changed_regions
 from acode.review.service import review_change
-
-from review_fakes import BUGGY, SOUND, repo_with_branch, yes_no
 
 
 def likes_sound(prefix: str, line: str) -> float:
@@ -107,3 +106,37 @@ def test_off_asks_nothing(to_buggy):
     model = ScriptedModel([], scorer=likes_sound)
     result = review_change(to_buggy, model, checks_only(method="off"))
     assert model.scored == [] and model.calls == [] and result.decision.verdict == "APPROVED"
+
+
+def test_both_versions_are_read_after_the_stated_intent_as_a_comment(tmp_path):
+    repo = repo_with_branch(tmp_path / "i", {"pages.py": SOUND}, {"pages.py": BUGGY},
+                            message="Pages start at 0 now\n\nCallers pass zero-based page numbers.")
+    model = ScriptedModel([], scorer=likes_sound)
+    review_change(branch_context(repo), model, checks_only(method="likelihood"))
+    [(old_prefix, _), (new_prefix, _)] = model.scored
+    assert old_prefix == new_prefix
+    assert old_prefix.startswith("# Change under review:\n#   Pages start at 0 now\n#   Callers pass zero-based page "
+                                 "numbers.\n\ndef page(")
+    model = ScriptedModel([], scorer=likes_sound)
+    review_change(branch_context(repo), model, checks_only(method="likelihood", intent=False))
+    assert model.scored[0][0].startswith("def page(")
+
+
+def test_a_rewrite_larger_than_max_edit_lines_is_not_compared(tmp_path):
+    rewritten = SOUND.replace("    start = (number - 1) * size\n",
+                              "".join(f"    step{i} = {i}\n" for i in range(5)) + "    start = (number - 1) * size\n")
+    repo = repo_with_branch(tmp_path / "r", {"pages.py": BUGGY}, {"pages.py": rewritten})
+    model = ScriptedModel([], scorer=lambda prefix, line: -9.0 if "step" in line else -1.0)
+    result = review_change(branch_context(repo), model, checks_only(method="likelihood", max_edit_lines=4))
+    assert model.scored == [] and result.decision.verdict == "APPROVED"
+    result = review_change(branch_context(repo), model, checks_only(method="likelihood", max_edit_lines=0))
+    [finding] = [f for f in result.all_findings() if f.rule == "review/regression"]
+    assert finding.metrics["removed_lines"] == 1 and finding.metrics["added_lines"] == 6
+    assert result.decision.verdict == "REJECTED"  # no limit: the longer rewrite reads as less likely
+
+
+@pytest.mark.parametrize(("path", "mark"), [("a.py", "#"), ("src/b.ts", "//"), ("q.sql", "--"), ("Makefile", "#")])
+def test_the_intent_comment_uses_the_file_s_comment_syntax(path, mark):
+    from acode.review.regression import _comment_mark
+
+    assert _comment_mark(path) == mark

@@ -1,0 +1,137 @@
+"""Figures for review_accuracy records, and re-deciding stored reviews without the model.
+
+The decision is a pure function of the checked findings, the evidence and the settings, so a records
+file (``review_accuracy.py --records``) can be re-decided under other thresholds, and thresholds can be
+chosen on one half of the tasks and reported on the other, without asking the model again.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+MARGINS = {"sum": (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0),
+           "mean": (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3)}
+
+
+def task_parity(row: dict) -> int:
+    """0 for the tuning half (even task numbers), 1 for the report half."""
+    return int(row["task_id"].rsplit("/", 1)[1]) % 2
+
+
+def rescore(record: dict, settings) -> str:
+    """The verdict the findings of a stored review give under ``settings``."""
+    from acode.review.decision import REGRESSION_RULE, decide_from_levels, dimension_level
+    from acode.review.models import DimensionResult, Finding
+    from acode.review.regression import is_regression
+
+    findings = [Finding(**{k: v for k, v in f.items() if v is not None or k in ("confidence", "line")})
+                for f in record["findings"] if in_scope(f, settings.regression.max_edit_lines)]
+    for f in findings:
+        if f.rule == REGRESSION_RULE and f.status != "unchecked":
+            f.status = "confirmed" if is_regression(f.metrics, settings.regression) else "dismissed"
+        elif f.source == "model" and f.confidence is not None and f.status in ("confirmed", "dismissed"):
+            f.status = "confirmed" if f.confidence >= settings.thresholds.confirm else "dismissed"
+    evidence = [f for f in findings if f.source != "model"]
+    dims = []
+    for name, level in record["levels"].items():
+        if level is None:
+            dims.append(DimensionResult(name=name, status="failed"))
+            continue
+        own = [f for f in findings if f.dimension == name]
+        dims.append(DimensionResult(name=name, level=dimension_level(own, settings.thresholds)))
+    return decide_from_levels(dims, evidence, settings).verdict
+
+
+def in_scope(finding: dict, max_edit_lines: int) -> bool:
+    """False for a regression finding on an edit larger than ``max_edit_lines`` (as if it had not been compared)."""
+    metrics = finding.get("metrics") or {}
+    if finding.get("rule") != "review/regression" or "added_lines" not in metrics or max_edit_lines == 0:
+        return True
+    return metrics["removed_lines"] <= max_edit_lines and metrics["added_lines"] <= max_edit_lines
+
+
+def summarise(records: list[dict]) -> dict:
+    """Confusion matrix, balanced accuracy, false-reject rate, recall per bug type, localisation, time."""
+    buggy = [r for r in records if r["expected"] == "REJECTED"]
+    sound = [r for r in records if r["expected"] == "APPROVED"]
+    tp = sum(r["verdict"] == "REJECTED" for r in buggy)
+    tn = sum(r["verdict"] == "APPROVED" for r in sound)
+    fp = len(sound) - tn
+    recall = tp / len(buggy) if buggy else None
+    specificity = tn / len(sound) if sound else None
+    by_type: dict[str, list[bool]] = {}
+    for r in buggy:
+        by_type.setdefault(r["bug_type"], []).append(r["verdict"] == "REJECTED")
+    with_findings = [r for r in records if r["localised"] is not None]
+    proposed = [f for r in records for f in r["findings"] if f.get("source") == "model"]
+    return {
+        "reviews": len(records),
+        "confusion": {"buggy_rejected": tp, "buggy_approved": len(buggy) - tp, "sound_approved": tn,
+                      "sound_rejected": fp},
+        "balanced_accuracy": round((recall + specificity) / 2, 4) if buggy and sound else None,
+        "recall_on_buggy": _round(recall),
+        "false_reject_rate": _round(fp / len(sound)) if sound else None,
+        "recall_by_bug_type": {k: round(sum(v) / len(v), 3) for k, v in sorted(by_type.items())},
+        "localisation": _round(sum(r["localised"] for r in with_findings) / len(with_findings))
+        if with_findings else None,
+        "reviews_with_counting_findings": len(with_findings),
+        "proposed_findings_on_changed_lines": _round(sum(f["grounding"] == "changed" for f in proposed) / len(proposed))
+        if proposed else None,
+        "bug_line_found": _round(sum(bool(r["localised"]) for r in buggy) / len(buggy)) if buggy else None,
+        "median_seconds": statistics.median(r["seconds"] for r in records) if records else None,
+        "timeouts": sum(r["status"] == "timeout" for r in records),
+        "prompt_tokens_evaluated": sum(r["tokens"]["evaluated"] for r in records),
+        "prompt_tokens_reused": sum(r["tokens"]["reused"] for r in records),
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def tune(rows: list[dict]) -> dict:
+    """Per design: the regression statistic and margin with the best balanced accuracy on the tuning half,
+    and the report half's figures under that choice."""
+    from acode.config.review import ReviewerSettings
+
+    out: dict[str, dict] = {}
+    for design in dict.fromkeys(r["design"] for r in rows):
+        if design == "verdict":
+            continue
+        mine = [r for r in rows if r["design"] == design]
+        tune_half = [r for r in mine if task_parity(r) == 0]
+        report_half = [r for r in mine if task_parity(r) == 1]
+        measured = {k.removeprefix("delta_") for r in mine for f in r["findings"] for k in (f.get("metrics") or {})
+                    if k.startswith("delta_")}
+        best = None
+        for statistic, margins in ((k, v) for k, v in MARGINS.items() if k in measured):
+            for margin in margins:
+                settings = ReviewerSettings(regression={"statistic": statistic, "margin": margin})
+                score = summarise([{**r, "verdict": rescore(r, settings)} for r in tune_half])["balanced_accuracy"] or 0
+                if best is None or score > best[0]:
+                    best = (score, statistic, margin, settings)
+        if best is None:
+            continue
+        score, statistic, margin, settings = best
+        out[design] = {"chosen_on_tune": {"statistic": statistic, "margin": margin, "tune_balanced_accuracy": score},
+                       "report": summarise([{**r, "verdict": rescore(r, settings)} for r in report_half])}
+    return {"benchmark": "review_accuracy (tuned on even tasks, reported on odd)", "designs": out}
+
+
+def rescore_file(path: Path, settings) -> dict:
+    rows = load_records(path)
+    by_design: dict[str, list[dict]] = {}
+    for row in rows:
+        if row["design"] != "verdict":
+            row = {**row, "verdict": rescore(row, settings)}
+        by_design.setdefault(row["design"], []).append(row)
+    return {"benchmark": "review_accuracy (rescored)", "records": str(path),
+            "thresholds": settings.thresholds.model_dump(),
+            "regression": settings.regression.model_dump(include={"statistic", "margin"}),
+            "designs": {name: summarise(r) for name, r in by_design.items()}}
+
+
+def load_records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
