@@ -174,14 +174,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-edit-lines", type=int, help="reviewer.regression.max_edit_lines for the run (a wider "
                         "scope than the default lets --rescore --tune choose the limit afterwards)")
     parser.add_argument("--records", type=Path, help="also write every review as JSON lines here (for tuning)")
-    parser.add_argument("--rescore", type=Path, help="no model: re-decide the reviews in this records file")
+    parser.add_argument("--rescore", type=Path, nargs="+", help="no model: re-decide the reviews in these records files")
     parser.add_argument("--confirm", type=float, help="with --rescore: thresholds.confirm")
     parser.add_argument("--poor", type=float, help="with --rescore: thresholds.poor")
     parser.add_argument("--margin", type=float, help="with --rescore: regression.margin")
     parser.add_argument("--statistic", choices=["sum", "mean"], help="with --rescore: regression.statistic")
+    parser.add_argument("--edit-lines", type=int, help="with --rescore: regression.max_edit_lines")
     parser.add_argument("--tune", action="store_true",
-                        help="with --rescore: choose regression.statistic and margin on the tuning half (even task "
-                        "numbers) of the records, then report the other half with that choice")
+                        help="with --rescore: choose regression.statistic, margin and max_edit_lines on the tuning half "
+                        "(even task numbers) of the humanevalpack and commits records, then report the odd halves and "
+                        "the novel set with that choice")
     return parser.parse_args(argv)
 
 
@@ -227,12 +229,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def rescore_command(args: argparse.Namespace) -> int:
-    from review_scoring import load_records, rescore_file, tune
+    from review_scoring import load_records, rescore_rows, tune
 
     from acode.config.review import ReviewerSettings
 
+    rows = [row for path in args.rescore for row in load_records(path)]
     if args.tune:
-        print(json.dumps(tune(load_records(args.rescore)), indent=2))
+        print(json.dumps(tune(rows), indent=2))
         return 0
     settings = ReviewerSettings()
     if args.confirm is not None:
@@ -243,7 +246,9 @@ def rescore_command(args: argparse.Namespace) -> int:
         settings.regression.margin = args.margin
     if args.statistic is not None:
         settings.regression.statistic = args.statistic
-    print(json.dumps(rescore_file(args.rescore, settings), indent=2))
+    if args.edit_lines is not None:
+        settings.regression.max_edit_lines = args.edit_lines
+    print(json.dumps(rescore_rows(rows, settings), indent=2))
     return 0
 
 

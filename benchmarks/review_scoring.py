@@ -11,8 +11,8 @@ import json
 import statistics
 from pathlib import Path
 
-MARGINS = {"sum": (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0),
-           "mean": (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3)}
+MARGINS = {"sum": (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0, 15.0, 20.0),
+           "mean": (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)}
 
 
 def task_parity(row: dict) -> int:
@@ -91,46 +91,76 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def tune(rows: list[dict]) -> dict:
-    """Per design: the regression statistic and margin with the best balanced accuracy on the tuning half,
-    and the report half's figures under that choice."""
+EDIT_LINES = (1, 2, 3, 4, 6, 8)
+
+
+def source_of(row: dict) -> str:
+    """humanevalpack, novel or commits, from the task id."""
+    return {"Python": "humanevalpack", "Novel": "novel", "commit": "commits"}[row["task_id"].rsplit("/", 1)[0]]
+
+
+def objective(rows: list[dict]) -> float:
+    """Mean of the rates that matter, each kind of change weighing the same: bugs rejected, the bug pairs'
+    fixes approved, and real commits approved (when there are any)."""
+    rates = [sum(r["verdict"] == r["expected"] for r in group) / len(group) for group in (
+        [r for r in rows if r["expected"] == "REJECTED"],
+        [r for r in rows if r["expected"] == "APPROVED" and source_of(r) != "commits"],
+        [r for r in rows if source_of(r) == "commits"],
+    ) if group]
+    return sum(rates) / len(rates) if rates else 0.0
+
+
+def candidates(rows: list[dict]):
+    """Every (statistic, margin, max_edit_lines) the records can be re-decided under."""
     from acode.config.review import ReviewerSettings
 
+    measured = {k.removeprefix("delta_") for r in rows for f in r["findings"] for k in (f.get("metrics") or {})
+                if k.startswith("delta_")}
+    for statistic, margins in MARGINS.items():
+        if statistic not in measured:
+            continue
+        for margin in margins:
+            for lines in EDIT_LINES:
+                yield ReviewerSettings(regression={"statistic": statistic, "margin": margin, "max_edit_lines": lines})
+
+
+def tune(rows: list[dict], tune_on: tuple[str, ...] = ("humanevalpack", "commits")) -> dict:
+    """Per design: the settings with the best objective on the tuning half (even task numbers) of the
+    ``tune_on`` sources, and every source's report half (odd numbers; all of a source not tuned on) under
+    that choice."""
     out: dict[str, dict] = {}
     for design in dict.fromkeys(r["design"] for r in rows):
         if design == "verdict":
             continue
         mine = [r for r in rows if r["design"] == design]
-        tune_half = [r for r in mine if task_parity(r) == 0]
-        report_half = [r for r in mine if task_parity(r) == 1]
-        measured = {k.removeprefix("delta_") for r in mine for f in r["findings"] for k in (f.get("metrics") or {})
-                    if k.startswith("delta_")}
-        best = None
-        for statistic, margins in ((k, v) for k, v in MARGINS.items() if k in measured):
-            for margin in margins:
-                settings = ReviewerSettings(regression={"statistic": statistic, "margin": margin})
-                score = summarise([{**r, "verdict": rescore(r, settings)} for r in tune_half])["balanced_accuracy"] or 0
-                if best is None or score > best[0]:
-                    best = (score, statistic, margin, settings)
+        tune_half = [r for r in mine if source_of(r) in tune_on and task_parity(r) == 0]
+        best = max(((objective([{**r, "verdict": rescore(r, s)} for r in tune_half]), i, s)
+                    for i, s in enumerate(candidates(tune_half))), key=lambda t: (t[0], -t[1]), default=None)
         if best is None:
             continue
-        score, statistic, margin, settings = best
-        out[design] = {"chosen_on_tune": {"statistic": statistic, "margin": margin, "tune_balanced_accuracy": score},
-                       "report": summarise([{**r, "verdict": rescore(r, settings)} for r in report_half])}
-    return {"benchmark": "review_accuracy (tuned on even tasks, reported on odd)", "designs": out}
+        score, _, settings = best
+        reported = {}
+        for source in dict.fromkeys(source_of(r) for r in mine):
+            held_out = [r for r in mine if source_of(r) == source and (source not in tune_on or task_parity(r) == 1)]
+            reported[source] = summarise([{**r, "verdict": rescore(r, settings)} for r in held_out])
+        out[design] = {"chosen_on_tune": {**settings.regression.model_dump(include={"statistic", "margin",
+                                                                                   "max_edit_lines"}),
+                                          "tune_objective": round(score, 4), "tuned_on": list(tune_on)},
+                       "report": reported}
+    return {"benchmark": "review_accuracy (tuned on even task numbers, reported on odd ones and on untuned sources)",
+            "designs": out}
 
 
-def rescore_file(path: Path, settings) -> dict:
-    rows = load_records(path)
-    by_design: dict[str, list[dict]] = {}
+def rescore_rows(rows: list[dict], settings) -> dict:
+    """Figures per source and design with every review re-decided under ``settings``."""
+    groups: dict[str, list[dict]] = {}
     for row in rows:
         if row["design"] != "verdict":
             row = {**row, "verdict": rescore(row, settings)}
-        by_design.setdefault(row["design"], []).append(row)
-    return {"benchmark": "review_accuracy (rescored)", "records": str(path),
-            "thresholds": settings.thresholds.model_dump(),
-            "regression": settings.regression.model_dump(include={"statistic", "margin"}),
-            "designs": {name: summarise(r) for name, r in by_design.items()}}
+        groups.setdefault(f"{source_of(row)} {row['design']}", []).append(row)
+    return {"benchmark": "review_accuracy (rescored)", "thresholds": settings.thresholds.model_dump(),
+            "regression": settings.regression.model_dump(include={"statistic", "margin", "max_edit_lines"}),
+            "groups": {name: summarise(r) for name, r in groups.items()}}
 
 
 def load_records(path: Path) -> list[dict]:
