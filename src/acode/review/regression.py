@@ -50,7 +50,10 @@ def regression_findings(context: ReviewContext, model: MeteredModel, settings: R
     method = resolve_method(model, settings.method)
     if method == "off":
         return []
-    regions = _regions(context, settings, paths)
+    regions, left_out = _regions(context, settings, paths)
+    if left_out:
+        progress(f"not comparing {left_out} changed region(s): new code, rewrites of more than "
+                 f"{settings.max_edit_lines} lines (reviewer.regression.max_edit_lines) or past max_regions")
     header = intent_header(context.effective_intent()) if settings.intent else ""
     findings = []
     for index, region in enumerate(regions, 1):
@@ -100,19 +103,24 @@ def is_regression(metrics: dict[str, float], settings: RegressionSettings) -> bo
     return delta_from(metrics, settings.statistic) < -settings.margin
 
 
-def _regions(context: ReviewContext, settings: RegressionSettings, paths: set[str] | None) -> list[Region]:
+def _regions(context: ReviewContext, settings: RegressionSettings,
+             paths: set[str] | None) -> tuple[list[Region], int]:
+    """The edits to compare (the largest ``max_regions``) and how many changed regions are left out."""
     regions: list[Region] = []
+    seen = 0
     for file in context.files:
         if file.change_type not in ("modified", "renamed") or (paths is not None and file.path not in paths):
             continue
         old, new = read_old_text(context, file), read_new_text(context, file.path)
         if old is None or new is None:
             continue
-        regions += [r for r in changed_regions(file.path, old, new, context_lines=settings.context_lines,
-                                               after_lines=settings.after_lines)
-                    if is_edit(r, settings.max_edit_lines)]
+        changed = changed_regions(file.path, old, new, context_lines=settings.context_lines,
+                                  after_lines=settings.after_lines)
+        seen += len(changed)
+        regions += [r for r in changed if is_edit(r, settings.max_edit_lines)]
     regions.sort(key=lambda r: -r.size)
-    return sorted(regions[: settings.max_regions], key=lambda r: (r.path, r.first_line))
+    chosen = sorted(regions[: settings.max_regions], key=lambda r: (r.path, r.first_line))
+    return chosen, seen - len(chosen)
 
 
 def _by_likelihood(model: MeteredModel, region: Region, timeout: Callable[[], float]) -> tuple[dict[str, float], int]:

@@ -127,8 +127,11 @@ def test_a_rewrite_larger_than_max_edit_lines_is_not_compared(tmp_path):
                               "".join(f"    step{i} = {i}\n" for i in range(5)) + "    start = (number - 1) * size\n")
     repo = repo_with_branch(tmp_path / "r", {"pages.py": BUGGY}, {"pages.py": rewritten})
     model = ScriptedModel([], scorer=lambda prefix, line: -9.0 if "step" in line else -1.0)
-    result = review_change(branch_context(repo), model, checks_only(method="likelihood", max_edit_lines=4))
+    said: list[str] = []
+    result = review_change(branch_context(repo), model, checks_only(method="likelihood", max_edit_lines=4),
+                           progress=said.append)
     assert model.scored == [] and result.decision.verdict == "APPROVED"
+    assert any("not comparing 1 changed region(s)" in line and "max_edit_lines" in line for line in said)
     result = review_change(branch_context(repo), model, checks_only(method="likelihood", max_edit_lines=0))
     [finding] = [f for f in result.all_findings() if f.rule == "review/regression"]
     assert finding.metrics["removed_lines"] == 1 and finding.metrics["added_lines"] == 6
