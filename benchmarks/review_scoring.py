@@ -45,11 +45,14 @@ def rescore(record: dict, settings) -> str:
 
 
 def in_scope(finding: dict, max_edit_lines: int) -> bool:
-    """False for a regression finding on an edit larger than ``max_edit_lines`` (as if it had not been compared)."""
+    """False for a regression finding the check would not make today: on inserted lines (nothing removed) or
+    on an edit larger than ``max_edit_lines`` (records made with a wider scope are re-decided exactly)."""
     metrics = finding.get("metrics") or {}
-    if finding.get("rule") != "review/regression" or "added_lines" not in metrics or max_edit_lines == 0:
+    if finding.get("rule") != "review/regression" or "added_lines" not in metrics:
         return True
-    return metrics["removed_lines"] <= max_edit_lines and metrics["added_lines"] <= max_edit_lines
+    if metrics["removed_lines"] == 0:
+        return False
+    return max_edit_lines == 0 or (metrics["removed_lines"] <= max_edit_lines and metrics["added_lines"] <= max_edit_lines)
 
 
 def summarise(records: list[dict]) -> dict:

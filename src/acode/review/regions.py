@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import difflib
+import io
+import tokenize
 from dataclasses import dataclass
 
 MERGE_GAP = 3  # changes separated by fewer unchanged lines are one region
@@ -21,6 +23,7 @@ class Region:
     added: tuple[int, ...]  # 1-based numbers of the added lines in the new file
     removed: tuple[str, ...]  # the removed lines' text
     size: int  # changed lines (removed + added), for choosing the largest regions
+    code_changed: bool = True  # False when every changed line is a comment, a docstring or other string text
 
 
 def changed_regions(path: str, old: str, new: str, *, context_lines: int = 60, after_lines: int = 30) -> list[Region]:
@@ -29,6 +32,7 @@ def changed_regions(path: str, old: str, new: str, *, context_lines: int = 60, a
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     groups = _merged([op[1:] for op in matcher.get_opcodes() if op[0] != "equal"])
     ends = _unit_ends(path, new)
+    old_prose, new_prose = prose_lines(path, old), prose_lines(path, new)
     regions: list[Region] = []
     for index, (i1, i2, j1, j2) in enumerate(groups):
         next_start = groups[index + 1][2] if index + 1 < len(groups) else len(new_lines)
@@ -41,8 +45,37 @@ def changed_regions(path: str, old: str, new: str, *, context_lines: int = 60, a
             continue  # whitespace only
         regions.append(Region(path=path, prefix=prefix, old_text=old_text, new_text=new_text,
                               first_line=j1 + 1, added=tuple(range(j1 + 1, j2 + 1)),
-                              removed=tuple(line.rstrip("\n") for line in old_lines[i1:i2]), size=(i2 - i1) + (j2 - j1)))
+                              removed=tuple(line.rstrip("\n") for line in old_lines[i1:i2]), size=(i2 - i1) + (j2 - j1),
+                              code_changed=_any_code(old_lines, range(i1, i2), old_prose)
+                              or _any_code(new_lines, range(j1, j2), new_prose)))
     return regions
+
+
+def _any_code(lines: list[str], indexes: range, prose: set[int]) -> bool:
+    return any(lines[i].strip() and i + 1 not in prose for i in indexes)
+
+
+_COMMENT_STARTS = ("#", "//", "/*", "*", "--", "<!--")
+_PROSE_TOKENS = {tokenize.COMMENT, tokenize.STRING, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                 *(getattr(tokenize, name) for name in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END")
+                   if hasattr(tokenize, name))}
+
+
+def prose_lines(path: str, text: str) -> set[int]:
+    """1-based numbers of the lines that hold only comments or string text (docstrings, message strings).
+    Python files are tokenized; other files count comment-only lines."""
+    lines = text.splitlines()
+    if path.endswith(".py"):
+        prose, code = set(), set()
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(text).readline):
+                if token.type == tokenize.ENDMARKER:
+                    continue
+                (prose if token.type in _PROSE_TOKENS else code).update(range(token.start[0], token.end[0] + 1))
+            return prose - code
+        except (tokenize.TokenError, SyntaxError):
+            pass
+    return {n for n, line in enumerate(lines, 1) if line.strip().startswith(_COMMENT_STARTS)}
 
 
 def _squash(text: str) -> list[str]:

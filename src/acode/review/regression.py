@@ -12,9 +12,11 @@ anything) cancels out:
 delta = new - old; the change is a regression when delta < -margin. The finding carries both measures
 (sum and mean per token for likelihood) so a benchmark can re-decide without asking the model again.
 
-Only edits are compared: regions with no old code (new code) have nothing to compare, and a rewrite of
-more than ``max_edit_lines`` lines is not an alternative to the old code but new code, which the model
-finds less familiar whether it is right or wrong (measured on real commits: every rewrite "regressed").
+Only edits are compared. Inserted lines (nothing removed) have no old version: adding anything lowers the
+likelihood. Changes to comments, docstrings and message strings only are wording, which a likelihood
+judges by style, not correctness. A rewrite of more than ``max_edit_lines`` lines is new code, which the
+model finds less familiar whether it is right or wrong. (Measured on real commits: each of these kinds
+"regressed" in sound changes.)
 Both versions are headed with the change's stated intent, so a deliberate change of behaviour is read
 against what it set out to do rather than against the old behaviour alone.
 """
@@ -87,8 +89,9 @@ def _comment_mark(path: str) -> str:
 
 
 def is_edit(region: Region, max_edit_lines: int) -> bool:
-    """Old code exists and the change is small enough that the two versions are alternatives."""
-    if not region.old_text.strip():
+    """Old code is replaced or removed, code (not only comments or docstrings) changes, and the change is
+    small enough that the two versions are alternatives to each other."""
+    if not any(line.strip() for line in region.removed) or not region.code_changed:
         return False
     return max_edit_lines == 0 or (len(region.removed) <= max_edit_lines and len(region.added) <= max_edit_lines)
 

@@ -143,3 +143,24 @@ def test_the_intent_comment_uses_the_file_s_comment_syntax(path, mark):
     from acode.review.regression import _comment_mark
 
     assert _comment_mark(path) == mark
+
+
+def test_inserted_lines_and_comment_or_docstring_changes_are_not_compared(tmp_path):
+    inserted = SOUND.replace("    return items", "    size = max(1, size)\n    return items")
+    reworded = SOUND.replace("(starting at 1) of ``items``", "of ``items``; the first page is 1").replace(
+        "    start =", "    # where the page starts\n    start =")
+    model = ScriptedModel([], scorer=lambda prefix, line: -9.0)
+    for name, after in (("inserted", inserted), ("reworded", reworded)):
+        repo = repo_with_branch(tmp_path / name, {"pages.py": SOUND}, {"pages.py": after})
+        result = review_change(branch_context(repo), model, checks_only(method="likelihood"))
+        assert result.decision.verdict == "APPROVED", name
+    assert model.scored == []
+
+
+def test_prose_lines_are_comments_docstrings_and_string_only_lines():
+    from acode.review.regions import prose_lines
+
+    text = 'def f(x):\n    """Doc\n    more."""\n    # note\n    y = "s"  # c\n    raise ValueError(\n        "msg"\n    )\n'
+    assert prose_lines("a.py", text) & set(range(1, 9)) == {2, 3, 4, 7}
+    assert prose_lines("a.ts", "let a = 1;\n// x\n  * y\n") == {2, 3}
+    assert prose_lines("broken.py", "def f(:\n    # c\n") == {2}  # unparsable Python: comment lines only

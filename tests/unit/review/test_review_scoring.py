@@ -32,6 +32,9 @@ def test_a_stored_review_is_re_decided_by_the_margin_and_the_edit_limit():
     assert rescore(row, settings(statistic="sum", margin=1.0)) == "REJECTED"  # delta_sum is -2.0
     assert not in_scope(row["findings"][0], 2) and in_scope(row["findings"][0], 3) and in_scope(row["findings"][0], 0)
     assert rescore(row, settings(statistic="mean", margin=0.1, max_edit_lines=2)) == "APPROVED"
+    inserted = record("Python/1", "REJECTED", -0.2)
+    inserted["findings"][0]["metrics"]["removed_lines"] = 0.0
+    assert not in_scope(inserted["findings"][0], 0) and rescore(inserted, settings(statistic="mean")) == "APPROVED"
 
 
 def test_the_objective_weighs_bugs_fixes_and_real_commits_alike():
