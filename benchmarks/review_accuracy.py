@@ -42,10 +42,11 @@ DATASETS = {
 }
 
 
-def load_tasks(data: str, split: str, limit: int | None) -> list[dict]:
+def load_tasks(data: str, split: str, limit: int | None, skip: int = 0) -> list[dict]:
     rows = [json.loads(line) for line in DATASETS[data].read_text(encoding="utf-8").splitlines() if line.strip()]
     rows.sort(key=lambda r: int(r["task_id"].split("/")[1]))
-    return _split(rows, split)[:limit] if limit else _split(rows, split)
+    rows = _split(rows, split)[skip:]
+    return rows[:limit] if limit else rows
 
 
 def _split(rows: list[dict], split: str) -> list[dict]:
@@ -162,6 +163,7 @@ def parse_design(name: str) -> tuple[str, str, str]:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="tasks (each gives two changes) or commits to review")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N tasks of the split (resume a run)")
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="bundled model name or .gguf path")
     parser.add_argument("--data", default="humanevalpack", choices=[*sorted(DATASETS), "commits"])
     parser.add_argument("--repo", type=Path, default=REPO, help="with --data commits: the repository (default: acode)")
@@ -209,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.data == "commits":
             changes = commit_changes(args.repo, python_commits(args.repo, args.limit, args.split))
         else:
-            changes = pair_changes(load_tasks(args.data, args.split, args.limit), Path(tmp))
+            changes = pair_changes(load_tasks(args.data, args.split, args.limit, args.skip), Path(tmp))
         for head, context in changes:
             for design, (strategy, decision, regression) in designs.items():
                 record = {**head, "design": design, **review_one(model, context, strategy, decision, args.timeout,
