@@ -68,8 +68,9 @@ def test_the_same_scores_in_the_other_direction_approve(to_sound):
 
 def test_the_margin_decides_how_large_a_drop_rejects(to_buggy):
     model = ScriptedModel([], scorer=likes_sound)
-    assert review_change(to_buggy, model, checks_only(method="likelihood", margin=4.9)).decision.verdict == "REJECTED"
-    assert review_change(to_buggy, model, checks_only(method="likelihood", margin=5.1)).decision.verdict == "APPROVED"
+    total = {"method": "likelihood", "statistic": "sum"}
+    assert review_change(to_buggy, model, checks_only(**total, margin=4.9)).decision.verdict == "REJECTED"
+    assert review_change(to_buggy, model, checks_only(**total, margin=5.1)).decision.verdict == "APPROVED"
     # per token the drop is 5/2 lines: the statistic changes the scale the margin applies to
     mean = checks_only(method="likelihood", statistic="mean", margin=2.4)
     assert review_change(to_buggy, model, mean).decision.verdict == "REJECTED"
