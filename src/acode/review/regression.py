@@ -54,9 +54,10 @@ def regression_findings(context: ReviewContext, model: MeteredModel, settings: R
         return []
     regions, left_out = _regions(context, settings, paths)
     if left_out:
-        progress(f"not comparing {left_out} changed region(s): new code, rewrites of more than "
-                 f"{settings.max_edit_lines} lines (reviewer.regression.max_edit_lines) or past max_regions")
-    header = intent_header(context.effective_intent()) if settings.intent else ""
+        progress(f"not comparing {left_out} changed region(s): inserted lines, comment or docstring changes, "
+                 f"rewrites of more than {settings.max_edit_lines} lines (reviewer.regression.max_edit_lines) "
+                 "or past max_regions")
+    header = intent_header(context.effective_intent()) if settings.intent else []
     findings = []
     for index, region in enumerate(regions, 1):
         progress(f"comparing old and new code ({index}/{len(regions)}, {region.path}:{region.first_line})")
