@@ -35,6 +35,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from review_scoring import task_parity
+
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = {
     "humanevalpack": REPO.parent / "shared" / "data" / "humanevalpack-python.jsonl",
@@ -53,7 +55,7 @@ def _split(rows: list[dict], split: str) -> list[dict]:
     if split == "all":
         return rows
     parity = 0 if split == "tune" else 1
-    return [r for r in rows if int(r["task_id"].rsplit("/", 1)[1]) % 2 == parity]
+    return [r for r in rows if task_parity(r) == parity]
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -91,8 +93,9 @@ def pair_changes(tasks: list[dict], tmp: Path) -> Iterator[tuple[dict, object]]:
                     "expected": expected}, branch_context(repo, "main"))
 
 
-def python_commits(repo: Path, limit: int | None, split: str) -> list[str]:
-    """Non-merge commits, newest first, that modify (not only add or delete) at least one Python file."""
+def python_commits(repo: Path, limit: int | None, split: str) -> list[dict]:
+    """Non-merge commits, newest first, that modify (not only add or delete) at least one Python file, as
+    ``{"task_id": "commit/N", "sha": ...}`` rows."""
     shas = git(repo, "log", "--no-merges", "--format=%H", "--", "*.py").split()
     chosen = []
     for sha in shas:
@@ -102,7 +105,7 @@ def python_commits(repo: Path, limit: int | None, split: str) -> list[str]:
     # numbered from the oldest, so new commits do not move the tune/report split of older ones
     numbered = [{"task_id": f"commit/{len(chosen) - 1 - i}", "sha": sha} for i, sha in enumerate(chosen)]
     picked = _split(numbered, split)
-    return [row["sha"] for row in (picked[:limit] if limit else picked)]
+    return picked[:limit] if limit else picked
 
 
 def _has_parent(repo: Path, sha: str) -> bool:
@@ -110,14 +113,12 @@ def _has_parent(repo: Path, sha: str) -> bool:
                           capture_output=True, check=False).returncode == 0
 
 
-def commit_changes(repo: Path, shas: list[str]) -> Iterator[tuple[dict, object]]:
+def commit_changes(repo: Path, commits: list[dict]) -> Iterator[tuple[dict, object]]:
     from acode.review.git_context import commit_context
 
-    every = python_commits(repo, None, "all")
-    index = {sha: len(every) - 1 - i for i, sha in enumerate(every)}
-    for sha in shas:
-        yield ({"task_id": f"commit/{index[sha]}", "sha": sha[:12], "bug_type": "real commit",
-                "direction": "real_commit", "expected": "APPROVED"}, commit_context(repo, sha))
+    for row in commits:
+        yield ({"task_id": row["task_id"], "sha": row["sha"][:12], "bug_type": "real commit",
+                "direction": "real_commit", "expected": "APPROVED"}, commit_context(repo, row["sha"]))
 
 
 def review_one(model, context, strategy: str, decision: str, timeout: float, regression: dict) -> dict:
