@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from acode.agent.approval import ApprovalPolicy
 from acode.agent.control import (
@@ -40,6 +40,13 @@ from acode.llm.types import Completion, Message, ToolCall
 from acode.tools.base import ToolContext, ToolRegistry, ToolResult
 
 CANCELLED = json.dumps({"error": "cancelled: the user interrupted this call before it finished"})
+
+
+class Solver(Protocol):
+    """A strategy tried before the ReAct cycle for a new prompt (test-driven fixing). It works through
+    the loop's own model recording and tool running; None means "not for this prompt": the cycle runs."""
+
+    def solve(self, loop: AgentLoop, run: _Run, request: str) -> str | None: ...
 
 
 @dataclass
@@ -93,6 +100,7 @@ class AgentLoop:
         middlewares: Sequence[Middleware] = (),
         policy: ApprovalPolicy | None = None,
         observers: Sequence[LoopObserver] = (),
+        solver: Solver | None = None,
     ):
         self.model = model
         self.registry = registry
@@ -101,6 +109,7 @@ class AgentLoop:
         self.middlewares = list(middlewares)
         self.policy = policy or ApprovalPolicy()
         self.observers = Observers(observers)
+        self.solver = solver
 
     # -- session lifecycle -------------------------------------------------------------------
     def new_state(
@@ -147,10 +156,11 @@ class AgentLoop:
             if prompt is not None:
                 for middleware in self.middlewares:
                     prompt = middleware.on_user_prompt(state, prompt) or prompt
-                self._append(state, Message.user(prompt))
+                self.append(state, Message.user(prompt))
             request = next((m.content for m in reversed(state.history) if m.role == "user"), "")
             run.guide = StepGuide(self.registry, request, remind=self.config.remind_request)
-            run.result.answer = self._cycle(run)
+            answer = self.solver.solve(self, run, request) if self.solver and prompt is not None else None
+            run.result.answer = answer if answer is not None else self._cycle(run)
         except KeyboardInterrupt:
             self._close_open_calls(run)
             self._stop(run, UserInterrupted("the agent loop", partial=run.last_text))
@@ -166,7 +176,7 @@ class AgentLoop:
     def _cycle(self, run: _Run) -> str:
         state = run.state
         while True:
-            self._check_limits(run)
+            self.check_limits(run)
             run.result.turns += 1
             state.turn += 1
             for middleware in self.middlewares:
@@ -176,14 +186,14 @@ class AgentLoop:
             text, calls = completion.text, list(completion.tool_calls)
             if problem is None:
                 text, calls, problem = self._interpret(completion)
-            self._record_model(run, completion, calls, problem, seconds)
+            self.record_model(run, completion, calls, problem, seconds)
             if problem is not None:
                 self._format_error(run, completion.text, problem)
                 continue
             if calls:
                 run.last_text = text or run.last_text
-                self._append(state, Message.assistant(text, calls))
-                steps = self._run_tools(run, calls)
+                self.append(state, Message.assistant(text, calls))
+                steps = self.run_tools(run, calls)
                 run.guide.after_turn(steps)
                 if all(step.decision == "invalid" for step in steps):
                     self._count_format_error(run, steps[-1].error or "invalid tool call")
@@ -191,17 +201,17 @@ class AgentLoop:
                     run.format_errors.clear()
                 continue
             run.last_text = text
-            self._append(state, Message.assistant(text))
+            self.append(state, Message.assistant(text))
             follow_up = None
             for middleware in self.middlewares:
                 message = middleware.on_final_answer(state, text)
                 follow_up = follow_up or message
             if not follow_up:
                 return text
-            self._append(state, Message.user(follow_up))
+            self.append(state, Message.user(follow_up))
 
     # -- model -------------------------------------------------------------------------------
-    def _check_limits(self, run: _Run) -> None:
+    def check_limits(self, run: _Run) -> None:
         if run.result.turns >= self.config.max_turns:
             raise TurnLimitReached(run.result.turns, partial=run.last_text)
         if run.elapsed >= self.config.max_seconds:
@@ -257,7 +267,7 @@ class AgentLoop:
                 return "", [], f"your answer was not a valid tool call{cut}: reply with one tool call as JSON"
         return completion.text, [], None
 
-    def _record_model(
+    def record_model(
         self, run: _Run, completion: Completion, calls: list[ToolCall], problem: str | None, seconds: float
     ) -> None:
         step = ModelStep(
@@ -276,8 +286,8 @@ class AgentLoop:
     def _format_error(self, run: _Run, raw_text: str, problem: str) -> None:
         """An unparseable answer: show the model its own answer and what was wrong, as JSON."""
         if raw_text:
-            self._append(run.state, Message.assistant(raw_text))
-        self._append(run.state, Message.user(json.dumps({"error": problem})))
+            self.append(run.state, Message.assistant(raw_text))
+        self.append(run.state, Message.user(json.dumps({"error": problem})))
         self._count_format_error(run, problem)
 
     def _count_format_error(self, run: _Run, problem: str) -> None:
@@ -286,12 +296,12 @@ class AgentLoop:
             raise FormatErrorLimitReached(list(run.format_errors), partial=run.last_text)
 
     # -- tools -------------------------------------------------------------------------------
-    def _run_tools(self, run: _Run, calls: list[ToolCall]) -> list[ToolStep]:
+    def run_tools(self, run: _Run, calls: list[ToolCall]) -> list[ToolStep]:
         steps: list[ToolStep] = []
         state = run.state
 
         def done(prepared: PreparedCall, step: ToolStep, result: ToolResult) -> None:
-            self._append(state, Message.tool(prepared.call, step.output + run.guide.reminder(step)))
+            self.append(state, Message.tool(prepared.call, step.output + run.guide.reminder(step)))
             run.result.trajectory.append(step)
             run.result.tool_seconds += step.seconds
             steps.append(step)
@@ -332,7 +342,7 @@ class AgentLoop:
         self.observers.on_history(run.state)
 
     # -- helpers -----------------------------------------------------------------------------
-    def _append(self, state: AgentState, message: Message) -> None:
+    def append(self, state: AgentState, message: Message) -> None:
         state.history.append(message)
         self.observers.on_history(state)
 

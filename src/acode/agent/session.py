@@ -16,6 +16,7 @@ from typing import Any
 
 from acode.agent.approval import MODES, ApprovalPolicy, Approver
 from acode.agent.context_files import CONTEXT_FILE_NAMES, find_context_files
+from acode.agent.fixing import FixSettings, TestDrivenFixer
 from acode.agent.loop import AgentLoop, LoopConfig, close_open_tool_calls
 from acode.agent.middlewares_factory import MiddlewareOptions, build_middlewares
 from acode.agent.observer import LoopObserver
@@ -122,6 +123,7 @@ class AgentSession:
         loop = AgentLoop(
             model, registry, ctx, config=LoopConfig.from_settings(settings), middlewares=middlewares,
             policy=ApprovalPolicy(settings.agent.rules, approver=options.approver), observers=options.observers,
+            solver=TestDrivenFixer(FixSettings(**settings.agent.fix.model_dump())),
         )
         if not session_id:
             session_id = store.create(workspace, model=getattr(model, "name", ""), approval_mode=mode)

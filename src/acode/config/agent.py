@@ -20,6 +20,21 @@ class ToolRules(BaseModel):
     deny_shell: list[str] = Field(default_factory=list, description="command prefixes always refused")
 
 
+class FixConfig(BaseModel):
+    """Test-driven fixing (docs/agent.md): for a request to fix or change code when a test command is known,
+    the harness runs the tests, asks for whole corrected files and lets the tests choose."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(True, description="try test-driven fixing before the tool loop")
+    test_command: str | None = Field(None, description="the tests to run (default: from the request, else pytest)")
+    max_attempts: int = Field(4, ge=1, le=20, description="candidate fixes (model calls) per request")
+    greedy_attempts: int = Field(2, ge=0, description="attempts at temperature 0 before sampling")
+    sample_temperature: float = Field(0.7, ge=0, le=2)
+    max_file_lines: int = Field(400, ge=1, description="larger files are left to the tool loop")
+    fallback_to_loop: bool = Field(False, description="after failed attempts, go on with the tool loop")
+
+
 class AgentSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -40,3 +55,4 @@ class AgentSettings(BaseModel):
     reviewer_tool: bool = Field(False, description="offer the `reviewer` tool (a second opinion on the changes)")
     subagents: bool = Field(False, description="offer `invoke_agent` (built-in and .acode/agents/*.md sub-agents)")
     rules: ToolRules = Field(default_factory=ToolRules)
+    fix: FixConfig = Field(default_factory=FixConfig)

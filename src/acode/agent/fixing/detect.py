@@ -1,0 +1,95 @@
+"""Deciding whether a request is a test-driven change, which command runs the tests, and which files
+the change may touch. Plain text rules: they must hold for any project, not one benchmark."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Words that make a request a change to make (not a question to answer).
+_CHANGE_WORDS = re.compile(
+    r"\b(fix|fixes|fixed|repair|bug|bugs|buggy|broken|fail|fails|failing|failure|error|crash|crashes|"
+    r"make\s+(?:the\s+)?tests?\s+pass|implement|correct)\b",
+    re.IGNORECASE,
+)
+_TEST_RUNNERS = ("pytest", "python -m pytest", "python3 -m pytest", "python -m unittest", "python3 -m unittest",
+                 "tox", "nox", "make test", "npm test", "go test", "cargo test")
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+_AFTER_WITH = re.compile(r"\bwith:?\s+([^\n()]+?)\s*(?:\)|$|\.\s|\.$)", re.IGNORECASE | re.MULTILINE)
+_PATH_LIKE = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,6})(?![\w/])")
+SOURCE_SUFFIXES = {".py"}  # languages whose candidates the fixer can syntax-check and splice
+
+
+@dataclass
+class FixPlan:
+    test_command: str
+    targets: list[Path]  # workspace-relative files the change may rewrite
+    protected: list[Path] = field(default_factory=list)  # named test files: the specification, never edited
+
+
+def is_test_file(path: Path) -> bool:
+    name = path.name
+    return (
+        name.startswith("test_") or name.endswith(("_test.py", "_tests.py")) or name == "conftest.py"
+        or any(part in ("tests", "test") for part in path.parts[:-1])
+    )
+
+
+def asks_for_change(request: str) -> bool:
+    return bool(_CHANGE_WORDS.search(request))
+
+
+def _is_test_command(text: str) -> bool:
+    text = text.strip()
+    return any(text == runner or text.startswith(runner + " ") for runner in _TEST_RUNNERS)
+
+
+def command_in_request(request: str) -> str | None:
+    """A test command the request spells out: `python -m pytest -q`, or '(run them with: pytest -x)'."""
+    for pattern in (_BACKTICKED, _AFTER_WITH):
+        for match in pattern.finditer(request):
+            candidate = match.group(1).strip().rstrip(".;,")
+            if _is_test_command(candidate):
+                try:
+                    shlex.split(candidate)
+                except ValueError:
+                    continue
+                return candidate
+    return None
+
+
+def discover_test_command(workspace: Path) -> str | None:
+    """pytest when the project has Python tests (it also runs unittest-style tests)."""
+    for pattern in ("test_*.py", "*_test.py", "tests/**/*.py"):
+        for path in workspace.glob(pattern):
+            if ".acode" not in path.parts and ".venv" not in path.parts:
+                return "python -m pytest -q"
+    return None
+
+
+def named_files(request: str, workspace: Path) -> list[Path]:
+    """Existing files the request names, in order, relative to the workspace."""
+    found: list[Path] = []
+    root = workspace.resolve()
+    for match in _PATH_LIKE.finditer(request):
+        candidate = (root / match.group(1)).resolve()
+        if candidate.is_file() and candidate.is_relative_to(root):
+            rel = candidate.relative_to(root)
+            if rel not in found and ".git" not in rel.parts and ".acode" not in rel.parts:
+                found.append(rel)
+    return found
+
+
+def plan_fix(request: str, workspace: Path, *, configured_command: str | None = None) -> FixPlan | None:
+    """A plan when the request asks for a change that tests can judge; None otherwise."""
+    if not asks_for_change(request):
+        return None
+    command = configured_command or command_in_request(request) or discover_test_command(workspace)
+    if not command:
+        return None
+    named = named_files(request, workspace)
+    targets = [p for p in named if not is_test_file(p) and p.suffix in SOURCE_SUFFIXES]
+    protected = [p for p in named if is_test_file(p)]
+    return FixPlan(test_command=command, targets=targets, protected=protected)

@@ -1,0 +1,90 @@
+"""The whole-file edit format: the prompt that shows the files and the failing tests, and the reading of
+the model's reply (a path line, then a fenced block with the complete file). Whole files are what a
+small model reproduces reliably; an exact ``old_string`` is what it does not."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from acode.llm.types import Message
+from acode.prompts import render
+
+_FENCE = re.compile(r"^```[ \t]*([\w+.-]*)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+_LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".toml": "toml", ".json": "json",
+              ".md": "markdown", ".yml": "yaml", ".yaml": "yaml", ".sh": "bash"}
+
+
+@dataclass(frozen=True)
+class FileView:
+    path: str  # workspace-relative, with forward slashes
+    text: str
+
+    @property
+    def language(self) -> str:
+        return _LANGUAGES.get(Path(self.path).suffix, "")
+
+
+def task_messages(request: str, files: list[FileView], context: list[FileView], command: str,
+                  output: str, failing: bool) -> list[Message]:
+    example = files[0] if files else FileView("app.py", "")
+    system = render("acode.agent", "fix_system.j2", example_path=example.path, language=example.language)
+    user = render("acode.agent", "fix_task.j2", request=request, files=files, context=context,
+                  command=command, output=output.rstrip(), failing=failing)
+    return [Message.system(system), Message.user(user)]
+
+
+def feedback_message(paths: list[str], command: str, output: str = "", problem: str = "") -> Message:
+    return Message.user(render("acode.agent", "fix_feedback.j2", paths=paths, command=command,
+                               output=output.rstrip(), problem=problem))
+
+
+def _path_before(reply: str, start: int) -> str:
+    """The path written on the last non-empty line before a fence, without markdown decoration."""
+    for line in reversed(reply[:start].splitlines()[-3:]):
+        cleaned = line.strip().strip("*`#:").strip()
+        cleaned = re.sub(r"^(?:file|path)\s*:\s*", "", cleaned, flags=re.IGNORECASE).strip("`* ")
+        if cleaned:
+            return cleaned
+    return ""
+
+
+def parse_reply(reply: str, targets: list[FileView]) -> dict[str, str] | str:
+    """{path: new text} for the targets the reply rewrites, or the problem to tell the model."""
+    by_path = {t.path: t for t in targets}
+    blocks = list(_FENCE.finditer(reply))
+    if not blocks:
+        return "no fenced code block: put the whole file in a ``` block after its path"
+    found: dict[str, str] = {}
+    for block in blocks:
+        named = _path_before(reply, block.start())
+        path = named if named in by_path else next((p for p in by_path if named.endswith(p)), None)
+        if path is None and len(by_path) == 1 and not found:
+            path = next(iter(by_path))  # one file asked for: an unlabelled block is that file
+        if path is not None and path not in found:
+            found[path] = block.group(2)
+    if not found:
+        return f"the reply names none of {', '.join(by_path)}"
+    for path, text in found.items():
+        problem = check_candidate(path, by_path[path].text, text)
+        if problem:
+            return problem
+    if all(found[p] == by_path[p].text for p in found):
+        return "the reply is the file unchanged; the tests still fail, so something must change"
+    return found
+
+
+def check_candidate(path: str, old: str, new: str) -> str | None:
+    """Why ``new`` must not be written over ``old`` (a syntax error, a file cut short), or None."""
+    if path.endswith(".py"):
+        try:
+            ast.parse(new)
+        except SyntaxError as exc:
+            return f"{path} has a syntax error at line {exc.lineno}: {exc.msg}"
+    old_lines, new_lines = len(old.splitlines()), len(new.splitlines())
+    if old_lines >= 10 and new_lines < old_lines // 2:
+        return (f"{path} came back with {new_lines} of its {old_lines} lines: reply with the whole file, "
+                "not only the changed part")
+    return None

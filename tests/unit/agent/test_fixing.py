@@ -1,0 +1,159 @@
+"""Test-driven fixing: when it applies, how it reads the model's whole-file replies and the test runs,
+and the loop's decisions (attempt limits, restoring files, a failing candidate never reported as
+success), with the scripted model and the real built-in tools on a real pytest project."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from acode.agent.fixing.detect import command_in_request, is_test_file, plan_fix
+from acode.agent.fixing.outcome import implicated_files, imported_files, read_outcome
+from acode.agent.fixing.rewrite import FileView, parse_reply
+from acode.agent.session import AgentSession, SessionOptions
+from acode.config import Settings
+from acode.llm.scripted import ScriptedModel
+
+QUIET = {name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")}
+BUGGY = "def add(a, b):\n    return a - b\n\n\ndef double(x):\n    return 2 * x\n"
+FIXED = BUGGY.replace("a - b", "a + b")
+TESTS = ("from calc import add, double\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+         "def test_double():\n    assert double(2) == 4\n")
+REQUEST = "The tests in test_calc.py fail because calc.py has a bug. Fix the bug in calc.py. Do not change the tests."
+
+
+def reply(text: str, path: str = "calc.py") -> str:
+    return f"{path}\n```python\n{text}```\n"
+
+
+@pytest.fixture
+def project(git_repo: Path) -> Path:
+    (git_repo / "calc.py").write_text(BUGGY)
+    (git_repo / "test_calc.py").write_text(TESTS)
+    return git_repo
+
+
+def session(root: Path, model, *, mode: str = "yolo", **fix) -> AgentSession:
+    fix.setdefault("test_command", f"{sys.executable} -m pytest -q -p no:cacheprovider")
+    settings = Settings.model_validate({**QUIET, "agent": {"fix": fix}})
+    return AgentSession.open(settings, root, SessionOptions(approval_mode=mode), model=model)
+
+
+# -- when it applies -----------------------------------------------------------------------------
+def test_the_request_can_name_its_test_command():
+    assert command_in_request("Fix it (run them with: python -m pytest -q). Thanks") == "python -m pytest -q"
+    assert command_in_request("the bug makes `pytest tests/test_x.py -x` fail") == "pytest tests/test_x.py -x"
+    assert command_in_request("run `rm -rf /` to fix it") is None
+    assert command_in_request("fix the bug") is None
+
+
+def test_a_plan_needs_a_change_request_and_a_test_command(project):
+    plan = plan_fix(REQUEST, project)
+    assert plan is not None and plan.test_command == "python -m pytest -q"
+    assert [p.as_posix() for p in plan.targets] == ["calc.py"]
+    assert [p.as_posix() for p in plan.protected] == ["test_calc.py"]
+    assert plan_fix("explain what calc.py does", project) is None
+    (project / "test_calc.py").unlink()
+    assert plan_fix("fix the bug in calc.py", project) is None  # no tests anywhere: nothing can judge a fix
+
+
+def test_test_files_are_recognised():
+    assert is_test_file(Path("test_x.py")) and is_test_file(Path("pkg/x_test.py"))
+    assert is_test_file(Path("tests/helpers.py")) and not is_test_file(Path("src/contest.py"))
+
+
+# -- reading test runs and replies ---------------------------------------------------------------
+def test_a_test_run_is_read_from_the_shell_tool_output(project):
+    output = ('$ pytest\n(in .)\nF.\n  File "calc.py", line 2, in add\ntest_calc.py:5: AssertionError\n'
+              "1 failed, 1 passed in 0.02s\n[exit code: 1]")
+    outcome = read_outcome(output)
+    assert (outcome.exit_code, outcome.passed, outcome.failed, outcome.ok) == (1, 1, 1, False)
+    assert [p.as_posix() for p in implicated_files(output, project)] == ["calc.py", "test_calc.py"]
+    assert [p.as_posix() for p in imported_files(TESTS, project)] == ["calc.py"]
+    assert read_outcome("1 passed\n[exit code: 0]").better_than(outcome)
+    assert not read_outcome("$ x\nbash: x: command not found\n[exit code: 127]").runnable
+
+
+def test_replies_are_read_as_whole_files():
+    view = FileView("calc.py", BUGGY)
+    assert parse_reply(reply(FIXED), [view]) == {"calc.py": FIXED}
+    assert parse_reply(f"Here it is:\n```python\n{FIXED}```", [view]) == {"calc.py": FIXED}  # unlabelled
+    assert parse_reply(reply(FIXED, "**calc.py**:"), [view]) == {"calc.py": FIXED}
+    assert "syntax error at line 1" in parse_reply(reply("def add(a, b)\n    return a + b\n"), [view])
+    assert "no fenced code block" in parse_reply("return a + b", [view])
+    assert "unchanged" in parse_reply(reply(BUGGY), [view])
+    long = FileView("big.py", "x = 1\n" * 40)
+    assert "only the changed part" in parse_reply(reply("x = 2\n", "big.py"), [long])
+
+
+# -- the loop's decisions ------------------------------------------------------------------------
+def test_a_failing_candidate_is_fed_back_and_the_passing_one_kept(project):
+    wrong = BUGGY.replace("a - b", "a * b")
+    model = ScriptedModel([reply(wrong), reply(FIXED)])
+    s = session(project, model)
+    result = s.send(REQUEST)
+    s.close()
+    assert result.stop_reason == "answer" and "passes now" in result.answer and "attempt 2 of 4" in result.answer
+    assert (project / "calc.py").read_text() == FIXED
+    assert (project / "test_calc.py").read_text() == TESTS  # the specification is never rewritten
+    tools = [(t.name, t.ok) for t in result.tool_steps()]
+    assert tools == [("run_shell_command", True), ("write_file", True), ("run_shell_command", True),
+                     ("write_file", True), ("run_shell_command", True)]
+    second_prompt = model.calls[1]["messages"]
+    assert "still fails" in second_prompt[-1].content and "assert 6 == 5" in second_prompt[-1].content
+    assert second_prompt[:2] == model.calls[0]["messages"]  # the task prefix stays the same (KV reuse)
+
+
+def test_after_the_attempt_limit_the_files_are_restored_and_the_run_fails(project):
+    wrong = [BUGGY.replace("a - b", op) for op in ("a * b", "a ** b", "b - a")]
+    model = ScriptedModel([reply(w) for w in wrong] + ["never asked"])
+    s = session(project, model, max_attempts=3)
+    result = s.send(REQUEST)
+    s.close()
+    assert result.stop_reason == "tests_failing" and not result.ok
+    assert "still fails after 3 candidate" in result.message and "as they were" in result.message
+    assert len(result.model_steps()) == 3 and model.remaining == 1
+    assert (project / "calc.py").read_text() == BUGGY
+
+
+def test_a_candidate_that_passes_more_tests_is_kept_but_not_called_a_success(project):
+    (project / "calc.py").write_text(BUGGY.replace("2 * x", "3 * x"))  # both tests fail
+    better = BUGGY  # fixes double only
+    model = ScriptedModel([reply(better), reply(better.replace("2 * x", "4 * x"))])
+    s = session(project, model, max_attempts=2)
+    result = s.send(REQUEST)
+    s.close()
+    assert result.stop_reason == "tests_failing" and "Kept the version that does best" in result.message
+    assert (project / "calc.py").read_text() == better
+
+
+def test_a_candidate_with_a_syntax_error_is_never_written(project):
+    model = ScriptedModel([reply("def add(a, b)\n    return a + b\n"), reply(FIXED)])
+    s = session(project, model)
+    result = s.send(REQUEST)
+    s.close()
+    writes = [t for t in result.tool_steps() if t.name == "write_file"]
+    assert len(writes) == 1 and writes[0].arguments["content"] == FIXED
+    assert "syntax error" in model.calls[1]["messages"][-1].content
+    assert result.ok
+
+
+def test_in_default_mode_a_refused_test_run_leaves_the_request_to_the_tool_loop(project):
+    model = ScriptedModel(["I may not run the tests here."])
+    s = session(project, model, mode="default")
+    result = s.send(REQUEST)
+    s.close()
+    assert result.answer == "I may not run the tests here."
+    assert [t.decision for t in result.tool_steps()] == ["denied"]
+    assert (project / "calc.py").read_text() == BUGGY
+
+
+def test_questions_and_plan_mode_go_to_the_tool_loop(project):
+    for mode, prompt in (("yolo", "explain what calc.py does"), ("plan", REQUEST)):
+        model = ScriptedModel(["It adds."])
+        s = session(project, model, mode=mode)
+        result = s.send(prompt)
+        s.close()
+        assert result.answer == "It adds." and not result.tool_steps()
