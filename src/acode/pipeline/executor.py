@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 from acode.agent.approval import ApprovalPolicy
+from acode.agent.fixing.writer import StepWriter, step_files
 from acode.agent.loop import AgentLoop, LoopConfig
 from acode.agent.middleware import AgentState, Middleware
 from acode.agent.result import AgentResult
@@ -60,7 +61,8 @@ class ExecutorStage(Stage):
             attempt=state.verify_attempt,
             files=mentioned_files(ctx.root, f"{description}\n{failure}"),
         )
-        agent = run_agent(ctx, prompt, f"{state.session_id}-s{index}a{state.verify_attempt}")
+        paths = step_files(f"{description}\n{failure}\n{state.task}", ctx.root)
+        agent = run_agent(ctx, prompt, f"{state.session_id}-s{index}a{state.verify_attempt}", paths=paths)
         after = gitops.fingerprint(ctx.root, state.start_commit)
         result = StepResult(
             index=index,
@@ -120,7 +122,9 @@ def executor_tools(ctx: RunContext) -> ToolRegistry:
     return ctx.tools.subset(n for n in ctx.settings.pipeline.executor_tools if n not in drop)
 
 
-def run_agent(ctx: RunContext, prompt: str, session_id: str) -> AgentResult:
+def run_agent(ctx: RunContext, prompt: str, session_id: str, *, paths: list[str] | None = None) -> AgentResult:
+    """The step through the agent loop; with ``paths`` (and ``pipeline.whole_file_steps``) the loop first
+    asks for those files whole in one call, and the tool loop only takes over when that fails."""
     settings = ctx.settings
     options = settings.pipeline
     config = LoopConfig.from_settings(settings)
@@ -135,8 +139,9 @@ def run_agent(ctx: RunContext, prompt: str, session_id: str) -> AgentResult:
         output_budget_chars=settings.agent.output_budget_chars,
     )
     tools = executor_tools(ctx)
+    solver = StepWriter(paths) if paths and options.whole_file_steps else None
     loop = AgentLoop(ctx.model, tools, tool_ctx, config=config, policy=ApprovalPolicy(settings.agent.rules),
-                     middlewares=[InsistOnEdits(tools)])
+                     middlewares=[InsistOnEdits(tools)], solver=solver)
     system = render("acode.pipeline", "executor_system.j2", workspace=str(ctx.root))
     state = loop.new_state(system, session_id=session_id, approval_mode=options.approval_mode, interactive=False)
     return loop.run(state, prompt)

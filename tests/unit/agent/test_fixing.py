@@ -157,3 +157,47 @@ def test_questions_and_plan_mode_go_to_the_tool_loop(project):
         result = s.send(prompt)
         s.close()
         assert result.answer == "It adds." and not result.tool_steps()
+
+
+# -- whole-file plan steps (acode run's executor) --------------------------------------------------
+def step_loop(root: Path, model, paths: list[str]):
+    from acode.agent.fixing.writer import StepWriter
+    from acode.agent.loop import AgentLoop
+    from acode.tools.base import ToolContext
+    from acode.tools.builtin import default_registry
+
+    loop = AgentLoop(model, default_registry(), ToolContext(workspace=root), solver=StepWriter(paths))
+    return loop, loop.new_state("system", session_id="t", approval_mode="yolo")
+
+
+def test_a_step_writes_its_files_whole_in_one_call(project):
+    from acode.agent.fixing.writer import step_files
+
+    paths = step_files("Add is_even to calc.py and a test in test_even.py", project)
+    assert paths == ["calc.py", "test_even.py"]
+    new_calc = FIXED + "\n\ndef is_even(n):\n    return n % 2 == 0\n"
+    test = "from calc import is_even\n\n\ndef test_is_even():\n    assert is_even(2)\n"
+    model = ScriptedModel([f"calc.py\n```python\n{new_calc}```\n\ntest_even.py\n```python\n{test}```\n"])
+    loop, state = step_loop(project, model, paths)
+    result = loop.run(state, "Carry out step 1: add is_even to calc.py with a test in test_even.py")
+    assert result.ok and result.answer == "Wrote calc.py, test_even.py."
+    assert (project / "calc.py").read_text() == new_calc and (project / "test_even.py").read_text() == test
+    assert "Current content of calc.py" in model.calls[0]["messages"][1].content
+    assert "test_even.py does not exist yet" in model.calls[0]["messages"][1].content
+
+
+def test_an_unusable_step_reply_is_asked_again_then_left_to_the_tool_loop(project):
+    broken = "calc.py\n```python\ndef add(a, b)\n```\n"
+    model = ScriptedModel([broken, broken, "I could not do it."])
+    loop, state = step_loop(project, model, ["calc.py"])
+    result = loop.run(state, "Carry out step 1: fix add in calc.py")
+    assert "syntax error" in model.calls[1]["messages"][-1].content
+    assert result.answer == "I could not do it." and (project / "calc.py").read_text() == BUGGY
+    assert not result.tool_steps()
+
+
+def test_step_files_skip_hidden_folders_and_files_too_long_to_rewrite(project):
+    from acode.agent.fixing.writer import MAX_FILE_LINES, step_files
+
+    (project / "big.py").write_text("x = 1\n" * (MAX_FILE_LINES + 1))
+    assert step_files("edit big.py, .acode/x.py and ../out.py and calc.py", project) == ["calc.py"]

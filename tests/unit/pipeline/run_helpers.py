@@ -46,7 +46,8 @@ def write_config(root: Path, script: list[Any] | None = None, **sections: dict[s
     """.acode/config.yml: the scripted backend (when a script is given) and a one-call reviewer."""
     config: dict[str, Any] = {
         "reviewer": {"strategy": "single_call", "lookaround": {"enabled": False}},
-        "pipeline": {},
+        # these scripts drive the executor's tool loop; whole-file steps have their own tests
+        "pipeline": {"whole_file_steps": False},
     }
     for name, values in sections.items():
         config.setdefault(name, {}).update(values)

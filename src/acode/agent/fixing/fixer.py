@@ -8,16 +8,22 @@ recording and the trajectory all apply); every model call is a recorded model st
 from __future__ import annotations
 
 import difflib
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acode.agent.control import AgentStop
 from acode.agent.fixing.detect import FixPlan, is_test_file, plan_fix
-from acode.agent.fixing.outcome import TestOutcome, implicated_files, imported_files, read_outcome, trim_output
+from acode.agent.fixing.harness import ask, output_tokens_for, tool
+from acode.agent.fixing.outcome import (
+    TestOutcome,
+    implicated_files,
+    imported_files,
+    read_outcome,
+    trim_output,
+)
 from acode.agent.fixing.rewrite import FileView, feedback_message, parse_reply, task_messages
-from acode.llm.types import Message, ToolCall, new_call_id
+from acode.llm.types import Message
 
 if TYPE_CHECKING:
     from acode.agent.loop import AgentLoop, _Run
@@ -86,7 +92,7 @@ class TestDrivenFixer:
 
     @staticmethod
     def _run_tests(loop: AgentLoop, run: _Run, command: str) -> TestOutcome | None:
-        step = _tool(loop, run, "run_shell_command", {"command": command, "description": "run the tests"})
+        step = tool(loop, run, "run_shell_command", {"command": command, "description": "run the tests"})
         if step.decision != "allowed" or not step.ok:
             return None
         return read_outcome(step.output)
@@ -166,35 +172,13 @@ class _Attempts:
         return None
 
     def _ask(self, messages: list[Message], temperature: float, attempt: int) -> str:
-        loop, run = self.loop, self.run
-        loop.check_limits(run)
-        run.result.turns += 1
-        run.state.turn += 1
-        loop.observers.on_model_start(run.state)
-        started = time.perf_counter()
-        remaining = max(1.0, loop.config.max_seconds - run.elapsed)
-        completion = loop.model.complete(
-            messages,
-            max_tokens=self._max_tokens(),
-            temperature=temperature,
-            seed=loop.config.seed + attempt,
-            timeout=min(remaining, loop.config.model_timeout or remaining),
-            on_text=loop.observers.on_text,
-        )
-        seconds = time.perf_counter() - started
-        run.result.model_seconds += seconds
-        loop.record_model(run, completion, [], None, seconds)
-        return completion.text
-
-    def _max_tokens(self) -> int:
-        count = getattr(self.loop.model, "count_tokens", None)
         text = "".join(v.text for v in self.views)
-        tokens = count(text) if count else len(text) // 3
-        return max(self.loop.config.max_tokens, int(tokens * 1.3) + 200)
+        return ask(self.loop, self.run, messages, temperature=temperature, seed=attempt,
+                   max_tokens=output_tokens_for(self.loop, text))
 
     def _try(self, contents: dict[str, str]) -> TestOutcome:
         for path, text in contents.items():
-            step = _tool(self.loop, self.run, "write_file", {"file_path": path, "content": text})
+            step = tool(self.loop, self.run, "write_file", {"file_path": path, "content": text})
             if step.decision != "allowed" or not step.ok:
                 raise _Refused(step.error or step.decision)
         outcome = TestDrivenFixer._run_tests(self.loop, self.run, self.plan.test_command)
@@ -234,13 +218,6 @@ class _Attempts:
 
     def _paths(self) -> list[str]:
         return [v.path for v in self.views]
-
-
-def _tool(loop: AgentLoop, run: _Run, name: str, arguments: dict) -> object:
-    call = ToolCall(id=new_call_id(), name=name, arguments=arguments)
-    loop.append(run.state, Message.assistant("", [call]))
-    steps = loop.run_tools(run, [call])
-    return steps[-1]
 
 
 def _read(path: Path) -> str:
