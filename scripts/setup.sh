@@ -10,9 +10,22 @@ if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
 stamp="$VENV/.acode-installed"
+# llama.cpp's default native build (GGML_NATIVE, AMX kernels) crashed on the first decode on the AMX-capable
+# Xeons these machines have (November 2026). A portable AVX2 build runs everywhere this project runs.
+if [ "$(uname -m)" = "x86_64" ] && [ -z "${CMAKE_ARGS:-}" ]; then
+  export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+  portable_mark="${XDG_CACHE_HOME:-$HOME/.cache}/acode/llama-portable-build"
+  if [ ! -f "$portable_mark" ]; then
+    # a native wheel pip built before would be reused from its cache: drop it once
+    "$VENV/bin/python" -m pip cache remove 'llama_cpp_python*' >/dev/null 2>&1 || true
+    "$VENV/bin/python" -m pip uninstall -y -q llama-cpp-python >/dev/null 2>&1 || true
+    rm -f "$stamp"
+  fi
+fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo ">> installing acode and its dependencies (first time: ~10 minutes, llama.cpp is compiled)" >&2
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install -q -e '.[local,mcp,dev]'
   touch "$stamp"
+  if [ -n "${portable_mark:-}" ]; then mkdir -p "$(dirname "$portable_mark")" && touch "$portable_mark"; fi
 fi

@@ -201,3 +201,13 @@ def test_step_files_skip_hidden_folders_and_files_too_long_to_rewrite(project):
 
     (project / "big.py").write_text("x = 1\n" * (MAX_FILE_LINES + 1))
     assert step_files("edit big.py, .acode/x.py and ../out.py and calc.py", project) == ["calc.py"]
+
+
+def test_a_bare_file_name_finds_the_one_project_file_of_that_name(git_repo):
+    (git_repo / "src" / "pkg").mkdir(parents=True)
+    (git_repo / "src" / "pkg" / "parser.py").write_text("def parse(s):\n    return s\n")
+    (git_repo / "tests").mkdir()
+    (git_repo / "tests" / "test_parser.py").write_text("from pkg.parser import parse\n")
+    plan = plan_fix("Fix the bug in parser.py so that tests/test_parser.py passes", git_repo)
+    assert [p.as_posix() for p in plan.targets] == ["src/pkg/parser.py"]
+    assert [p.as_posix() for p in plan.protected] == ["tests/test_parser.py"]

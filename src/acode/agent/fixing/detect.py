@@ -70,16 +70,34 @@ def discover_test_command(workspace: Path) -> str | None:
 
 
 def named_files(request: str, workspace: Path) -> list[Path]:
-    """Existing files the request names, in order, relative to the workspace."""
+    """Existing files the request names, in order, relative to the workspace. A bare file name that is
+    not at the root stands for the one project file of that name (``parser.py`` -> ``src/pkg/parser.py``)."""
     found: list[Path] = []
     root = workspace.resolve()
     for match in _PATH_LIKE.finditer(request):
-        candidate = (root / match.group(1)).resolve()
+        name = match.group(1)
+        candidate = (root / name).resolve()
+        if not candidate.is_file() and "/" not in name:
+            same_name = _project_files(root, name)
+            candidate = same_name[0] if len(same_name) == 1 else candidate
         if candidate.is_file() and candidate.is_relative_to(root):
             rel = candidate.relative_to(root)
-            if rel not in found and ".git" not in rel.parts and ".acode" not in rel.parts:
+            if rel not in found and not any(part.startswith(".") for part in rel.parts[:-1]):
                 found.append(rel)
     return found
+
+
+def _project_files(root: Path, name: str, limit: int = 5000) -> list[Path]:
+    """Files called ``name`` anywhere in the project, hidden folders and virtualenvs left out."""
+    matches = []
+    for index, path in enumerate(root.rglob(name)):
+        if index > limit:
+            break
+        rel = path.relative_to(root)
+        if path.is_file() and not any(p.startswith(".") or p in ("node_modules", "venv", "__pycache__")
+                                      for p in rel.parts[:-1]):
+            matches.append(path.resolve())
+    return matches
 
 
 def plan_fix(request: str, workspace: Path, *, configured_command: str | None = None) -> FixPlan | None:
