@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fix_tasks import FixTask, hidden_check, load_tasks, make_workspace, visible_check  # noqa: E402
+from fix_tasks import FixTask, hidden_check, load_tasks, make_workspace, visible_check
 
 ONESHOT = ("{prompt}\n\n{module}\n```python\n{source}```\n\n{test_file}\n```python\n{test}```\n\n"
            "`python -m pytest -q` prints:\n```\n{output}\n```\n\nReply with the whole corrected {module} in one "
@@ -41,7 +41,7 @@ def percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0
     ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))], 1)
+    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
 
 
 def classify(task: FixTask, root: Path, edited: bool, stop: str) -> str:
