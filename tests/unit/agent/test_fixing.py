@@ -211,3 +211,19 @@ def test_a_bare_file_name_finds_the_one_project_file_of_that_name(git_repo):
     plan = plan_fix("Fix the bug in parser.py so that tests/test_parser.py passes", git_repo)
     assert [p.as_posix() for p in plan.targets] == ["src/pkg/parser.py"]
     assert [p.as_posix() for p in plan.protected] == ["tests/test_parser.py"]
+
+
+def test_a_reply_with_only_some_functions_is_merged_into_the_file():
+    from acode.agent.fixing.merge import merge_partial
+
+    old = "import os\n\n\ndef add(a, b):\n    return a - b\n\n\n@cache\ndef double(x):\n    return 2 * x\n"
+    only_fix = "def add(a, b):\n    return a + b\n"
+    assert merge_partial(old, only_fix) == old.replace("a - b", "a + b")
+    only_new = "import math\n\n\ndef root(x):\n    return math.sqrt(x)\n"
+    merged = merge_partial(old, only_new)
+    assert merged.startswith("import os\nimport math\n") and merged.rstrip().endswith("return math.sqrt(x)")
+    assert "def add" in merged and "@cache\ndef double" in merged
+    whole = old.replace("2 * x", "x + x")
+    assert merge_partial(old, whole) == whole
+    view = FileView("calc.py", BUGGY)
+    assert parse_reply(reply("def add(a, b):\n    return a + b\n"), [view]) == {"calc.py": FIXED}

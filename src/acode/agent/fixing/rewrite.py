@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from acode.agent.fixing.merge import merge_partial
 from acode.llm.types import Message
 from acode.prompts import render
 
@@ -71,18 +72,23 @@ def parse_reply(reply: str, targets: list[FileView]) -> dict[str, str] | str:
         problem = check_candidate(path, by_path[path].text, text)
         if problem:
             return problem
+        if path.endswith(".py"):
+            found[path] = merge_partial(by_path[path].text, text)
     if all(found[p] == by_path[p].text for p in found):
         return "the reply is the file unchanged; the tests still fail, so something must change"
     return found
 
 
 def check_candidate(path: str, old: str, new: str) -> str | None:
-    """Why ``new`` must not be written over ``old`` (a syntax error, a file cut short), or None."""
+    """Why ``new`` must not be written over ``old`` (a syntax error, a file cut short), or None. A Python
+    reply that holds only some of the file's definitions is merged in by name instead (merge.py)."""
     if path.endswith(".py"):
         try:
             ast.parse(new)
         except SyntaxError as exc:
             return f"{path} has a syntax error at line {exc.lineno}: {exc.msg}"
+        if "def " in old or "class " in old:
+            return None
     old_lines, new_lines = len(old.splitlines()), len(new.splitlines())
     if old_lines >= 10 and new_lines < old_lines // 2:
         return (f"{path} came back with {new_lines} of its {old_lines} lines: reply with the whole file, "
