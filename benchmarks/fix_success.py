@@ -3,6 +3,8 @@
 
   (a) acode:    `acode -p "<the README's way of asking>" --approval-mode yolo --json`, default settings,
                 in a fresh git repository holding the buggy file and its visible test file;
+  (loop)        the same `acode -p` with test-driven fixing off (agent.fix.enabled=false): the tool loop
+                alone, as acode was before it (opt-in arm: --arms acode,loop,oneshot);
   (b) one-shot: the same model asked once, greedy, no tools, with the file and the failing test output:
                 "reply with the whole corrected file".
 
@@ -127,6 +129,8 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("--arms", default="acode,oneshot")
     parser.add_argument("--timeout", type=float, default=420.0, help="seconds per acode run")
+    parser.add_argument("--model-timeout", type=float, default=0.0,
+                        help="model.timeout_seconds for arm (a) on a loaded machine (0: acode's default)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="an acode setting for arm (a), e.g. agent.fix.max_attempts=6")
     parser.add_argument("--records", type=Path, default=None, help="JSONL of per-task results (appended)")
@@ -136,6 +140,8 @@ def main() -> None:
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     overrides = {"ACODE_" + key.strip().upper().replace(".", "__"): value for key, value in
                  (item.split("=", 1) for item in args.set)}
+    if args.model_timeout:
+        overrides["ACODE_MODEL__TIMEOUT_SECONDS"] = str(args.model_timeout)
     tasks = load_tasks(half=args.half)[args.skip:]
     tasks = tasks[: args.limit] if args.limit else tasks
     records: list[dict] = []
@@ -158,6 +164,9 @@ def main() -> None:
                 root = make_workspace(task, work / f"{task.number}-{arm}")
                 if arm == "acode":
                     record[arm] = run_acode(task, root, args.model, args.timeout, overrides)
+                elif arm == "loop":  # the tool loop alone: acode before test-driven fixing
+                    loop_only = {**overrides, "ACODE_AGENT__FIX__ENABLED": "false"}
+                    record[arm] = run_acode(task, root, args.model, args.timeout, loop_only)
                 else:
                     record[arm] = run_oneshot(task, root, model)
             records.append(record)
@@ -168,6 +177,7 @@ def main() -> None:
     except KeyboardInterrupt:
         print("interrupted: reporting the tasks that finished", file=sys.stderr)
     report = {"model": args.model, "half": args.half, "tasks": len(records), "settings": args.set,
+              "timeout_s": args.timeout, "model_timeout_s": args.model_timeout or None,
               "arms": {arm: summarize(records, arm) for arm in arms}}
     if {"acode", "oneshot"} <= set(arms) and records:
         a, b = report["arms"]["acode"], report["arms"]["oneshot"]

@@ -32,6 +32,7 @@ class FixConfig(BaseModel):
     greedy_attempts: int = Field(2, ge=0, description="attempts at temperature 0 before sampling")
     sample_temperature: float = Field(0.7, ge=0, le=2)
     max_file_lines: int = Field(400, ge=1, description="larger files are left to the tool loop")
+    whole_file_lines: int = Field(150, ge=1, description="above this, ask only for the functions that change")
     fallback_to_loop: bool = Field(False, description="after failed attempts, go on with the tool loop")
 
 

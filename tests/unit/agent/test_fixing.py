@@ -227,3 +227,28 @@ def test_a_reply_with_only_some_functions_is_merged_into_the_file():
     assert merge_partial(old, whole) == whole
     view = FileView("calc.py", BUGGY)
     assert parse_reply(reply("def add(a, b):\n    return a + b\n"), [view]) == {"calc.py": FIXED}
+
+
+def test_methods_are_merged_into_their_class():
+    from acode.agent.fixing.merge import merge_partial
+
+    old = ("class Shape:\n    def __init__(self, w):\n        self.w = w\n\n    def area(self):\n"
+           "        return self.w * 2\n\n    def name(self):\n        return 'shape'\n\n\ndef helper():\n    return 1\n")
+    fixed = old.replace("self.w * 2", "self.w ** 2")
+    assert merge_partial(old, "def area(self):\n    return self.w ** 2\n") == fixed
+    assert merge_partial(old, "class Shape:\n    def area(self):\n        return self.w ** 2\n") == fixed
+    added = merge_partial(old, "class Shape:\n    def perimeter(self):\n        return 4 * self.w\n")
+    assert "    def name(self):\n        return 'shape'\n\n    def perimeter(self):\n" in added
+    assert added.rstrip().endswith("return 1") and compile(added, "x", "exec")
+
+
+def test_a_long_file_is_fixed_from_a_reply_with_only_the_changed_function(project):
+    filler = "".join(f"\n\ndef f{i}():\n    return {i}\n" for i in range(60))
+    (project / "calc.py").write_text(BUGGY + filler)
+    model = ScriptedModel([reply("def add(a, b):\n    return a + b\n")])
+    s = session(project, model)
+    result = s.send(REQUEST)
+    s.close()
+    assert result.ok, result.message
+    assert "leave out the ones you do not change" in model.calls[0]["messages"][1].content
+    assert (project / "calc.py").read_text() == FIXED + filler

@@ -40,6 +40,7 @@ class FixSettings:
     greedy_attempts: int = 2  # then sampled at sample_temperature
     sample_temperature: float = 0.7
     max_file_lines: int = 400  # larger files are left to the tool loop
+    whole_file_lines: int = 150  # above this, ask only for the functions that change (merged by name)
     test_command: str | None = None  # else: from the request, else discovered
     fallback_to_loop: bool = False  # after failed attempts, continue with the tool loop
 
@@ -108,8 +109,9 @@ class _Attempts:
         self.original = {p: (workspace / p).read_bytes() for p in targets}
         self.views = [FileView(p, _read(workspace / p)) for p in targets]
         context = self._context_files(targets)
+        self.partial = sum(len(v.text.splitlines()) for v in self.views) > settings.whole_file_lines
         self.messages = task_messages(request, self.views, context, plan.test_command,
-                                      trim_output(before.output), failing=not before.ok)
+                                      trim_output(before.output), failing=not before.ok, partial=self.partial)
         self.best: _Candidate | None = None
         self.tried: set[tuple[tuple[str, str], ...]] = set()
 
@@ -155,11 +157,12 @@ class _Attempts:
             last_reply = self._ask(messages, 0.0 if greedy else self.settings.sample_temperature, attempt)
             parsed = parse_reply(last_reply, self.views)
             if isinstance(parsed, str):
-                feedback = feedback_message(self._paths(), self.plan.test_command, problem=parsed)
+                feedback = feedback_message(self._paths(), self.plan.test_command, problem=parsed,
+                                            partial=self.partial)
                 continue
             key = tuple(sorted(parsed.items()))
             if key in self.tried:
-                feedback = feedback_message(self._paths(), self.plan.test_command,
+                feedback = feedback_message(self._paths(), self.plan.test_command, partial=self.partial,
                                             problem="this version was already tried and failed the tests")
                 continue
             self.tried.add(key)
@@ -168,7 +171,8 @@ class _Attempts:
                 self.best = _Candidate(parsed, outcome, attempt)
             if outcome.ok:
                 return self._success_answer(parsed, outcome, attempt)
-            feedback = feedback_message(self._paths(), self.plan.test_command, output=trim_output(outcome.output))
+            feedback = feedback_message(self._paths(), self.plan.test_command, output=trim_output(outcome.output),
+                                        partial=self.partial)
         return None
 
     def _ask(self, messages: list[Message], temperature: float, attempt: int) -> str:

@@ -1,17 +1,22 @@
 """Reading a Python reply that holds only part of a file: small models asked for "the whole file" often
-write back just the functions they changed (or only the new one). Such a reply is merged into the file
-by top-level definition instead of replacing it, so nothing the model left out is lost:
+write back just the functions they changed (or only the new one), and for a long file acode asks for
+only the changed functions. Such a reply is merged into the file by definition name instead of
+replacing it, so nothing the reply leaves out is lost:
 
 - a function or class the reply defines replaces the one of the same name (decorators included);
-- a definition new to the file is added after the last definition;
-- an import the file lacks goes after the file's imports;
+- a class written back with only some of its methods has just those methods replaced (or added);
+- a function that is not a top-level name of the file but the method of exactly one class replaces
+  that method, indented to fit;
+- a definition new to the file is added at the end; an import the file lacks goes after its imports;
 - a reply that keeps every top-level definition of the file is taken as the whole file."""
 
 from __future__ import annotations
 
 import ast
+import textwrap
 
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEFS = (*_FUNCS, ast.ClassDef)
 
 
 def _span(node: ast.stmt) -> tuple[int, int]:
@@ -20,8 +25,34 @@ def _span(node: ast.stmt) -> tuple[int, int]:
     return start, node.end_lineno or node.lineno
 
 
-def _names(tree: ast.Module) -> dict[str, ast.stmt]:
-    return {node.name: node for node in tree.body if isinstance(node, _DEFS)}
+def _defs(body: list[ast.stmt]) -> dict[str, ast.stmt]:
+    return {node.name: node for node in body if isinstance(node, _DEFS)}
+
+
+def _indent(lines: list[str], width: int) -> list[str]:
+    text = textwrap.dedent("\n".join(lines))
+    return textwrap.indent(text, " " * width).splitlines()
+
+
+class _Edits:
+    """Line replacements on the old file, applied bottom-up so earlier spans stay valid."""
+
+    def __init__(self, old: str):
+        self.lines = old.splitlines()
+        self.replacements: list[tuple[int, int, list[str]]] = []
+
+    def replace(self, node: ast.stmt, body: list[str]) -> None:
+        start, end = _span(node)
+        self.replacements.append((start, end, _indent(body, node.col_offset)))
+
+    def insert_after(self, node: ast.stmt, body: list[str], indent: int) -> None:
+        end = _span(node)[1]
+        self.replacements.append((end, end, ["", *_indent(body, indent)]))
+
+    def apply(self) -> list[str]:
+        for start, end, body in sorted(self.replacements, key=lambda r: (r[0], r[1]), reverse=True):
+            self.lines[start:end] = body
+        return self.lines
 
 
 def merge_partial(old: str, new: str) -> str:
@@ -31,31 +62,53 @@ def merge_partial(old: str, new: str) -> str:
         old_tree, new_tree = ast.parse(old), ast.parse(new)
     except SyntaxError:
         return new
-    old_defs, new_defs = _names(old_tree), _names(new_tree)
-    if not old_defs or set(old_defs) <= set(new_defs) or not new_defs:
+    old_defs, new_defs = _defs(old_tree.body), _defs(new_tree.body)
+    if not old_defs or not new_defs or set(old_defs) <= set(new_defs):
         return new
-    lines, new_lines = old.splitlines(), new.splitlines()
-    replaced: list[tuple[int, int, list[str]]] = []
-    added: list[str] = []
+    new_lines = new.splitlines()
+    edits, appended = _Edits(old), []
+    methods = _methods_by_name(old_tree)
     for name, node in new_defs.items():
-        start, end = _span(node)
-        body = new_lines[start:end]
-        if name in old_defs:
-            replaced.append((*_span(old_defs[name]), body))
+        body = new_lines[slice(*_span(node))]
+        target = old_defs.get(name)
+        if isinstance(target, ast.ClassDef) and isinstance(node, ast.ClassDef):
+            _merge_class(edits, target, node, new_lines)
+        elif target is not None:
+            edits.replace(target, body)
+        elif isinstance(node, _FUNCS) and len(methods.get(name, [])) == 1:
+            edits.replace(methods[name][0], body)
         else:
-            added += ["", "", *body]
-    for start, end, body in sorted(replaced, reverse=True):
-        lines[start:end] = body
+            appended += ["", "", *body]
+    lines = edits.apply() + appended
     imports = [ast.get_source_segment(new, n) or "" for n in new_tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
     missing = [i for i in imports if i and i not in old]
-    if added:
-        lines += added
     if missing:
-        last_import = max((n.end_lineno or 0 for n in old_tree.body if isinstance(n, ast.Import | ast.ImportFrom)
-                           and n.end_lineno and n.end_lineno <= _first_def_line(old_tree)), default=0)
+        first_def = min(_span(n)[0] for n in old_defs.values())
+        last_import = max((n.end_lineno or 0 for n in old_tree.body
+                           if isinstance(n, ast.Import | ast.ImportFrom) and (n.end_lineno or 0) <= first_def),
+                          default=0)
         lines[last_import:last_import] = missing
     return "\n".join(lines) + "\n"
 
 
-def _first_def_line(tree: ast.Module) -> int:
-    return min((_span(n)[0] + 1 for n in tree.body if isinstance(n, _DEFS)), default=10**9)
+def _merge_class(edits: _Edits, old: ast.ClassDef, new: ast.ClassDef, new_lines: list[str]) -> None:
+    old_methods, new_methods = _defs(old.body), _defs(new.body)
+    if set(old_methods) <= set(new_methods):
+        edits.replace(old, new_lines[slice(*_span(new))])
+        return
+    last = old.body[-1]
+    for name, node in new_methods.items():
+        body = new_lines[slice(*_span(node))]
+        if name in old_methods:
+            edits.replace(old_methods[name], body)
+        else:
+            edits.insert_after(last, body, last.col_offset)
+
+
+def _methods_by_name(tree: ast.Module) -> dict[str, list[ast.stmt]]:
+    found: dict[str, list[ast.stmt]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for name, method in _defs(node.body).items():
+                found.setdefault(name, []).append(method)
+    return found

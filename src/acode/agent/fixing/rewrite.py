@@ -29,17 +29,19 @@ class FileView:
 
 
 def task_messages(request: str, files: list[FileView], context: list[FileView], command: str,
-                  output: str, failing: bool) -> list[Message]:
+                  output: str, failing: bool, *, partial: bool = False) -> list[Message]:
+    """``partial``: ask only for the functions/classes that change (long files; merged by name)."""
     example = files[0] if files else FileView("app.py", "")
     system = render("acode.agent", "fix_system.j2", example_path=example.path, language=example.language)
     user = render("acode.agent", "fix_task.j2", request=request, files=files, context=context,
-                  command=command, output=output.rstrip(), failing=failing)
+                  command=command, output=output.rstrip(), failing=failing, partial=partial)
     return [Message.system(system), Message.user(user)]
 
 
-def feedback_message(paths: list[str], command: str, output: str = "", problem: str = "") -> Message:
+def feedback_message(paths: list[str], command: str, output: str = "", problem: str = "", *,
+                     partial: bool = False) -> Message:
     return Message.user(render("acode.agent", "fix_feedback.j2", paths=paths, command=command,
-                               output=output.rstrip(), problem=problem))
+                               output=output.rstrip(), problem=problem, partial=partial))
 
 
 def _path_before(reply: str, start: int) -> str:
