@@ -65,19 +65,21 @@ def run_acode(task: FixTask, root: Path, model: str, timeout: float, overrides: 
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.update(overrides)
     acode = Path(sys.executable).parent / "acode"
-    started = time.monotonic()
+    started, stderr = time.monotonic(), ""
     try:
         done = subprocess.run([str(acode), "-p", task.prompt, "--approval-mode", "yolo", "--json", "--model", model],
                               cwd=root, capture_output=True, text=True, timeout=timeout, env=env, check=False)
         seconds = time.monotonic() - started
         report = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
+        stderr = done.stderr or ""
         stop = report.get("stop_reason", f"exit {done.returncode}")
     except subprocess.TimeoutExpired:
         seconds, report, stop = time.monotonic() - started, {}, "limit"
     steps = report.get("trajectory", [])
     edited = any(s.get("type") == "tool" and s.get("name") in ("write_file", "replace") and s.get("ok") for s in steps)
     tokens = report.get("tokens", {})
-    return {"seconds": round(seconds, 1), "stop": stop, "edited": edited,
+    problem = {} if report else {"stderr_tail": stderr[-600:]}
+    return {**problem, "seconds": round(seconds, 1), "stop": stop, "edited": edited,
             "model_calls": sum(1 for s in steps if s.get("type") == "model"),
             "prompt_tokens_evaluated": tokens.get("prompt_tokens_evaluated", 0),
             "prompt_tokens": tokens.get("prompt_tokens", 0),
