@@ -89,10 +89,20 @@ def check_candidate(path: str, old: str, new: str) -> str | None:
             ast.parse(new)
         except SyntaxError as exc:
             return f"{path} has a syntax error at line {exc.lineno}: {exc.msg}"
-        if "def " in old or "class " in old:
+        if _defines(old):
+            if not _defines(new):
+                return f"{path} came back without any of its functions: reply with the whole file"
             return None
     old_lines, new_lines = len(old.splitlines()), len(new.splitlines())
     if old_lines >= 10 and new_lines < old_lines // 2:
         return (f"{path} came back with {new_lines} of its {old_lines} lines: reply with the whole file, "
                 "not only the changed part")
     return None
+
+
+def _defines(source: str) -> bool:
+    """Whether Python source has a top-level function or class (source that does not parse: no)."""
+    try:
+        return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in ast.parse(source).body)
+    except SyntaxError:
+        return False
