@@ -29,7 +29,7 @@ from acode.pipeline.stages import RunContext, Stage, StageResult, new_session_id
 from acode.pipeline.summary import build_summary
 from acode.pipeline.undo import record_start
 from acode.pipeline.verifier import VerifierStage
-from acode.redact import redact_data
+from acode.secrets import redact_data
 from acode.store.summaries import SummaryStore
 
 if TYPE_CHECKING:

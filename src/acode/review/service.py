@@ -13,7 +13,7 @@ from acode.config.review import ReviewerSettings
 from acode.errors import ModelOutputError, ModelTimeoutError
 from acode.llm.protocol import ChatModel
 from acode.prompts import render
-from acode.redact import redact
+from acode.secrets import redact
 from acode.review.assessment import (
     PKG,
     PartialProposals,
