@@ -15,7 +15,10 @@ def _root(chat: ChatContext) -> Path:
 
 
 def _selection(chat: ChatContext) -> list[str] | None:
-    return (chat.session.options.extra or {}).get("extensions")
+    """The session's enabled extensions (kept by name) as a selection."""
+    from acode.extensions.loader import selection_of
+
+    return selection_of((chat.session.options.extra or {}).get("extensions"))
 
 
 def _store(chat: ChatContext):
