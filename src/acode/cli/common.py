@@ -38,6 +38,14 @@ def model_overrides(model: str | None, backend: str | None) -> dict[str, Any]:
     return out
 
 
+def print_problem(console: Console, label: str, message: object, style: str = "bold red") -> None:
+    """``error <message>`` (or ``warning ...``): the label styled, the message printed as plain text, so
+    brackets in it (``pip install -e '.[local]'``, ``[REDACTED]``) are never read as rich markup."""
+    from rich.markup import escape
+
+    console.print(f"[{style}]{label}[/] {escape(str(message))}", markup=True, highlight=False, soft_wrap=True)
+
+
 def print_json(data: Any) -> None:
     """Machine output goes to stdout alone, one JSON document."""
     if hasattr(data, "model_dump"):

@@ -106,9 +106,9 @@ def run() -> None:
     try:
         app()
     except AcodeError as exc:
-        from rich.markup import escape  # messages hold brackets, e.g. pip install -e '.[local]'
+        from acode.cli.common import print_problem
 
-        err_console.print(f"[bold red]error[/] {escape(str(exc))}", markup=True, highlight=False, soft_wrap=True)
+        print_problem(err_console, "error", exc)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         err_console.print("interrupted")

@@ -13,7 +13,15 @@ from typing import Any
 
 import typer
 
-from acode.cli.common import console, err_console, model_overrides, print_json, project_root, settings_for
+from acode.cli.common import (
+    console,
+    err_console,
+    model_overrides,
+    print_json,
+    print_problem,
+    project_root,
+    settings_for,
+)
 from acode.errors import EXIT_OK, EXIT_REVIEW_REJECTED, EXIT_REVIEW_TIMEOUT, AcodeError, UsageError
 
 review_app = typer.Typer(
@@ -41,7 +49,7 @@ def _errors_for_people():
     try:
         yield
     except AcodeError as exc:
-        err_console.print(f"[bold red]error[/] {exc}", markup=True, highlight=False, soft_wrap=True)
+        print_problem(err_console, "error", exc)
         raise typer.Exit(exc.exit_code) from None
 
 

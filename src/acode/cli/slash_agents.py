@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from acode.cli.common import print_problem
 from acode.cli.slash import ChatContext, SlashCommand, register, register_resolver
 from acode.errors import AcodeError
 
@@ -29,7 +30,7 @@ def _store(chat: ChatContext):
 
 
 def _report(chat: ChatContext, exc: AcodeError) -> None:
-    chat.console.print(f"[red]error[/] {exc}", highlight=False, soft_wrap=True)
+    print_problem(chat.console, "error", exc, style="red")
 
 
 @register("agent:start", "Queue a task for a sub-agent: /agent:start <agent> <prompt>")
@@ -87,7 +88,7 @@ def agent_status(chat: ChatContext, args: str) -> None:
     store.recover_stale()
     tasks, problems = store.scan()
     for problem in problems:
-        chat.console.print(f"[yellow]warning[/] {problem.message}", highlight=False, soft_wrap=True)
+        print_problem(chat.console, "warning", problem.message, style="yellow")
     if not tasks:
         chat.console.print("No agent tasks yet.")
         return

@@ -56,6 +56,11 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(
             "ACODE-CFG-001", f"{path} is not valid YAML{where}", hint="fix the syntax or delete the file"
         ) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            "ACODE-CFG-004", f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded)",
+            hint="save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)",
+        ) from None
     except OSError as exc:
         raise ConfigError("ACODE-CFG-002", f"cannot read {path}: {exc.strerror}") from None
     if data is None:
