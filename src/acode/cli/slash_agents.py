@@ -124,6 +124,23 @@ def _confirm_shell(chat: ChatContext):
     return confirm
 
 
+def _check_trusted(chat: ChatContext, command: Any) -> None:
+    """A command file from the project itself (.acode/commands, a project extension) may run ``!{...}``
+    only in a trusted folder (config.trust)."""
+    from acode.commands.expand import split_template
+
+    trust = chat.session.settings.trust
+    from_project = Path(command.path).resolve().is_relative_to((_root(chat) / ".acode").resolve())
+    if trust.trusted or not from_project or not any(p.kind == "shell" for p in split_template(command.prompt)):
+        return
+    raise AcodeError(
+        "ACODE-TRUST-001",
+        f"/{command.name} runs shell commands (!{{...}}) from this project's {command.path.name}, and {trust.root} "
+        f"is {trust.reason}",
+        hint="trust the folder with `acode trust` (or start acode with --trust) to run it",
+    )
+
+
 def run_custom_command(chat: ChatContext, name: str, args: str) -> None:
     from acode.commands.expand import expand_command
 
@@ -132,6 +149,7 @@ def run_custom_command(chat: ChatContext, name: str, args: str) -> None:
         chat.console.print(f"[red]unknown command[/] /{name}")
         return
     try:
+        _check_trusted(chat, command)
         prompt = expand_command(
             command.prompt,
             args,
