@@ -29,6 +29,10 @@ def trust_this_run(value: bool) -> None:
     _trust_this_run = bool(value)
 
 
+def trusted_this_run() -> bool:
+    return _trust_this_run
+
+
 _PATH = typer.Argument(None, help="The folder (default: the current project).")
 _PARENT = typer.Option(False, "--parent", help="Decide for the folder's parent (every project in it).")
 _DISTRUST = typer.Option(False, "--distrust", help="Store 'do not trust': its commands never run.")
