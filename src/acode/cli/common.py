@@ -58,10 +58,13 @@ def print_problem(console: Console, label: str, message: object, style: str = "b
 
 
 def print_json(data: Any) -> None:
-    """Machine output goes to stdout alone, one JSON document."""
+    """Machine output goes to stdout alone, one JSON document, secrets redacted (acode.secrets)."""
+    from acode.secrets import redact_data
+
     if hasattr(data, "model_dump"):
         data = data.model_dump(mode="json")
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    data = redact_data(json.loads(json.dumps(data, default=str)))
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     sys.stdout.flush()
 
 

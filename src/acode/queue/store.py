@@ -107,6 +107,9 @@ class QueueLayout:
         return self.locks / f"{check_task_id(task_id)}.cancel"
 
     def ensure(self) -> None:
+        from acode.paths import ensure_runtime_ignore
+
+        ensure_runtime_ignore(self.base.parent)
         for folder in (self.tasks, self.plans, self.logs, self.workspace, self.locks):
             folder.mkdir(parents=True, exist_ok=True)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from acode.errors import AcodeError
+from acode.paths import ensure_runtime_ignore
 
 _ensured: set[tuple[str, str]] = set()
 _lock = threading.Lock()
@@ -70,7 +71,7 @@ class _Connection(sqlite3.Connection):
         except sqlite3.Error as exc:
             raise database_error(self.acode_path, exc) from None
 
-    def __exit__(self, *args: Any) -> Any:
+    def __exit__(self, *args: object) -> Any:
         try:
             return super().__exit__(*args)
         except sqlite3.Error as exc:
@@ -79,6 +80,7 @@ class _Connection(sqlite3.Connection):
 
 def connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_runtime_ignore(path.parent)
     try:
         conn = sqlite3.connect(str(path), timeout=busy_timeout(), isolation_level=None, check_same_thread=False,
                                factory=_Connection)
