@@ -19,6 +19,7 @@ git commit id from a hex token; quoted base64-entropy strings are still found).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,11 +37,12 @@ _REFERENCE_WORD = re.compile(r"(?i)key|pass|pwd|secret|token|env")
 # Values that are obviously not secrets (placeholders people write in examples and configs).
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:x+|\*+|\.+|changeme|change_me|example\w*|dummy\w*|placeholder\w*|your[_-]\w+|none|null|"
-    r"true|false|redacted|secret|password|<[^>]*>|\{\{.*\}\}|%\(\w+\)s)$"
+    r"true|false|yes|no|on|off|redacted|secret|password|<[^>]*>|\{\{.*\}\}|%\(\w+\)s)$"
 )
 _PEM_END = re.compile(r"-----END [A-Z0-9 ]*-----|---- END SSH2 ENCRYPTED PRIVATE KEY ----")
-_MAX_LINE = 20_000
-_CACHED_TEXT = 64_000  # longer lines are scanned in pieces of this size
+_MAX_LINE = 20_000  # longer lines are scanned for keywords in pieces of this size
+_NEWLINE = re.compile("\n")
+_CACHED_TEXT = 64_000  # redact() remembers the results for texts up to this size
 
 
 @dataclass(frozen=True)
@@ -59,22 +61,8 @@ def find_secrets(text: str, path: str | None = None) -> list[Secret]:
     content) selects how strictly keyword assignments are read, see the module docstring."""
     if not text:
         return []
-    found: list[Secret] = []
-    offset = 0
-    lines = text.splitlines(keepends=True)
-    pem_until = -1
-    for number, line in enumerate(lines, start=1):
-        body = line.rstrip("\r\n")
-        if number <= pem_until:
-            offset += len(line)
-            continue
-        for kind, start, end in _scan_line(body, path):
-            if kind == "private-key":
-                start, end, pem_until = _pem_block(lines, number, body, offset, start)
-                found.append(Secret(number, kind, start, end))
-                break
-            found.append(Secret(number, kind, offset + start, offset + end))
-        offset += len(line)
+    starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]  # offset of each line
+    found = [Secret(bisect.bisect_right(starts, start), kind, start, end) for kind, start, end in _spans(text, path)]
     found.sort(key=lambda s: (s.start, -s.end))
     kept: list[Secret] = []
     for secret in found:
@@ -136,8 +124,9 @@ def _plugins() -> list[tuple[str, Any]]:
 
 
 # Names detect-secrets' keyword list lacks that acode has always hidden: tokens (``GITHUB_TOKEN=...``,
-# ``access_token: ...``; not ``tokens`` / ``token_count`` / ``tokenizer``) and access keys.
-_EXTRA_KEYWORDS = (r"token(?!s|_?count|i[sz])", r"access_?key")
+# ``access_token: ...``: names that end in "token"; not ``tokens``, ``token_type``, ``tokenizer``) and
+# access keys.
+_EXTRA_KEYWORDS = (r"token(?![A-Za-z_])", r"access_?key")
 
 
 @lru_cache(maxsize=1)
@@ -173,35 +162,59 @@ def _keyword_rules(path: str | None) -> dict:
     return by_type.get(filetype, quoted)
 
 
+def _heuristic() -> Any:
+    from detect_secrets.filters import heuristic
+
+    return heuristic
+
+
 def _slug(secret_type: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
 
 
-def _scan_line(line: str, path: str | None) -> list[tuple[str, int, int]]:
-    """(kind, start, end) of the secrets on one line (positions inside the line)."""
-    if not line.strip():
-        return []
-    hits: list[tuple[str, int, int]] = []
-    for begin in range(0, len(line), _MAX_LINE):
-        piece = line[begin : begin + _MAX_LINE + 200]  # a little overlap so a value on the cut is seen
-        hits += [(kind, begin + start, begin + end) for kind, start, end in _spans(piece, path)]
-    return hits
-
-
-def _spans(line: str, path: str | None) -> list[tuple[str, int, int]]:
+def _spans(text: str, path: str | None) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of every secret in ``text``. The plugins' patterns never cross a line, so they
+    run over the whole text at once; the keyword regexes run only on lines naming a secret word."""
     from detect_secrets.plugins.base import RegexBasedDetector
 
     spans: list[tuple[str, int, int]] = []
     for kind, plugin in _plugins():
         if isinstance(plugin, RegexBasedDetector):
-            spans += [(kind, *_match_span(m)) for regex in plugin.denylist for m in regex.finditer(line)]
+            for regex in plugin.denylist:
+                for match in regex.finditer(text):
+                    start, end = _match_span(match)
+                    if kind == "private-key":
+                        start, end = _pem_block(text, match.start())
+                    spans.append((kind, start, end))
             continue
-        for value in set(plugin.analyze_string(line)):  # the entropy plugin: quoted strings
-            if plugin.calculate_shannon_entropy(value) > plugin.entropy_limit and REDACTED not in value:
-                spans += [(kind, m.start(), m.end()) for m in re.finditer(re.escape(value), line)]
-    for value in _keyword_values(line, path):
-        spans += [("secret-keyword", m.start(), m.end()) for m in re.finditer(re.escape(value), line)]
+        for match in plugin.regex.finditer(text):  # the entropy plugin: quoted strings of its alphabet
+            value = match.group(2)
+            if plugin.calculate_shannon_entropy(value) <= plugin.entropy_limit or REDACTED in value:
+                continue
+            if not (_heuristic().is_sequential_string(value) or _heuristic().is_potential_uuid(value)):
+                spans.append((kind, match.start(2), match.end(2)))
+    seen: set[int] = set()
+    for hit in _keyword_names().finditer(text):
+        begin = text.rfind("\n", 0, hit.start()) + 1
+        if begin in seen:
+            continue
+        seen.add(begin)
+        stop = text.find("\n", hit.start())
+        line = text[begin : stop if stop >= 0 else len(text)].rstrip("\r")
+        for piece in range(0, len(line), _MAX_LINE):  # very long lines in pieces, a little overlap
+            chunk = line[piece : piece + _MAX_LINE + 200]
+            for value in _keyword_values(chunk, path):
+                spans += [("secret-keyword", begin + piece + m.start(), begin + piece + m.end())
+                          for m in re.finditer(re.escape(value), chunk)]
     return [(kind, start, end) for kind, start, end in spans if end > start]
+
+
+@lru_cache(maxsize=1)
+def _keyword_names() -> re.Pattern[str]:
+    """Any of the keyword plugin's names (plus ours): the lines worth the keyword regexes."""
+    from detect_secrets.plugins import keyword
+
+    return re.compile("|".join((*keyword.DENYLIST, *_EXTRA_KEYWORDS)), re.IGNORECASE)
 
 
 def _match_span(match: re.Match[str]) -> tuple[int, int]:
@@ -220,24 +233,38 @@ def _match_span(match: re.Match[str]) -> tuple[int, int]:
 
 
 def _keyword_values(line: str, path: str | None) -> list[str]:
-    """Values assigned to secret-sounding names (detect-secrets' keyword plugin), filtered."""
+    """Values assigned to secret-sounding names: detect-secrets' keyword regexes (all their matches, not
+    only the first), filtered by its heuristics, the placeholder list and, for unquoted values, the
+    shapes of code rather than configuration (see ``_code_not_config``)."""
     from detect_secrets.filters import heuristic
 
-    keyword = _keyword()[0]
-    rules = _keyword_rules(path)
     values: list[str] = []
-    rest = line
-    # The plugin reports the first match of each regex; look again after a hit so that
-    # ``a_password=x b_secret=y`` yields both.
-    for _ in range(8):
-        new = {v.strip() for v in keyword.analyze_string(rest, denylist_regex_to_group=rules) if v}
-        new = {v for v in new if REDACTED not in v and not _not_a_keyword_secret(v, rest, heuristic)}
-        if not new:
-            break
-        values += sorted(new, key=len, reverse=True)
-        for value in new:
-            rest = rest.replace(value, REDACTED)
-    return values
+    for regex, group in _keyword_rules(path).items():
+        for match in regex.finditer(line):
+            value = (match.group(group) or "").strip()
+            quoted = bool(match.group(group - 1))
+            if not quoted:  # a configuration value is one word: ``password: s3cret and more`` -> s3cret
+                value = value.split()[0].rstrip(",;") if value else ""
+            if not value or REDACTED in value or _not_a_keyword_secret(value, line, heuristic):
+                continue
+            if not quoted and _code_not_config(match, group, value):
+                continue
+            values.append(value)
+    return sorted(set(values), key=len, reverse=True)
+
+
+def _code_not_config(match: re.Match[str], group: int, value: str) -> bool:
+    """An unquoted value that reads as code, not as ``KEY=value`` / ``key: value``: a comparison
+    (``token == 0x22``), an attribute (``self.token = nextchar``), a call or index, or a short word."""
+    between = match.string[match.start() : match.start(group)]
+    before = match.string[match.start() - 1] if match.start() > 0 else ""
+    return (
+        "==" in between or "!=" in between
+        or re.search(r"\s[-+*/%|&]\s", match.group(group) or "") is not None  # ``Token = Ignore + Plain``
+        or before == "."
+        or len(value) < 6
+        or any(ch in value for ch in "()[]{}")
+    )
 
 
 def _not_a_keyword_secret(value: str, line: str, heuristic: Any) -> bool:
@@ -255,15 +282,10 @@ def _not_a_keyword_secret(value: str, line: str, heuristic: Any) -> bool:
     )
 
 
-def _pem_block(lines: list[str], number: int, body: str, offset: int, start: int) -> tuple[int, int, int]:
-    """The span of a private key from its BEGIN marker through its END line (or the end of the text)
-    and the last line number it covers."""
-    begin = body.rfind("-----", 0, start)
-    begin = offset + (begin if begin >= 0 else start)
-    position = offset
-    for index in range(number - 1, len(lines)):
-        match = _PEM_END.search(lines[index], 0 if index > number - 1 else start)
-        if match:
-            return begin, position + match.end(), index + 1
-        position += len(lines[index])
-    return begin, position, len(lines)
+def _pem_block(text: str, marker: int) -> tuple[int, int]:
+    """A private key from its ``-----BEGIN`` through its END line (or the end of the text)."""
+    line_start = text.rfind("\n", 0, marker) + 1
+    begin = text.rfind("-----", line_start, marker)
+    begin = begin if begin >= 0 else marker
+    end = _PEM_END.search(text, marker)
+    return begin, end.end() if end else len(text)

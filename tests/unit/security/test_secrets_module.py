@@ -27,6 +27,7 @@ PEM = (
         ("https://deploy:pa55word99@example.com/repo.git", "pa55word99"),
         ("GITHUB_TOKEN=abcdef123456xyz", "abcdef123456xyz"),  # names detect-secrets lacks, added
         ('access_token: "abcdefgh123"', "abcdefgh123"),
+        ("Found password: s3cr3tP4ssw0rd and more text", "s3cr3tP4ssw0rd"),  # prose after the value
         ('blob = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RFRkdISUo="', "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RFRkdISUo="),
     ],
 )
@@ -78,6 +79,12 @@ def test_line_numbers_kinds_and_spans():
         "tokens: 1200 in, 300 out",
         "max_tokens: 512",
         "token_count = count(text)",
+        "self.token = nextchar",
+        "elif token == 0x22: # real",
+        "- password: password to use with username",
+        "Token = Ignore + PlainToken",
+        "token_type = 'comment'",
+        "characters = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'",
     ],
 )
 def test_code_references_and_placeholders_are_not_secrets(text):
