@@ -77,10 +77,11 @@ def trust(
     if json_out:
         print_json(report)
         return
-    verb = "forgot the rule for" if forget else ("trusted" if report["trusted"] else "not trusted:")
-    if show or (forget and not changed):
-        verb = "trusted" if report["trusted"] else "not trusted"
-    console.print(f"{verb} {target if changed else folder}  [dim]({report['reason']}; {store.path})[/]", highlight=False)
+    if forget:
+        console.print(("forgot the rule for " if changed else "there was no rule for ") + str(target), markup=False)
+    elif not show:
+        console.print(f"stored: {'do not trust' if distrust else 'trust'} {target}", markup=False)
+    console.print(f"{folder} is {report['reason']}  [dim]({store.path})[/]", highlight=False)
     if report["commands"]:
         label = "its settings may run" if report["trusted"] else "left out while untrusted"
         console.print(f"{label}:", markup=False)
