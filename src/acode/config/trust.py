@@ -30,9 +30,10 @@ from acode.paths import ProjectPaths, user_config_dir
 TRUST_FILE = "trusted_folders.json"
 Decision = Literal["trust", "distrust"]
 
-# (dotted key, "when"): keys of the project layer that run commands or skip the questions before one.
-_RUNS_COMMANDS = ("hooks", "mcp_servers", "reviewer.test_command", "pipeline.verify_commands",
-                  "pipeline.check_command_prefixes", "agent.rules.allow_shell", "agent.rules.allow_tools")
+# Keys of the project layer that run commands or skip the questions before one.
+_RUNS_COMMANDS = ("hooks", "mcp_servers", "reviewer.test_command", "agent.fix.test_command",
+                  "pipeline.verify_commands", "pipeline.check_command_prefixes", "agent.rules.allow_shell",
+                  "agent.rules.allow_tools")
 _MODES = {"agent.approval_mode": ("yolo", "auto_edit"), "pipeline.approval_mode": ("yolo",)}
 
 
