@@ -1,7 +1,9 @@
 """Trusted folders: may a project's own files make acode run commands on this machine?
 
 A cloned repository is somebody else's code. Its ``.acode/config.yml`` can name hooks, MCP servers, a
-test command, verify commands, shell prefixes that run without asking or ``approval_mode: yolo``; its
+test command, verify commands, shell prefixes that run without asking or ``approval_mode: yolo``, or
+send your code and one of your environment variables to a server elsewhere (``model.base_url`` off
+this machine, ``model.api_key_env``); its
 ``.acode/commands`` can hold ``!{...}`` shell injections and its ``.acode/extensions`` MCP servers. None
 of that is used until the person decides the folder is trusted:
 
@@ -131,7 +133,21 @@ def withhold(layer: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         node = _get(kept, parent)
         if isinstance(node, dict) and node.get(leaf) in modes:
             removed.append(f"{dotted}: {node.pop(leaf)}")
+    model = kept.get("model")
+    if isinstance(model, dict):
+        # which of your environment variables is sent as a key, and to a server off this machine
+        if "api_key_env" in model:
+            removed.append(f"model.api_key_env: {model.pop('api_key_env')}")
+        if "base_url" in model and not _loopback(str(model["base_url"])):
+            removed.append(f"model.base_url: {model.pop('base_url')}")
     return kept, removed
+
+
+def _loopback(url: str) -> bool:
+    from urllib.parse import urlparse
+
+    host = (urlparse(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def project_commands(root: Path, layer: Mapping[str, Any]) -> list[str]:
