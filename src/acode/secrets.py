@@ -130,9 +130,9 @@ _EXTRA_KEYWORDS = (r"token(?![A-Za-z_])", r"access_?key")
 
 
 @lru_cache(maxsize=1)
-def _keyword() -> tuple[Any, dict, dict, dict]:
-    """The keyword plugin, and its regex tables (quoted values, config style, by file type) rebuilt from
-    the library's own patterns with the extra names added to its list."""
+def _keyword() -> tuple[dict, dict, dict]:
+    """The keyword plugin's regex tables (quoted values, config style, by file type), rebuilt from the
+    library's own patterns with the extra names added to its list."""
     from detect_secrets.plugins import keyword
 
     words = "|".join((*keyword.DENYLIST, *_EXTRA_KEYWORDS))
@@ -143,8 +143,7 @@ def _keyword() -> tuple[Any, dict, dict, dict]:
                 for regex, group in table.items()}
 
     by_type = {filetype: widen(table) for filetype, table in keyword.REGEX_BY_FILETYPE.items()}
-    return (keyword.KeywordDetector(), widen(keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP),
-            widen(keyword.CONFIG_DENYLIST_REGEX_TO_GROUP), by_type)
+    return widen(keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP), widen(keyword.CONFIG_DENYLIST_REGEX_TO_GROUP), by_type
 
 
 @lru_cache(maxsize=64)
@@ -153,7 +152,7 @@ def _keyword_rules(path: str | None) -> dict:
     not a known source file."""
     from detect_secrets.util.filetype import FileType, determine_file_type
 
-    _, quoted, config, by_type = _keyword()
+    quoted, config, by_type = _keyword()
     if not path:
         return config
     filetype = determine_file_type(path)
@@ -225,9 +224,9 @@ def _match_span(match: re.Match[str]) -> tuple[int, int]:
         return match.span(1)
     start, end = match.span()
     text = match.string
-    while start < end and text[start] in " \t=:\"'":
+    while start < end and text[start] in " \t\r\n=:\"'":
         start += 1
-    while end > start and text[end - 1] in " \t\"'":
+    while end > start and text[end - 1] in " \t\r\n\"'":
         end -= 1
     return start, end
 
