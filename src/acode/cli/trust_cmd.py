@@ -90,13 +90,12 @@ def trust(
 
 
 def _report(folder: Path, store: Any) -> dict[str, Any]:
-    from acode.config.loader import _read_yaml
+    from acode.config.loader import project_layer
     from acode.config.trust import decide, project_commands
-    from acode.paths import ProjectPaths
 
     trusted, reason = decide(folder, None, store)
     return {"folder": str(folder), "trusted": trusted, "reason": reason,
-            "commands": project_commands(folder, _read_yaml(ProjectPaths(folder).config_file))}
+            "commands": project_commands(folder, project_layer(folder))}
 
 
 def resolve_trust(root: Path, flag: bool = False) -> bool | None:
@@ -111,10 +110,9 @@ def resolve_trust(root: Path, flag: bool = False) -> bool | None:
     if store.decision(root) is not None or not interactive():
         return None
     try:
-        from acode.config.loader import _read_yaml
-        from acode.paths import ProjectPaths
+        from acode.config.loader import project_layer
 
-        found = project_commands(root, _read_yaml(ProjectPaths(root).config_file))
+        found = project_commands(root, project_layer(root))
     except ConfigError:
         return None  # the loader reports the broken file
     if not found:

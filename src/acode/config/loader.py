@@ -63,6 +63,11 @@ def load_settings(
     return settings
 
 
+def project_layer(project_root: Path) -> dict[str, Any]:
+    """The project's own ``.acode/config.yml`` as written (nothing withheld): what trust decides about."""
+    return _read_yaml(ProjectPaths(project_root).config_file)
+
+
 def _read_yaml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
