@@ -80,3 +80,39 @@ class ProjectPaths:
     @property
     def logs_dir(self) -> Path:
         return self.acode_dir / "logs"
+
+
+# What acode writes into a project's .acode/ while it works. Settings, custom commands, extensions and
+# agent definitions stay committable; the rest must never be committed by accident (it holds session
+# histories, tool outputs and file copies).
+RUNTIME_IGNORE = """\
+# Written by acode: its runtime files, never to be committed (settings, commands/, extensions/ and
+# agent definitions in agents/*.md are yours to commit).
+acode.db
+acode.db-*
+chat_history
+outputs/
+runs/
+checkpoints/
+logs/
+plans/
+agents/tasks/
+agents/plans/
+agents/logs/
+agents/workspace/
+agents/locks/
+"""
+
+
+def ensure_runtime_ignore(acode_dir: Path) -> None:
+    """Give a project's ``.acode`` folder its own ``.gitignore`` for acode's runtime files (once; a file
+    already there is the user's and left alone)."""
+    if acode_dir.name != ".acode":
+        return
+    try:
+        acode_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(acode_dir / ".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError:
+        return  # exists already (or the folder is read-only: nothing to protect then)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(RUNTIME_IGNORE)

@@ -114,7 +114,7 @@ class Checkpoints(Middleware):
             return None
         paths = self._targets(call)
         if paths:
-            self._pending[call.id] = [FileSnapshot(p, p.read_bytes() if p.is_file() else None) for p in paths]
+            self._pending[call.id] = [snap for snap in map(_snapshot, paths) if snap is not None]
         return None
 
     def after_tool(self, state: AgentState, call: ToolCall, result: ToolResult) -> ToolResult | None:
@@ -138,9 +138,21 @@ class Checkpoints(Middleware):
             value = call.arguments.get(key)
             if isinstance(value, str) and value:
                 path = Path(value)
-                path = (path if path.is_absolute() else self.workspace / path).resolve()
+                try:
+                    path = (path if path.is_absolute() else self.workspace / path).resolve()
+                except (OSError, RuntimeError, ValueError):
+                    break  # the tool itself reports the bad path to the model
                 if (self.workspace / ".acode") in path.parents:
                     continue  # plan files and other acode state are not the user's code
                 out.append(path)
                 break
         return out
+
+
+def _snapshot(path: Path) -> FileSnapshot | None:
+    """The file's bytes before an edit (None content: it did not exist); None when it cannot be read
+    (the tool reports why)."""
+    try:
+        return FileSnapshot(path, path.read_bytes() if path.is_file() else None)
+    except (OSError, ValueError):
+        return None

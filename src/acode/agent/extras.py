@@ -43,6 +43,21 @@ class SessionExtras:
             self.mcp = None
 
 
+def _extensions_that_may_run(settings: Any, extras: SessionExtras) -> list[Any]:
+    """The enabled extensions whose MCP servers may start: a project's own extensions only in a trusted
+    folder (config.trust); user extensions always."""
+    trust = getattr(settings, "trust", None)
+    if trust is None or trust.trusted:
+        return list(extras.extensions)
+    held = [e for e in extras.extensions if e.scope == "project" and e.manifest.mcp_servers]
+    for ext in held:
+        extras.problems.append(
+            f"extension {ext.name}: its MCP servers ({', '.join(ext.manifest.mcp_servers)}) were not started "
+            "because this folder is not trusted (`acode trust` trusts it)"
+        )
+    return [e for e in extras.extensions if e not in held]
+
+
 def attach_extras(
     registry: ToolRegistry,
     model: Any,
@@ -67,7 +82,7 @@ def attach_extras(
     extras = SessionExtras()
     extras.extensions = select_extensions(discover_extensions(workspace, problems=extras.problems), selection)
     excluded = excluded_tools(extras.extensions)
-    servers = servers_for(settings.mcp_servers, extras.extensions)
+    servers = servers_for(settings.mcp_servers, _extensions_that_may_run(settings, extras))
     if servers:
         extras.mcp = McpManager()
         for tool in extras.mcp.start(servers, cwd=workspace):

@@ -199,8 +199,9 @@ def _attach_extras(registry, model, settings: Settings, workspace: Path, options
     context and exclusions already came in through ``options`` (the CLI selected the extensions)."""
     from acode.agent.extras import attach_extras
 
-    enabled = options.extra.get("extensions")
-    selection = None if enabled is None else ([ext.name for ext in enabled] or ["none"])
+    from acode.extensions.loader import selection_of
+
+    selection = selection_of(options.extra.get("extensions"))
     return attach_extras(
         registry, model, settings, workspace, selection,
         approval_mode=mode, approver=options.approver, interactive=options.interactive,

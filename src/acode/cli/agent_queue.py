@@ -8,7 +8,15 @@ from typing import Any
 
 import typer
 
-from acode.cli.common import console, err_console, model_overrides, print_json, project_root, settings_for
+from acode.cli.common import (
+    console,
+    err_console,
+    model_overrides,
+    print_json,
+    print_problem,
+    project_root,
+    settings_for,
+)
 
 agent_app = typer.Typer(help="Queue tasks for sub-agents and run them (state in .acode/agents/).", no_args_is_help=True)
 agents_app = typer.Typer(help="Agent definitions: built-in, .acode/agents/*.md, extension personas.", no_args_is_help=True)
@@ -38,7 +46,7 @@ def _agents(root: Path, selection: list[str] | None, problems: list[str] | None 
 
 def _warn(problems: list[str]) -> None:
     for problem in problems:
-        err_console.print(f"[yellow]warning[/] {problem}", highlight=False, soft_wrap=True)
+        print_problem(err_console, "warning", problem, style="yellow")
 
 
 @agent_app.command("start")
@@ -89,7 +97,10 @@ def _run_workers(root: Path, workers: int, run_all: bool, model: str | None, bac
     from acode.queue.worker import spawn_workers
 
     run_args = [*(["--model", model] if model else []), *(["--backend", backend] if backend else [])]
+    from acode.cli.trust_cmd import trusted_this_run
+
     global_args = [arg for name in (selection or []) for arg in ("-e", name)]
+    global_args += ["--trust"] if trusted_this_run() else []
     seen: list[str] = []
 
     def echo(line: str) -> None:

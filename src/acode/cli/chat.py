@@ -50,7 +50,7 @@ def start_agent(
         approve_plan=approve_plan,
         extra_sections=[extensions_context(enabled)],
         exclude_tools=sorted(excluded_tools(enabled)),
-        extra={"extensions": enabled},
+        extra={"extensions": [ext.name for ext in enabled]},  # names: see extensions.loader.selection_of
     )
     if chat:
         run_chat(settings, root, options, verbose=verbose)

@@ -20,11 +20,22 @@ def project_root(start: Path | None = None) -> Path:
     return find_project_root(start)
 
 
-def settings_for(root: Path | None = None, **overrides: Any) -> Settings:
+def settings_for(root: Path | None = None, *, trust: bool = False, notice: bool = True,
+                 project_text: str | None = None, project_source: str | None = None, **overrides: Any) -> Settings:
     """Settings in force for the project at ``root``; keyword overrides use dotted keys with ``__`` for
-    dots (``model__backend="openai"``) and None means "flag not given"."""
+    dots (``model__backend="openai"``) and None means "flag not given". The first time a folder whose
+    own files would run commands is used from a terminal, the person is asked whether to trust it
+    (cli.trust_cmd); otherwise what an untrusted project wanted is left out, with a notice."""
+    from acode.cli.trust_cmd import resolve_trust, trust_notice
+
+    root = root or project_root()
     flat = {key.replace("__", "."): value for key, value in overrides.items()}
-    return load_settings(root or project_root(), overrides=flat)
+    trusted = resolve_trust(root, trust)
+    settings = load_settings(root, overrides=flat, trust=trusted, project_text=project_text,
+                             project_source=project_source)
+    if notice:
+        trust_notice(settings)
+    return settings
 
 
 def model_overrides(model: str | None, backend: str | None) -> dict[str, Any]:
@@ -38,11 +49,22 @@ def model_overrides(model: str | None, backend: str | None) -> dict[str, Any]:
     return out
 
 
+def print_problem(console: Console, label: str, message: object, style: str = "bold red") -> None:
+    """``error <message>`` (or ``warning ...``): the label styled, the message printed as plain text, so
+    brackets in it (``pip install -e '.[local]'``, ``[REDACTED]``) are never read as rich markup."""
+    from rich.markup import escape
+
+    console.print(f"[{style}]{label}[/] {escape(str(message))}", markup=True, highlight=False, soft_wrap=True)
+
+
 def print_json(data: Any) -> None:
-    """Machine output goes to stdout alone, one JSON document."""
+    """Machine output goes to stdout alone, one JSON document, secrets redacted (acode.secrets)."""
+    from acode.secrets import redact_data
+
     if hasattr(data, "model_dump"):
         data = data.model_dump(mode="json")
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    data = redact_data(json.loads(json.dumps(data, default=str)))
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     sys.stdout.flush()
 
 

@@ -30,6 +30,9 @@ app = typer.Typer(
 )
 
 
+_TRUST = typer.Option(False, "--trust", help="Trust this project's own settings for this command (hooks, MCP, tests).")
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"acode {__version__}")
@@ -50,9 +53,13 @@ def main(
     approve_plan: bool = typer.Option(False, "--approve-plan", help="Non-interactive: approve the plan in plan mode."),
     no_loop_detection: bool = typer.Option(False, "--no-loop-detection", help="Turn loop detection off."),
     extensions: list[str] = typer.Option(None, "-e", "--extensions", help="Enable only these extensions ('none': none)."),
+    trust: bool = _TRUST,
     verbose: bool = typer.Option(False, "-v", "--verbose", help="Log debug details to stderr."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
+    from acode.cli.trust_cmd import trust_this_run
+
+    trust_this_run(trust)
     if verbose:
         logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s: %(message)s")
     if ctx.invoked_subcommand is not None:
@@ -81,6 +88,9 @@ def _register() -> None:
     app.add_typer(models_cli.app, name="models")
     app.command("ask")(models_cli.ask)
     app.add_typer(config_cmd.app, name="config")
+    from acode.cli import trust_cmd
+
+    app.command("trust")(trust_cmd.trust)
     from acode.cli import run as run_cli
 
     for name in ("run", "summary", "audit", "stats"):
@@ -106,9 +116,9 @@ def run() -> None:
     try:
         app()
     except AcodeError as exc:
-        from rich.markup import escape  # messages hold brackets, e.g. pip install -e '.[local]'
+        from acode.cli.common import print_problem
 
-        err_console.print(f"[bold red]error[/] {escape(str(exc))}", markup=True, highlight=False, soft_wrap=True)
+        print_problem(err_console, "error", exc)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         err_console.print("interrupted")

@@ -13,7 +13,15 @@ from typing import Any
 
 import typer
 
-from acode.cli.common import console, err_console, model_overrides, print_json, project_root, settings_for
+from acode.cli.common import (
+    console,
+    err_console,
+    model_overrides,
+    print_json,
+    print_problem,
+    project_root,
+    settings_for,
+)
 from acode.errors import EXIT_OK, EXIT_REVIEW_REJECTED, EXIT_REVIEW_TIMEOUT, AcodeError, UsageError
 
 review_app = typer.Typer(
@@ -33,6 +41,7 @@ _FORMAT = typer.Option(None, "--format", "-f", help="markdown | sarif (printed, 
 _OUTPUT = typer.Option(None, "--output", "-o", help="Write the report to this file.")
 _MODEL = typer.Option(None, "--model", "-m", help="Bundled model name, server model name or a .gguf path.")
 _BACKEND = typer.Option(None, "--backend", help="embedded | openai | scripted")
+_TRUST = typer.Option(False, "--trust", help="Trust this project's own settings for this review (its test_command).")
 
 
 @contextmanager
@@ -41,7 +50,7 @@ def _errors_for_people():
     try:
         yield
     except AcodeError as exc:
-        err_console.print(f"[bold red]error[/] {exc}", markup=True, highlight=False, soft_wrap=True)
+        print_problem(err_console, "error", exc)
         raise typer.Exit(exc.exit_code) from None
 
 
@@ -49,7 +58,7 @@ def _errors_for_people():
 def review(
     ctx: typer.Context, base: str = _BASE, uncommitted: bool = _UNCOMMITTED, commit: str = _COMMIT,
     intent: str = _INTENT, run_tests: bool = _RUN_TESTS, json_out: bool = _JSON, fmt: str = _FORMAT,
-    output: Path = _OUTPUT, model: str = _MODEL, backend: str = _BACKEND,
+    output: Path = _OUTPUT, model: str = _MODEL, backend: str = _BACKEND, trust: bool = _TRUST,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
@@ -62,7 +71,7 @@ def review(
 def review_again(
     base: str = _BASE, uncommitted: bool = _UNCOMMITTED, commit: str = _COMMIT, intent: str = _INTENT,
     run_tests: bool = _RUN_TESTS, json_out: bool = _JSON, fmt: str = _FORMAT, output: Path = _OUTPUT,
-    model: str = _MODEL, backend: str = _BACKEND,
+    model: str = _MODEL, backend: str = _BACKEND, trust: bool = _TRUST,
 ) -> None:
     """Review again even if the change is the same as last time."""
     _review_and_exit(force=True, **locals())
@@ -130,7 +139,7 @@ def _store(root: Path):
 
 
 def run_review(*, base, uncommitted, commit, intent, run_tests, json_out, fmt, output, model, backend,
-               force: bool) -> int:
+               force: bool, trust: bool = False) -> int:
     from acode.review import git_context
 
     if sum([bool(base), uncommitted, bool(commit)]) > 1:
@@ -140,7 +149,7 @@ def run_review(*, base, uncommitted, commit, intent, run_tests, json_out, fmt, o
         raise UsageError("ACODE-REVIEW-042", f"--format {fmt!r} is not known", hint="use markdown or sarif (or --json)")
     start = Path.cwd()
     root = git_context.repo_root(start)
-    settings = settings_for(root, **model_overrides(model, backend))
+    settings = settings_for(root, trust=trust, notice=False, **model_overrides(model, backend))
     rs = settings.reviewer
     limits = {"intent": intent or "", "max_diff_chars": rs.max_diff_chars, "context_lines": rs.context_lines}
     if uncommitted:
@@ -149,6 +158,17 @@ def run_review(*, base, uncommitted, commit, intent, run_tests, json_out, fmt, o
         context = git_context.commit_context(root, commit, **limits)
     else:
         context = git_context.branch_context(root, base, **limits)
+    # The settings of the base, not of the change under review: a branch must not choose how it is judged
+    # or what runs while it is (its own reviewer.test_command, hooks ...).
+    text, source = base_config(root, context)
+    if text is not None:
+        settings = settings_for(root, trust=trust, project_text=text, project_source=source,
+                                **model_overrides(model, backend))
+    else:
+        from acode.cli.trust_cmd import trust_notice
+
+        trust_notice(settings)
+    rs = settings.reviewer
     store = _store(context.root)
     identity = {
         "reviewer": rs.model_dump(mode="json"), "run_tests": run_tests,
@@ -175,6 +195,26 @@ def run_review(*, base, uncommitted, commit, intent, run_tests, json_out, fmt, o
     review_id = store.save(result, identity, source="review")
     _emit(result, json_out=json_out, fmt=fmt, output=output, review_id=review_id)
     return exit_code_for(result)
+
+
+def base_config(root: Path, context: Any) -> tuple[str | None, str | None]:
+    """When the change under review edits the project's .acode/config.yml, that file as it is in the
+    base revision ('' when the base has none) and a name for it; else (None, None): the working tree's."""
+    from acode.gitcmd import run_git
+    from acode.paths import ProjectPaths
+
+    try:
+        relative = ProjectPaths(root).config_file.relative_to(context.root).as_posix()
+    except ValueError:
+        return None, None
+    if not any(relative in (f.path, f.old_path) for f in context.files):
+        return None, None
+    shown = run_git(context.root, "show", f"{context.base_sha}:{relative}", check=False) if context.base_sha else None
+    text = shown.stdout if shown is not None and shown.returncode == 0 else ""
+    base = context.base_ref or context.base_sha[:12] or "the empty base"
+    err_console.print(f"note: the reviewed change edits {relative}; this review uses the settings of its base "
+                      f"({base}), not the change's own", markup=False, highlight=False)
+    return text, f"{relative} at {base}"
 
 
 def _emit(result, *, json_out: bool, fmt: str | None, output: Path | None, review_id: int | None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from acode.cli.common import print_problem
 from acode.cli.slash import ChatContext, SlashCommand, register, register_resolver
 from acode.errors import AcodeError
 
@@ -15,7 +16,10 @@ def _root(chat: ChatContext) -> Path:
 
 
 def _selection(chat: ChatContext) -> list[str] | None:
-    return (chat.session.options.extra or {}).get("extensions")
+    """The session's enabled extensions (kept by name) as a selection."""
+    from acode.extensions.loader import selection_of
+
+    return selection_of((chat.session.options.extra or {}).get("extensions"))
 
 
 def _store(chat: ChatContext):
@@ -26,7 +30,7 @@ def _store(chat: ChatContext):
 
 
 def _report(chat: ChatContext, exc: AcodeError) -> None:
-    chat.console.print(f"[red]error[/] {exc}", highlight=False, soft_wrap=True)
+    print_problem(chat.console, "error", exc, style="red")
 
 
 @register("agent:start", "Queue a task for a sub-agent: /agent:start <agent> <prompt>")
@@ -84,7 +88,7 @@ def agent_status(chat: ChatContext, args: str) -> None:
     store.recover_stale()
     tasks, problems = store.scan()
     for problem in problems:
-        chat.console.print(f"[yellow]warning[/] {problem.message}", highlight=False, soft_wrap=True)
+        print_problem(chat.console, "warning", problem.message, style="yellow")
     if not tasks:
         chat.console.print("No agent tasks yet.")
         return
@@ -120,6 +124,23 @@ def _confirm_shell(chat: ChatContext):
     return confirm
 
 
+def _check_trusted(chat: ChatContext, command: Any) -> None:
+    """A command file from the project itself (.acode/commands, a project extension) may run ``!{...}``
+    only in a trusted folder (config.trust)."""
+    from acode.commands.expand import split_template
+
+    trust = chat.session.settings.trust
+    from_project = Path(command.path).resolve().is_relative_to((_root(chat) / ".acode").resolve())
+    if trust.trusted or not from_project or not any(p.kind == "shell" for p in split_template(command.prompt)):
+        return
+    raise AcodeError(
+        "ACODE-TRUST-001",
+        f"/{command.name} runs shell commands (!{{...}}) from this project's {command.path.name}, and {trust.root} "
+        f"is {trust.reason}",
+        hint="trust the folder with `acode trust` (or start acode with --trust) to run it",
+    )
+
+
 def run_custom_command(chat: ChatContext, name: str, args: str) -> None:
     from acode.commands.expand import expand_command
 
@@ -128,6 +149,7 @@ def run_custom_command(chat: ChatContext, name: str, args: str) -> None:
         chat.console.print(f"[red]unknown command[/] /{name}")
         return
     try:
+        _check_trusted(chat, command)
         prompt = expand_command(
             command.prompt,
             args,

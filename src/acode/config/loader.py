@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from acode.config.settings import Settings
+from acode.config.trust import ProjectTrust, decide, withhold
 from acode.errors import ConfigError
 from acode.paths import ProjectPaths, user_config_dir
 
@@ -23,41 +24,73 @@ def load_settings(
     *,
     overrides: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
+    trust: bool | None = None,
+    project_text: str | None = None,
+    project_source: str | None = None,
 ) -> Settings:
     """Built-in defaults < ~/.config/acode/config.yml < <project>/.acode/config.yml < ACODE_* < flags.
 
     ``overrides`` uses dotted keys (``{"model.backend": "openai"}``); None values are ignored so CLI
-    flags that were not given do not override anything.
+    flags that were not given do not override anything. The project layer keeps what runs commands
+    (hooks, MCP servers, test and verify commands, shell allow-lists, yolo) only in a trusted folder
+    (see config.trust): ``trust`` True trusts it for this call, None asks the stored rules.
+    ``project_text`` replaces the project file's content (a review reads it from the base revision;
+    ``project_source`` names where it came from).
     """
     merged: dict[str, Any] = {}
     origin: dict[str, str] = {}
     _merge(merged, origin, _read_yaml(user_config_dir() / "config.yml"), str(user_config_dir() / "config.yml"))
+    project_trust = ProjectTrust()
     if project_root is not None:
         project_file = ProjectPaths(project_root).config_file
-        _merge(merged, origin, _read_yaml(project_file), str(project_file))
+        source = project_source or str(project_file)
+        layer = _read_yaml(project_file) if project_text is None else _parse_yaml(project_text, source)
+        trusted, reason = decide(project_root, trust)
+        withheld: list[str] = []
+        if not trusted:
+            layer, withheld = withhold(layer)
+        project_trust = ProjectTrust(str(project_root), trusted, reason, withheld)
+        _merge(merged, origin, layer, source)
     for key, value in _env_layer(os.environ if env is None else env).items():
         _merge(merged, origin, _nest({key: value}), f"environment variable {_env_name(key)}")
     flags = {k: v for k, v in (overrides or {}).items() if v is not None}
     _merge(merged, origin, _nest(flags), "command-line flags")
     try:
-        return Settings.model_validate(merged)
+        settings = Settings.model_validate(merged)
     except ValidationError as exc:
         raise _config_error(exc, origin) from None
+    settings._trust = project_trust
+    return settings
+
+
+def project_layer(project_root: Path) -> dict[str, Any]:
+    """The project's own ``.acode/config.yml`` as written (nothing withheld): what trust decides about."""
+    return _read_yaml(ProjectPaths(project_root).config_file)
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return _parse_yaml(path.read_text(encoding="utf-8"), str(path))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            "ACODE-CFG-004", f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded)",
+            hint="save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)",
+        ) from None
+    except OSError as exc:
+        raise ConfigError("ACODE-CFG-002", f"cannot read {path}: {exc.strerror}") from None
+
+
+def _parse_yaml(text: str, path: str) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise ConfigError(
             "ACODE-CFG-001", f"{path} is not valid YAML{where}", hint="fix the syntax or delete the file"
         ) from None
-    except OSError as exc:
-        raise ConfigError("ACODE-CFG-002", f"cannot read {path}: {exc.strerror}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -115,7 +115,10 @@ class ReviewerSettings(BaseModel):
         "(small models otherwise answer 'no findings' to everything)",
     )
     max_tokens_per_answer: int = Field(320, ge=32)
-    test_command: str | None = Field(None, description="run with --run-tests or always when set")
+    test_command: str | None = Field(
+        None, description="`acode review` runs it only with --run-tests (default: python -m pytest -q); "
+        "`acode run` runs it when set; from a project's config only in a trusted folder",
+    )
     test_timeout_seconds: float = Field(300.0, gt=0)
     parallel_requests: int = Field(
         1, ge=1, le=16, description="dimension requests sent at once (useful with a server backend)"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from acode.config.agent import AgentSettings
 from acode.config.control import (
@@ -17,6 +17,7 @@ from acode.config.model import ModelSettings
 from acode.config.pipeline import PipelineSettings
 from acode.config.review import ReviewerSettings
 from acode.config.routing import RoutingSettings
+from acode.config.trust import ProjectTrust
 
 
 class Settings(BaseModel):
@@ -33,3 +34,9 @@ class Settings(BaseModel):
     hooks: HooksSettings = Field(default_factory=HooksSettings)
     routing: RoutingSettings = Field(default_factory=RoutingSettings)
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    # Set by the loader, never by a file: whether the project's own settings were trusted (config.trust).
+    _trust: ProjectTrust = PrivateAttr(default_factory=ProjectTrust)
+
+    @property
+    def trust(self) -> ProjectTrust:
+        return self._trust

@@ -67,7 +67,7 @@ class ServerClient:
 
     def scrub(self, text: str) -> str:
         """Text safe to show or log: the API key (if a server echoes it) and known secret shapes removed."""
-        from acode.redact import redact
+        from acode.secrets import redact
 
         key = self._api_key()
         if key:

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acode.redact import redact_data
+from acode.secrets import redact_data
 
 log = logging.getLogger("acode.pipeline")
 

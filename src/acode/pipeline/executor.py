@@ -11,11 +11,11 @@ from acode.agent.fixing.writer import StepWriter, step_files
 from acode.agent.loop import AgentLoop, LoopConfig
 from acode.agent.middleware import AgentState, Middleware
 from acode.agent.result import AgentResult
-from acode.fsutil import atomic_write_json
 from acode.llm.types import ToolCall
 from acode.pipeline import gitops
 from acode.pipeline.models import StepResult
 from acode.pipeline.planner import mentioned_files
+from acode.pipeline.records import write_record_json
 from acode.pipeline.stages import RunContext, Stage, StageResult
 from acode.prompts import render
 from acode.tools.base import ToolContext, ToolRegistry, ToolResult
@@ -74,7 +74,7 @@ class ExecutorStage(Stage):
             duration_s=round(time.monotonic() - started, 3),
             attempt=state.verify_attempt,
         )
-        atomic_write_json(
+        write_record_json(
             ctx.run_dir / f"step_{index}_attempt_{state.verify_attempt}.json",
             {"prompt": prompt, "result": result.model_dump(), "agent": agent.model_dump(mode="json")},
         )

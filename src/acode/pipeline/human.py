@@ -18,7 +18,7 @@ from acode.pipeline.control import HumanDeclined, RunError
 from acode.pipeline.events import now_iso
 from acode.pipeline.models import HumanDecision
 from acode.pipeline.summary import build_summary, render_summary
-from acode.redact import redact, redact_data
+from acode.secrets import redact, redact_data
 from acode.store.audit import AuditLog
 
 if TYPE_CHECKING:

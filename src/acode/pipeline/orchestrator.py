@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acode.errors import AcodeError, ModelTimeoutError
-from acode.fsutil import atomic_write_json
+from acode.paths import ensure_runtime_ignore
 from acode.pipeline.control import (
     SUMMARY_FAILED,
     Approved,
@@ -24,12 +24,13 @@ from acode.pipeline.events import EVENTS_FILE, EventLog, now_iso
 from acode.pipeline.executor import ExecutorStage
 from acode.pipeline.models import RunState, StageName
 from acode.pipeline.planner import PlannerStage
+from acode.pipeline.records import write_record_json
 from acode.pipeline.reviewer_stage import ReviewerStage
 from acode.pipeline.stages import RunContext, Stage, StageResult, new_session_id, runs_dir
 from acode.pipeline.summary import build_summary
 from acode.pipeline.undo import record_start
 from acode.pipeline.verifier import VerifierStage
-from acode.redact import redact_data
+from acode.secrets import redact_data
 from acode.store.summaries import SummaryStore
 
 if TYPE_CHECKING:
@@ -136,9 +137,9 @@ class Orchestrator:
         if status in ("failed", "declined", "timeout"):
             state.error = f"[{code}] {message}" if code else message
         ctx.save_state()
-        summary = redact_data(build_summary(state, ctx.root))
+        summary = redact_data(build_summary(state, ctx.root))  # also stored in the database below
         ctx.events.emit("run_end", status=status, exit_code=exit_code, message=message, decision=summary["decision"])
-        atomic_write_json(ctx.run_dir / "summary.json", summary)
+        write_record_json(ctx.run_dir / "summary.json", summary)
         if ctx.db_path is not None:
             try:
                 SummaryStore(ctx.db_path).save(summary)
@@ -179,6 +180,7 @@ def start_run(
         max_cycles=max_cycles or settings.pipeline.max_cycles,
     )
     ctx = _context(root, state, settings, model, tools, human, db_path, listeners)
+    ensure_runtime_ignore(runs_dir(root).parent)
     ignore = runs_dir(root) / ".gitignore"
     if not ignore.exists():
         ignore.write_text("# acode run records: not part of your project\n*\n")

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from acode.fsutil import atomic_write_json, atomic_write_text
 from acode.llm.structured import complete_json
 from acode.llm.types import Message
 from acode.pipeline import gitops
 from acode.pipeline.models import Plan
+from acode.pipeline.records import write_record_json, write_record_text
 from acode.pipeline.stages import RunContext, Stage, StageResult
 from acode.prompts import render
 
@@ -70,8 +70,8 @@ class PlannerStage(Stage):
         )
         md_path = ctx.run_dir / f"plan_v{version}.md"
         json_path = ctx.run_dir / f"plan_v{version}.json"
-        atomic_write_text(md_path, md + "\n")
-        atomic_write_json(
+        write_record_text(md_path, md + "\n")
+        write_record_json(
             json_path,
             {
                 "version": version,

@@ -101,7 +101,9 @@ def call_engine(ctx: RunContext, context: Any):
     from acode.review.service import review_change
     from acode.tools.builtin import REVIEW_TOOL_NAMES
 
-    return review_change(context, ctx.model, ctx.settings.reviewer, ctx.tools.subset(REVIEW_TOOL_NAMES))
+    reviewer = ctx.settings.reviewer  # `acode run` works on the user's own task: a configured test command runs
+    return review_change(context, ctx.model, reviewer, ctx.tools.subset(REVIEW_TOOL_NAMES),
+                         run_tests=reviewer.test_command is not None)
 
 
 def store_review(ctx: RunContext, context: Any, result: Any) -> int | str | None:

@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from acode.fsutil import atomic_write_json
 from acode.pipeline.events import EventLog
 from acode.pipeline.models import RunState, StageName
+from acode.pipeline.records import write_record_json
 
 if TYPE_CHECKING:
     from acode.config.settings import Settings
@@ -70,7 +70,7 @@ class RunContext:
         return runs_dir(self.root) / self.state.session_id
 
     def save_state(self) -> None:
-        atomic_write_json(self.run_dir / STATE_FILE, self.state.model_dump(mode="json"))
+        write_record_json(self.run_dir / STATE_FILE, self.state.model_dump(mode="json"))
 
 
 class Stage(ABC):

@@ -5,6 +5,10 @@ kernel drops the lock when its process dies, so a task whose state says ``runnin
 be taken was left behind by a dead worker: it is re-queued (or failed after ``MAX_ATTEMPTS``). State
 files are only changed while holding the task's lock, and always written atomically (temp + rename).
 Lock files are never deleted: deleting a lock file that another process has open is a classic race.
+
+State files are input like any other file in a repository: a task id must be a plain name (no ``/``,
+``..``), and a state file's ``taskId``, ``planFile`` and ``logFile`` must name its own files inside
+``.acode/agents/``; anything else is reported as a broken task and never read or written through.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +33,7 @@ from acode.queue.model import TaskState, new_task_id, now_iso
 log = logging.getLogger("acode.queue")
 
 MAX_ATTEMPTS = 3
+TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
 
 
 class QueueError(AcodeError):
@@ -36,6 +42,21 @@ class QueueError(AcodeError):
 
 class CorruptTaskError(QueueError):
     pass
+
+
+def check_task_id(task_id: str) -> str:
+    """``task_id`` if it is a plain name (letters, digits, ``-``, ``_``), else a usage error."""
+    if not isinstance(task_id, str) or not TASK_ID.match(task_id):
+        raise UsageError(
+            "ACODE-QUEUE-011", f"{task_id!r} is not a task id",
+            hint="task ids look like 20250101-120000-3f9a1c2b (`acode agent status` lists them)",
+        )
+    return task_id
+
+
+def _inside(path: str | Path, folder: Path) -> bool:
+    real, base = os.path.realpath(path), os.path.realpath(folder)
+    return real.startswith(base.rstrip(os.sep) + os.sep)
 
 
 @dataclass(frozen=True)
@@ -71,21 +92,24 @@ class QueueLayout:
         return self.base / "locks"
 
     def state_file(self, task_id: str) -> Path:
-        return self.tasks / f"{task_id}.json"
+        return self.tasks / f"{check_task_id(task_id)}.json"
 
     def plan_file(self, task_id: str) -> Path:
-        return self.plans / f"{task_id}_plan.md"
+        return self.plans / f"{check_task_id(task_id)}_plan.md"
 
     def log_file(self, task_id: str) -> Path:
-        return self.logs / f"{task_id}.log"
+        return self.logs / f"{check_task_id(task_id)}.log"
 
     def lock_file(self, task_id: str) -> Path:
-        return self.locks / f"{task_id}.lock"
+        return self.locks / f"{check_task_id(task_id)}.lock"
 
     def cancel_marker(self, task_id: str) -> Path:
-        return self.locks / f"{task_id}.cancel"
+        return self.locks / f"{check_task_id(task_id)}.cancel"
 
     def ensure(self) -> None:
+        from acode.paths import ensure_runtime_ignore
+
+        ensure_runtime_ignore(self.base.parent)
         for folder in (self.tasks, self.plans, self.logs, self.workspace, self.locks):
             folder.mkdir(parents=True, exist_ok=True)
 
@@ -157,7 +181,7 @@ class TaskStore:
 
     def _read(self, path: Path) -> TaskState:
         try:
-            return TaskState.model_validate(json.loads(path.read_text(encoding="utf-8")))
+            state = TaskState.model_validate(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError, ValidationError) as exc:
             first = str(exc).splitlines()[0][:200]
             raise CorruptTaskError(
@@ -165,6 +189,21 @@ class TaskStore:
                 f"the task state file {path} is unreadable: {first}",
                 hint="fix or delete that file; other tasks are unaffected",
             ) from None
+        problem = self._foreign(state, path)
+        if problem:
+            raise CorruptTaskError("ACODE-QUEUE-012", f"the task state file {path} is refused: {problem}",
+                                   hint="delete that file (it was not written by acode); other tasks are unaffected")
+        return state
+
+    def _foreign(self, state: TaskState, path: Path) -> str | None:
+        """Why a state file cannot be trusted to name its own files, or None."""
+        if not TASK_ID.match(state.task_id) or state.task_id != path.stem:
+            return f"its taskId {state.task_id!r} is not its file name {path.stem!r}"
+        if not _inside(state.plan_file, self.layout.plans):
+            return f"its planFile {state.plan_file!r} is outside {self.layout.plans}"
+        if not _inside(state.log_file, self.layout.logs):
+            return f"its logFile {state.log_file!r} is outside {self.layout.logs}"
+        return None
 
     def scan(self) -> tuple[list[TaskState], list[Problem]]:
         """Every readable task (oldest first) and every unreadable state file."""

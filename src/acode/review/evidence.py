@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from acode.redact import find_secrets, redact
+from acode.secrets import find_secrets, redact
 from acode.review.diffparse import added_lines
 from acode.review.git_context import read_new_text
 from acode.review.models import Finding, ReviewContext
@@ -65,11 +65,11 @@ def gather_evidence(context: ReviewContext, *, test_command: str | None = None,
 
 def _line_findings(path: str, number: int, text: str) -> list[Finding]:
     out = []
-    for secret in find_secrets(text):
+    for secret in find_secrets(text, path):  # the path: source files need quoted values
         out.append(Finding(
             dimension="safety", source="secrets", rule=f"secret/{secret.kind}", severity="critical",
             message=f"a secret ({secret.kind}) is added in the code", file=path, line=number,
-            quote=redact(text.strip()), suggestion="remove it, rotate it, and read it from the environment",
+            quote=redact(text.strip(), path), suggestion="remove it, rotate it, and read it from the environment",
             confidence=1.0,
         ))
     for rule in match_rules(text):

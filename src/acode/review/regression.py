@@ -33,7 +33,7 @@ from acode.llm.protocol import ChatModel
 from acode.llm.scoring import TextScore, scorer_of
 from acode.llm.types import Message
 from acode.prompts import render
-from acode.redact import redact
+from acode.secrets import redact
 from acode.review.assessment import PKG
 from acode.review.checking import yes_probability
 from acode.review.decision import REGRESSION_RULE

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from acode import __version__
-from acode.redact import redact, redact_data
+from acode.secrets import redact, redact_data
 from acode.review.models import Finding, ReviewResult
 
 MARKS = {"excellent": "✔", "good": "✔", "acceptable": "~", "needs_work": "!", "poor": "✘", None: "?"}

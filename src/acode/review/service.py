@@ -13,7 +13,6 @@ from acode.config.review import ReviewerSettings
 from acode.errors import ModelOutputError, ModelTimeoutError
 from acode.llm.protocol import ChatModel
 from acode.prompts import render
-from acode.redact import redact
 from acode.review.assessment import (
     PKG,
     PartialProposals,
@@ -25,14 +24,15 @@ from acode.review.assessment import (
     propose,
 )
 from acode.review.checking import check_findings
-from acode.review.regression import DIMENSION as REGRESSION_DIMENSION
-from acode.review.regression import regression_findings
 from acode.review.decision import decide_from_levels, decide_from_verdict, dimension_level, explain
 from acode.review.evidence import gather_evidence
 from acode.review.lookaround import look_around
 from acode.review.metered import MeteredModel
 from acode.review.models import DimensionResult, Finding, ReviewContext, ReviewResult
 from acode.review.packing import PackedDiffs, omitted_note, pack_diffs
+from acode.review.regression import DIMENSION as REGRESSION_DIMENSION
+from acode.review.regression import regression_findings
+from acode.secrets import redact
 from acode.tools.base import ToolRegistry
 
 log = logging.getLogger("acode.review")
@@ -55,7 +55,8 @@ def review_change(
     say = progress or (lambda _: None)
     started = time.monotonic()
     metered = MeteredModel(model)
-    test_command = settings.test_command or ("python -m pytest -q" if run_tests else None)
+    # Only when asked: the command (and the tests) may come from the change under review (issue 14).
+    test_command = (settings.test_command or "python -m pytest -q") if run_tests else None
     say("collecting evidence (ruff, secrets, risky calls, tests)")
     evidence = gather_evidence(context, test_command=test_command, test_timeout=settings.test_timeout_seconds)
     deadline = time.monotonic() + settings.timeout_seconds

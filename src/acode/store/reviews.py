@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acode.redact import redact_data
 from acode.review.models import ReviewResult
+from acode.secrets import redact_data
 from acode.store.db import connect, ensure_schema
 
 DDL = """

@@ -1,6 +1,9 @@
 """Agent sessions in SQLite: one row per session, its messages and its events, each written the moment
 it is produced (autocommit, WAL), so a crash or a kill loses at most the step in flight.
 
+Everything is written through acode.secrets (messages, tool arguments and outputs, events, titles):
+the database never holds a secret that passed through a session.
+
 Messages are kept per *epoch*: when a middleware rewrites the history (compression), the new history
 is written as the next epoch and loading returns the newest one; the older epochs stay for audit.
 """
@@ -16,6 +19,7 @@ from typing import Any
 
 from acode.errors import AcodeError
 from acode.llm.types import Message
+from acode.secrets import redact, redact_data
 from acode.store.db import connect, ensure_schema
 
 SCHEMA = """
@@ -78,6 +82,11 @@ class SessionInfo:
         return dict(self.__dict__)
 
 
+def _stored(message: Message) -> str:
+    """The message as stored: its JSON with every string redacted."""
+    return json.dumps(redact_data(message.model_dump(mode="json", exclude_defaults=True)), ensure_ascii=False)
+
+
 def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
 
@@ -98,14 +107,14 @@ class SessionStore:
         self.conn.execute(
             "INSERT INTO sessions (id, workspace, title, model, approval_mode, created, updated)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (session_id, str(workspace), title, model, approval_mode, now, now),
+            (session_id, str(workspace), redact(title), model, approval_mode, now, now),
         )
         return session_id
 
     def append_messages(self, session_id: str, epoch: int, first_seq: int, messages: list[Message]) -> None:
         now = time.time()
         rows = [
-            (session_id, epoch, first_seq + i, m.role, m.model_dump_json(exclude_defaults=True), now)
+            (session_id, epoch, first_seq + i, m.role, _stored(m), now)
             for i, m in enumerate(messages)
         ]
         with self.conn:  # one transaction for the batch
@@ -126,7 +135,8 @@ class SessionStore:
     def add_event(self, session_id: str, kind: str, data: dict[str, Any]) -> None:
         self.conn.execute(
             "INSERT INTO session_events (session_id, kind, data, created) VALUES (?, ?, ?, ?)",
-            (session_id, kind, json.dumps(data, ensure_ascii=False, default=str), time.time()),
+            (session_id, kind, json.dumps(redact_data(json.loads(json.dumps(data, default=str))), ensure_ascii=False),
+             time.time()),
         )
 
     def update(self, session_id: str, **fields: Any) -> None:
@@ -134,6 +144,8 @@ class SessionStore:
         unknown = set(fields) - allowed
         if unknown:
             raise ValueError(f"unknown session fields: {sorted(unknown)}")
+        if "title" in fields:
+            fields["title"] = redact(fields["title"])
         fields["updated"] = time.time()
         assignments = ", ".join(f"{name} = ?" for name in fields)
         self.conn.execute(f"UPDATE sessions SET {assignments} WHERE id = ?", (*fields.values(), session_id))

@@ -1,6 +1,7 @@
 """Which files tools see: .gitignore (nested files too: globs, ``**``, ``!`` negation, dir-only ``/``),
 ``.acodeignore`` (same syntax, read after .gitignore so it can override), ``.git/info/exclude``, and
-``.git`` always skipped. In a git repository the file set comes from ``git ls-files`` (exact git
+``.git`` and ``.acode`` always skipped (acode's own state: the database, checkpoint copies, full tool
+outputs, run records are never listed or searched; read_file still opens a path given to it). In a git repository the file set comes from ``git ls-files`` (exact git
 semantics); the pure-Python matcher is the fallback and also serves single-directory listings."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from acode.tools.globmatch import glob_to_regex
 log = logging.getLogger("acode.tools.ignore")
 
 ACODEIGNORE = ".acodeignore"
-ALWAYS_SKIPPED = frozenset({".git"})
+ALWAYS_SKIPPED = frozenset({".git", ".acode"})
 ListingMode = Literal["auto", "git", "python"]
 
 

@@ -30,6 +30,7 @@ def resolve_path(ctx: ToolContext, raw: str, *, what: str = "file_path") -> Path
     text = raw.strip()
     if "\x00" in text:
         raise ToolError(f"{what} contains a NUL character; give a plain path.")
+    _check_length(text, what)
     root = str(workspace_root(ctx))
     given = text if os.path.isabs(text) else os.path.join(root, text)
     lexical = os.path.normpath(given)
@@ -48,6 +49,23 @@ def resolve_path(ctx: ToolContext, raw: str, *, what: str = "file_path") -> Path
         f"{what} '{raw}' is outside the workspace; only paths inside {root} are allowed "
         "(use a path relative to the workspace root, without '..' leading out of it)."
     )
+
+
+NAME_MAX = 255  # bytes in one file or folder name (Linux, macOS)
+PATH_MAX = 4096
+
+
+def _check_length(text: str, what: str) -> None:
+    """Names the file system cannot hold are the model's mistake to fix, not an OSError later."""
+    if len(text.encode("utf-8", "surrogateescape")) > PATH_MAX:
+        raise ToolError(f"{what} is {len(text)} characters long; paths may have at most {PATH_MAX} bytes.")
+    for part in text.replace("\\", "/").split("/"):
+        size = len(part.encode("utf-8", "surrogateescape"))
+        if size > NAME_MAX:
+            raise ToolError(
+                f"{what} has a name of {size} bytes ('{part[:40]}...'); a file or folder name may have at most "
+                f"{NAME_MAX} bytes. Use a shorter name."
+            )
 
 
 def resolve_shown(ctx: ToolContext, raw: str, *, what: str = "file_path") -> tuple[Path, str]:

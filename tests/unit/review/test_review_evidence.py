@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from review_fakes import repo_with_branch
 
-from acode.redact import REDACTED, find_secrets, redact, redact_data
+from acode.secrets import REDACTED, find_secrets, redact, redact_data
 from acode.review.evidence import gather_evidence, is_test_path, ruff_findings
 from acode.review.git_context import branch_context
 from acode.review.risky import match_rules
@@ -46,7 +46,7 @@ def test_safe_lines_are_not_flagged(line):
 
 def test_secrets_are_found_and_redacted_but_placeholders_and_env_lookups_are_not():
     text = 'password = "hunter2hunter2"\ntoken = os.environ["TOKEN"]\napi_key = "changeme"\nkey = "AKIAABCDEFGHIJKLMNOP"'
-    assert [s.kind for s in find_secrets(text)] == ["assigned-secret", "aws-access-key"]
+    assert [s.kind for s in find_secrets(text)] == ["secret-keyword", "aws-access-key"]
     assert redact(text).count(REDACTED) == 2 and "hunter2" not in redact(text)
     assert redact_data({"a": ["ghp_" + "a" * 36], "n": 3}) == {"a": [REDACTED], "n": 3}
 
@@ -68,7 +68,7 @@ def test_evidence_from_a_branch(tmp_path):
     evidence = gather_evidence(branch_context(repo))
     rules = {(f.rule, f.line) for f in evidence.findings}
     assert ("risky/shell-true", 6) in rules
-    assert ("secret/assigned-secret", 7) in rules
+    assert ("secret/secret-keyword", 7) in rules
     assert ("ruff/F821", 8) in rules  # undefined name, on a changed line
     assert ("tests/not-touched", None) in rules
     secret = next(f for f in evidence.findings if f.rule.startswith("secret/"))
