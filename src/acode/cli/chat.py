@@ -30,6 +30,7 @@ def start_agent(
     extensions: Sequence[str] | None,
     *,
     verbose: bool = False,
+    output_format: str = "text",
 ) -> None:
     from acode.agent.session import SessionOptions
 
@@ -54,8 +55,13 @@ def start_agent(
     )
     if chat:
         run_chat(settings, root, options, verbose=verbose)
+    elif output_format == "stream-json":
+        from acode.cli.stream_json import run_stream
+
+        sys.exit(run_stream(settings, root, options, prompt or "", verbose=verbose))
     else:
-        sys.exit(run_once(settings, root, options, prompt or "", json_out=json_out, verbose=verbose))
+        sys.exit(run_once(settings, root, options, prompt or "", json_out=json_out or output_format == "json",
+                          verbose=verbose))
 
 
 def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verbose: bool = False) -> int:

@@ -47,6 +47,11 @@ def main(
     backend: str = typer.Option(None, "--backend", help="embedded | openai | scripted"),
     resume: str = typer.Option(None, "-r", "--resume", help="Resume a session: 'latest' or a session id."),
     json_out: bool = typer.Option(False, "--json", help="With -p: print the whole trajectory as JSON."),
+    output_format: str = typer.Option(
+        None, "--output-format", "-o",
+        help="With -p: text (the answer) | json (the whole trajectory, same as --json) | stream-json (one JSON "
+        "event per line as it happens).",
+    ),
     approve_plan: bool = typer.Option(False, "--approve-plan", help="Non-interactive: approve the plan in plan mode."),
     no_loop_detection: bool = typer.Option(False, "--no-loop-detection", help="Turn loop detection off."),
     extensions: list[str] = typer.Option(None, "-e", "--extensions", help="Enable only these extensions ('none': none)."),
@@ -58,6 +63,7 @@ def main(
     if ctx.invoked_subcommand is not None:
         return
     from acode.cli.chat import start_agent
+    from acode.cli.stream_json import check_output_format
 
     start_agent(
         prompt=prompt,
@@ -70,6 +76,7 @@ def main(
         no_loop_detection=no_loop_detection,
         extensions=extensions,
         verbose=verbose,
+        output_format=check_output_format(output_format, json_out),
     )
 
 
