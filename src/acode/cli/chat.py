@@ -53,6 +53,10 @@ def start_agent(
         exclude_tools=sorted(excluded_tools(enabled)),
         extra={"extensions": enabled},
     )
+    if not chat:
+        from acode.cli.chat_input import expand_prompt
+
+        prompt = expand_prompt(prompt or "", root, err_console)  # @ references
     if chat:
         run_chat(settings, root, options, verbose=verbose)
     elif output_format == "stream-json":
@@ -111,9 +115,13 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
         return result
 
     chat = slash.ChatContext(session, out, submit)
+    from acode.cli.chat_input import ChatInput
+
+    chat_input = ChatInput(chat, root)  # ! shell mode, @ references, completion
     history_file = ProjectPaths(root).acode_dir / "chat_history"
     history_file.parent.mkdir(parents=True, exist_ok=True)
-    prompt_session: PromptSession = PromptSession(history=FileHistory(str(history_file)))
+    prompt_session: PromptSession = PromptSession(history=FileHistory(str(history_file)),
+                                                  completer=chat_input.completer(), complete_while_typing=False)
     out.print(
         f"[bold]acode[/] - {getattr(session.loop.model, 'name', '')} - approval mode "
         f"[bold]{session.state.approval_mode}[/] - session {session.id}\n"
@@ -124,7 +132,7 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     try:
         while not chat.should_quit:
             try:
-                text = prompt_session.prompt("acode> ")
+                text = prompt_session.prompt(chat_input.prompt_text())
             except KeyboardInterrupt:
                 continue
             except EOFError:
@@ -133,10 +141,7 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
             if not text:
                 continue
             try:
-                if text.startswith("/"):
-                    slash.dispatch(chat, text)
-                else:
-                    submit(text)
+                chat_input.handle(text)
             except KeyboardInterrupt:
                 out.print("[yellow]cancelled[/]")
             except AcodeError as exc:
