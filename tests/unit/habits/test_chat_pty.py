@@ -71,3 +71,33 @@ def test_bang_runs_a_shell_command_after_the_approval_question(tmp_path):
     contents = [m.content for m in last_session_messages(repo) if m.role == "user"]
     assert "I ran a shell command myself" in contents[0] and "hi-from-42" in contents[0]
     assert "second" in contents[1] and contents[-1] == "what did it print?"
+
+
+def test_stats_tools_and_mcp_describe_the_session(tmp_path):
+    repo = make_git_repo(tmp_path / "repo", {"util.py": "X = 1\n"})
+    script = write_script(repo, [
+        {"tool": "read_file", "arguments": {"file_path": "util.py"}},
+        "util.py sets X to 1.",
+    ])
+    child = spawn_chat(repo, script)
+    child.sendline("what is in util.py?")
+    child.expect("sets X to 1")
+    child.expect(PROMPT)
+    child.sendline("/stats")
+    child.expect(r"model calls\s+2")
+    child.expect(r"tokens in\s+[\d,]+\s+\(cached 0 = 0%\)")
+    child.expect(r"tool calls\s+1\s+\(0 failed")
+    child.expect(r"by tool\s+read_file 1")
+    child.expect(PROMPT)
+    child.sendline("/tools")
+    child.expect(r"run_shell_command\S* \S*\(execute, asks first\)")
+    child.expect(PROMPT)
+    child.sendline("/mode plan")
+    child.expect(PROMPT)
+    child.sendline("/tools")
+    child.expect(r"run_shell_command\S* \S*\(execute, denied\)")
+    child.expect(PROMPT)
+    child.sendline("/mcp")
+    child.expect("no MCP servers configured")
+    child.expect(PROMPT)
+    quit_chat(child)
