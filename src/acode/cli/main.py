@@ -88,6 +88,9 @@ def _register() -> None:
     app.add_typer(models_cli.app, name="models")
     app.command("ask")(models_cli.ask)
     app.add_typer(config_cmd.app, name="config")
+    from acode.cli import memory_cmd
+
+    app.add_typer(memory_cmd.app, name="memory")
     from acode.cli import run as run_cli
 
     for name in ("run", "summary", "audit", "stats"):

@@ -35,7 +35,8 @@ _COMMANDS: dict[str, SlashCommand] = {}
 _RESOLVERS: list[Callable[[str], SlashCommand | None]] = []
 
 # Modules that register more slash commands (imported lazily by the chat).
-SLASH_MODULES: list[str] = ["acode.cli.slash_control", "acode.cli.slash_agents", "acode.cli.slash_info"]
+SLASH_MODULES: list[str] = ["acode.cli.slash_control", "acode.cli.slash_agents", "acode.cli.slash_info",
+                            "acode.cli.slash_memory"]
 
 
 class ChatContext:

@@ -101,3 +101,26 @@ def test_stats_tools_and_mcp_describe_the_session(tmp_path):
     child.expect("no MCP servers configured")
     child.expect(PROMPT)
     quit_chat(child)
+
+
+def test_memory_add_then_show_and_the_model_sees_it(tmp_path):
+    repo = make_git_repo(tmp_path / "repo", {"ACODE.md": "Project rule: keep functions short."})
+    script = write_script(repo, ["Understood."])
+    child = spawn_chat(repo, script)
+    child.sendline("/memory add always run pytest -q before answering")
+    child.expect("remembered in .*ACODE.md")
+    child.expect(PROMPT)
+    child.sendline("/memory show")
+    child.expect("memory in the system prompt: 2 file")
+    child.expect("always run pytest -q before answering")
+    child.expect("Project rule: keep functions short")
+    child.expect(PROMPT)
+    child.sendline("/memory list")
+    child.expect(r"global\s+\S+ACODE.md\s+\(loaded\)")
+    child.expect(PROMPT)
+    child.sendline("hello")
+    child.expect("Understood")
+    child.expect(PROMPT)
+    quit_chat(child)
+    system = last_session_messages(repo)[0]
+    assert system.role == "system" and "- always run pytest -q before answering" in system.content
