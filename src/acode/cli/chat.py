@@ -31,11 +31,13 @@ def start_agent(
     *,
     verbose: bool = False,
     output_format: str = "text",
+    auto_commit: bool = False,
 ) -> None:
     from acode.agent.session import SessionOptions
 
     root = project_root()
-    settings = settings_for(root, agent__approval_mode=approval_mode, **model_overrides(model, backend))
+    settings = settings_for(root, agent__approval_mode=approval_mode, git__auto_commit=auto_commit or None,
+                            **model_overrides(model, backend))
     chat = prompt is None and sys.stdin.isatty()
     if prompt is None and not chat:
         prompt = sys.stdin.read().strip()
@@ -75,6 +77,9 @@ def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verb
 
     options.observers = [ConsoleView(err_console, verbose=verbose)]
     session = AgentSession.open(settings, root, options)
+    from acode.cli.turn_hooks import attach_turn_observers
+
+    attach_turn_observers(session, settings, err_console)  # git: what each turn changed, auto-commit
     try:
         result = session.send(prompt)
     finally:
@@ -106,6 +111,9 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     options.ask_user = console_ask_user(out)
     options.observers = [ConsoleView(out, verbose=verbose)]
     session = AgentSession.open(settings, root, options)
+    from acode.cli.turn_hooks import attach_turn_observers
+
+    attach_turn_observers(session, settings, out)  # git: what each turn changed, auto-commit
     slash.load_modules()
 
     def submit(text: str):

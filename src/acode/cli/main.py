@@ -52,6 +52,9 @@ def main(
         help="With -p: text (the answer) | json (the whole trajectory, same as --json) | stream-json (one JSON "
         "event per line as it happens).",
     ),
+    auto_commit: bool = typer.Option(
+        False, "--auto-commit", help="Commit each turn that changed files, marked as acode's (git.auto_commit)."
+    ),
     approve_plan: bool = typer.Option(False, "--approve-plan", help="Non-interactive: approve the plan in plan mode."),
     no_loop_detection: bool = typer.Option(False, "--no-loop-detection", help="Turn loop detection off."),
     extensions: list[str] = typer.Option(None, "-e", "--extensions", help="Enable only these extensions ('none': none)."),
@@ -77,6 +80,7 @@ def main(
         extensions=extensions,
         verbose=verbose,
         output_format=check_output_format(output_format, json_out),
+        auto_commit=auto_commit,
     )
 
 

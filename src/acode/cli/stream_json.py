@@ -122,6 +122,9 @@ def run_stream(settings: Any, root: Path, options: Any, prompt: str, *, verbose:
         writer.emit(ResultEvent(status="error", session_id="", answer="", stop_reason="error", message=exc.message,
                                 exit_code=exc.exit_code))
         raise
+    from acode.cli.turn_hooks import attach_turn_observers
+
+    attach_turn_observers(session, settings, err_console)
     writer.emit(InitEvent(
         session_id=session.id, model=str(getattr(session.loop.model, "name", "") or settings.model.name),
         backend=settings.model.backend, approval_mode=session.state.approval_mode, cwd=str(root),
