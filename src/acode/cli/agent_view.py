@@ -47,7 +47,9 @@ class ConsoleView(LoopObserver):
 
     def on_model_start(self, state: AgentState) -> None:
         if self.console.is_terminal:
-            self._status = self.console.status(f"thinking (turn {state.turn})")
+            from acode.cli.progress import Elapsed
+
+            self._status = self.console.status(Elapsed(f"thinking (turn {state.turn})"))
             self._status.start()
 
     def on_model_step(self, state: AgentState, step: ModelStep) -> None:

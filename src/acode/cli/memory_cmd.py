@@ -29,7 +29,7 @@ def show(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
         print_json([{"path": str(f.path), "label": f.label, "text": f.text, "truncated": f.truncated} for f in files])
         return
     for item in files:
-        console.rule(item.label)
+        console.print(f"--- {item.label}{' (cut at the size cap)' if item.truncated else ''} ---", markup=False)
         console.print(item.text, markup=False, highlight=False)
     if not files:
         console.print("no context files")
