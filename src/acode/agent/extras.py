@@ -70,7 +70,7 @@ def attach_extras(
     servers = servers_for(settings.mcp_servers, extras.extensions)
     if servers:
         extras.mcp = McpManager()
-        for tool in extras.mcp.start(servers, cwd=workspace):
+        for tool in extras.mcp.start(servers, cwd=workspace, allowed_hosts=settings.model.allowed_hosts):
             registry.register(tool)
         extras.problems.extend(extras.mcp.problems)
     if reviewer:
