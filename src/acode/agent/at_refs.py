@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acode.tools.base import ToolContext
+from acode.tools.base import ToolContext, ToolError
 from acode.tools.files import ReadFile, ReadFileArgs
 from acode.tools.globmatch import match_glob
 from acode.tools.ignore import IgnoreRules, candidate_files
@@ -92,7 +92,7 @@ class _Reader:
             return True
         try:
             path = resolve_path(self.ctx, ref)
-        except Exception as exc:  # outside the workspace, a symlink leading out: the tool's own message
+        except ToolError as exc:  # outside the workspace, a symlink leading out: the tool's own message
             self.out.skipped.append(f"@{ref} ({exc})")
             return True
         if not path.exists():

@@ -99,6 +99,6 @@ def test_one_shot_prompt_gets_the_file_content(tmp_path):
     from acode.store.sessions import SessionStore
 
     store = SessionStore(ProjectPaths(repo).db_file)
-    user = [m for m in store.load_messages(json.loads(out.stdout)["session_id"]) if m.role == "user"][0]
+    user = next(m for m in store.load_messages(json.loads(out.stdout)["session_id"]) if m.role == "user")
     assert user.content.startswith("what does @util.py do?") and "return a + b" in user.content
     assert os.path.exists(repo / "util.py")

@@ -36,7 +36,7 @@ def test_at_file_in_the_chat_sends_the_content(tmp_path):
     child.expect("It adds two numbers")
     child.expect(PROMPT)
     quit_chat(child)
-    user = [m for m in last_session_messages(repo) if m.role == "user"][0]
+    user = next(m for m in last_session_messages(repo) if m.role == "user")
     assert user.content.startswith("what does @util.py do? mail me at dev@example.com\n\n--- Content")
     assert "return a + b" in user.content
 

@@ -163,7 +163,6 @@ def test_the_agent_calls_a_tool_of_an_http_server(http_server, git_repo):
 
 def test_slash_mcp_shows_the_http_server_and_its_tools(http_server, git_repo):
     import pexpect
-
     from tests.unit.agent.test_agent_cli import PROMPT, spawn_chat
 
     _, url = http_server

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import make_git_repo
 
@@ -75,7 +76,7 @@ def test_acode_memory_add_writes_the_global_file(tmp_path):
                          capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 0, out.stderr
     user_file = os.path.join(os.environ["ACODE_CONFIG_HOME"], "ACODE.md")
-    assert open(user_file).read().endswith("- prefer small functions\n")
+    assert Path(user_file).read_text().endswith("- prefer small functions\n")
     listed = subprocess.run([sys.executable, "-m", "acode", "memory", "list"], cwd=repo, capture_output=True,
                             text=True, timeout=60, check=False)
     assert "global" in listed.stdout and "(loaded)" in listed.stdout

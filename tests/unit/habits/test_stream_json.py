@@ -8,13 +8,11 @@ import json
 import subprocess
 import sys
 import textwrap
-import time
 
 import jsonschema
-import pytest
+from tests.unit.agent.test_agent_cli import ACODE, cli_env, run_cli, write_script
 
 from acode.cli.stream_events import SCHEMA_FILE, json_schema, shipped_schema
-from tests.unit.agent.test_agent_cli import ACODE, cli_env, run_cli, write_script
 
 CONSUMER = textwrap.dedent("""
     import json, sys
