@@ -102,3 +102,25 @@ def test_one_shot_prompt_gets_the_file_content(tmp_path):
     user = next(m for m in store.load_messages(json.loads(out.stdout)["session_id"]) if m.role == "user")
     assert user.content.startswith("what does @util.py do?") and "return a + b" in user.content
     assert os.path.exists(repo / "util.py")
+
+
+def test_the_chat_completes_at_paths_and_slash_commands(tmp_path):
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from acode.cli import slash
+    from acode.cli.chat_input import ChatCompleter
+
+    repo = repo_with_files(tmp_path)
+    completer = ChatCompleter(repo)
+
+    def complete(text):
+        return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+    assert complete("explain @src/") == ["@src/lib/", "@src/app.py", "@src/lib/core.py", "@src/logo.png",
+                                       "@src/notes.txt"]
+    assert complete("read @my") == ["@my\\ file.txt"]
+    assert complete("@.acode") == [] and complete("@build") == []  # .acode/ and ignored files are not offered
+    assert complete("mail dev@exa") == []
+    slash.load_modules()
+    assert "/memory" in complete("/mem") and complete("hello /mem") == []
