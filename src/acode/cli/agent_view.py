@@ -105,7 +105,7 @@ class ConsoleApprover:
             self.console.print(json.dumps(args, ensure_ascii=False)[:400], markup=False)
         while True:
             try:
-                answer = self.console.input("  allow? [y]es / [n]o / [a]lways: ").strip().lower()
+                answer = self.console.input("  allow? \\[y]es / \\[n]o / \\[a]lways: ").strip().lower()
             except EOFError:
                 return "no"
             if answer in ("y", "yes"):

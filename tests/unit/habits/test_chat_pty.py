@@ -48,7 +48,7 @@ def test_bang_runs_a_shell_command_after_the_approval_question(tmp_path):
     script = write_script(repo, ["The command printed a greeting."])
     child = spawn_chat(repo, script)
     child.sendline("!echo hi-from-$((40+2))")
-    child.expect("allow\\?")  # default approval mode asks, as for the model's own shell calls
+    child.expect(r"allow\? \[y\]es / \[n\]o / \[a\]lways")  # default mode asks, as for the model's own calls
     child.sendline("a")  # always: echo is remembered for this session
     child.expect("hi-from-42")
     child.expect(PROMPT)
