@@ -125,6 +125,13 @@ def contact_report(settings, *, resolver: Resolver | None = None) -> dict:
     endpoints = []
     if settings.model.backend == "openai":
         endpoints.append(("model.base_url", settings.model.base_url))
+    routing = settings.routing
+    choices = {"routing.utility": routing.utility, "routing.complexity.simple_model": routing.complexity.simple_model,
+               "routing.complexity.complex_model": routing.complexity.complex_model,
+               **{f"routing.purposes.{k}": v for k, v in routing.purposes.items()}}
+    for where, choice in choices.items():
+        if choice is not None and choice.base_url and (choice.backend or settings.model.backend) == "openai":
+            endpoints.append((f"{where}.base_url", choice.base_url))
     for name, server in settings.mcp_servers.items():
         url = getattr(server, "url", None)
         if url:

@@ -103,3 +103,18 @@ def test_config_show_lists_who_may_be_contacted(git_repo):
         "setting": "model.base_url", "url": "http://8.8.8.8/v1", "host": "8.8.8.8", "allowed": False,
         "why": "it is a public address (8.8.8.8)",
     }
+
+
+def test_contact_report_covers_routed_models_and_mcp_urls():
+    from acode.config.settings import Settings
+    from acode.netpolicy import contact_report
+
+    settings = Settings.model_validate({
+        "model": {"backend": "embedded"},
+        "routing": {"purposes": {"compression": {"backend": "openai", "base_url": "http://192.168.1.9:8000/v1"}}},
+        "mcp_servers": {"kb": {"url": "http://8.8.8.8/mcp"}, "local": {"command": "kb-server"}},
+    })
+    report = contact_report(settings, resolver=fixed("8.8.8.8"))
+    assert [(e["setting"], e["allowed"]) for e in report["endpoints"]] == [
+        ("routing.purposes.compression.base_url", True), ("mcp_servers.kb.url", False)]
+    assert report["embedded_model"] is True
