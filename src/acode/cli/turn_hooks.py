@@ -9,11 +9,14 @@ from typing import Any
 def attach_turn_observers(session: Any, settings: Any, console: Any) -> None:
     from acode.agent.git_turns import GitTurns
 
+    loop = getattr(session, "loop", None)
+    if loop is None:  # a stand-in session (tests) has no loop to observe
+        return
     turns = GitTurns(session.workspace, auto_commit=settings.git.auto_commit,
                      notify=lambda text: console.print(f"[dim]git:[/] {text}", highlight=False))
     if settings.git.auto_commit and not turns.enabled:
         console.print("[yellow]git.auto_commit is on but this is not a git repository: nothing will be committed[/]")
-    session.loop.observers.items.append(turns)
+    loop.observers.items.append(turns)
 
 
 def git_turns(session: Any):
