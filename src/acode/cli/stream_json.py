@@ -24,6 +24,7 @@ from acode.cli.stream_events import (
     line,
 )
 from acode.errors import EXIT_OK, AcodeError
+from acode.llm.types import ToolCall
 from acode.tools.base import ToolResult
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -59,6 +60,12 @@ class StreamJsonView(LoopObserver):
     def __init__(self, writer: StreamWriter):
         self.writer = writer
         self._streamed = False  # the current model call streamed text pieces
+        self._announced: set[str] = set()  # tool call ids with a tool_use event
+
+    def _tool_use(self, call_id: str, name: str, arguments: dict) -> None:
+        if call_id not in self._announced:
+            self._announced.add(call_id)
+            self.writer.emit(ToolUseEvent(tool_name=name, tool_id=call_id, parameters=arguments))
 
     def on_model_start(self, state: AgentState) -> None:
         self._streamed = False
@@ -73,11 +80,15 @@ class StreamJsonView(LoopObserver):
             self.writer.emit(ErrorEvent(severity="warning", message=f"invalid model answer: {step.format_error}"))
             return
         for call in step.tool_calls:
-            self.writer.emit(ToolUseEvent(tool_name=call["name"], tool_id=call["id"], parameters=call["arguments"]))
+            self._tool_use(call["id"], call["name"], call["arguments"])
         if not step.tool_calls and step.text and not self._streamed:
             self.writer.emit(MessageEvent(role="assistant", content=step.text))
 
+    def on_tool_start(self, state: AgentState, call: ToolCall) -> None:
+        self._tool_use(call.id, call.name, call.arguments)  # calls a solver makes without a model step
+
     def on_tool_step(self, state: AgentState, step: ToolStep, result: ToolResult) -> None:
+        self._tool_use(step.call_id, step.name, step.arguments)
         self.writer.emit(ToolResultEvent(
             tool_id=step.call_id, tool_name=step.name, status="success" if step.ok else "error",
             decision=step.decision, output=step.output, error=step.error, seconds=round(step.seconds, 3),

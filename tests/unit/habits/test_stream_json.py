@@ -116,3 +116,27 @@ def test_a_refused_server_still_gives_a_parseable_stream(git_repo):
     assert [e["type"] for e in events] == ["error", "result"] and events[0]["code"] == "ACODE-NET-001"
     for event in events:
         validator().validate(event)
+
+
+def test_a_tool_call_without_a_model_step_still_gets_its_tool_use_first():
+    import io
+
+    from acode.agent.result import ToolStep
+    from acode.cli.stream_json import StreamJsonView, StreamWriter
+    from acode.llm.types import ToolCall
+    from acode.tools.base import ToolResult
+
+    out = io.StringIO()
+    view = StreamJsonView(StreamWriter(out))
+    call = ToolCall(id="c1", name="write_file", arguments={"file_path": "a.py", "content": "x"})
+    view.on_tool_start(None, call)  # e.g. the test-driven fixer writes through the tools
+    view.on_tool_step(None, ToolStep(turn=1, call_id="c1", name="write_file", arguments=call.arguments,
+                                     decision="allowed", ok=True, output="ok"), ToolResult(output="ok"))
+    denied = ToolStep(turn=1, call_id="c2", name="run_shell_command", arguments={"command": "rm x"},
+                      decision="denied", ok=False, output="{}", error="denied")
+    view.on_tool_step(None, denied, ToolResult(error="denied"))  # never started: announced, then its result
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [(e["type"], e["tool_id"]) for e in events] == [
+        ("tool_use", "c1"), ("tool_result", "c1"), ("tool_use", "c2"), ("tool_result", "c2")]
+    for event in events:
+        validator().validate(event)
