@@ -37,10 +37,11 @@ def test_at_file_in_a_real_terminal_with_the_real_model(tmp_path):
     child.sendline("What is the name of the function in @util.py? Reply with the name only.")
     child.expect("@ included 1 file")
     asked = 0
-    while child.expect([r"allow\?", "acode>"]) == 0:  # the 0.5B model sometimes reaches for an edit tool
+    # the 0.5B model sometimes reaches for an edit tool (the approval question) or asks back (ask_user)
+    while (which := child.expect([r"allow\?", r"\r\n  > ", "acode>"])) != 2:
         asked += 1
-        child.sendline("n")  # answered: no, just answer the question
-        assert asked < 5
+        child.sendline("n" if which == 0 else "Just tell me the function's name.")
+        assert asked < 6
     child.sendline("/stats")
     child.expect(r"model calls\s+[1-9]")
     child.expect("acode>")
@@ -54,8 +55,8 @@ def test_at_file_in_a_real_terminal_with_the_real_model(tmp_path):
     said = " ".join(m.content + json.dumps([c.arguments for c in m.tool_calls or []])
                     for m in messages if m.role == "assistant")
     assert "multiply_numbers" in said
-    if asked:  # a denied call went back to the model as a denial
-        assert any(m.role == "tool" and "denied by the user" in m.content for m in messages)
+    if asked:  # each answered question went back to the model as a tool result
+        assert sum(1 for m in messages if m.role == "tool") >= asked
 
 
 @pytest.mark.real_model
