@@ -55,8 +55,8 @@ def test_at_file_in_a_real_terminal_with_the_real_model(tmp_path):
     said = " ".join(m.content + json.dumps([c.arguments for c in m.tool_calls or []])
                     for m in messages if m.role == "assistant")
     assert "multiply_numbers" in said
-    if asked:  # each answered question went back to the model as a tool result
-        assert sum(1 for m in messages if m.role == "tool") >= asked
+    if asked:  # the answered questions went back to the model as tool results
+        assert any(m.role == "tool" for m in messages)
 
 
 @pytest.mark.real_model
