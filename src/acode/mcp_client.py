@@ -1,4 +1,5 @@
-"""Tools from stdio MCP servers, through the official ``mcp`` SDK (imported lazily).
+"""Tools from MCP servers (stdio, streamable HTTP or SSE; see acode.mcp_transports), through the official
+``mcp`` SDK (imported lazily).
 
 The SDK is async; each server gets a keeper coroutine on one background event-loop thread that enters
 the SDK's context managers, stays inside them until shutdown, and leaves them in the same task (anyio
@@ -11,12 +12,13 @@ start is reported and skipped; the session goes on.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import re
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -86,13 +88,13 @@ class McpConnection:
         return await asyncio.wait_for(asyncio.shield(ready), self.settings.timeout_seconds)
 
     async def _keep(self, ready: asyncio.Future) -> None:
-        from mcp import ClientSession, StdioServerParameters, stdio_client
+        from mcp import ClientSession
 
-        params = StdioServerParameters(
-            command=self.settings.command, args=self.settings.args, env=self.settings.env or None, cwd=self._cwd
-        )
+        from acode.mcp_transports import open_transport
+
         try:
-            async with stdio_client(params, errlog=self._errlog) as (read, write), ClientSession(read, write) as session:
+            async with open_transport(self.settings, cwd=self._cwd, errlog=self._errlog) as (read, write), \
+                    ClientSession(read, write) as session:
                 await session.initialize()
                 listed = await session.list_tools()
                 self._session = session
@@ -110,11 +112,15 @@ class McpConnection:
 
     def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         if self._session is None:
-            raise ToolError(f"the MCP server '{self.name}' is not running")
-        return self._runner.run(
-            self._session.call_tool(tool, arguments, read_timeout_seconds=self.settings.timeout_seconds),
-            self.settings.timeout_seconds + 5,
-        )
+            raise ToolError(f"[ACODE-MCP-003] the MCP server '{self.name}' is not running (it stopped or never started)")
+        timeout = self.settings.timeout_seconds
+        try:
+            return self._runner.run(self._session.call_tool(tool, arguments, read_timeout_seconds=timeout), timeout + 5)
+        except (TimeoutError, concurrent.futures.TimeoutError):
+            raise ToolError(
+                f"[ACODE-MCP-002] the MCP server '{self.name}' did not answer {tool} within {timeout:g} s "
+                f"(mcp_servers.{self.name}.timeout_seconds); it may be stuck or gone"
+            ) from None
 
     def close(self) -> None:
         if self._stop is not None:
@@ -162,7 +168,8 @@ class McpTool(Tool):
         except ToolError:
             raise
         except Exception as exc:
-            raise ToolError(f"MCP call {self.name} failed: {type(exc).__name__}: {exc}") from exc
+            root = _leaf(exc)
+            raise ToolError(f"[ACODE-MCP-004] MCP call {self.name} failed: {type(root).__name__}: {root}") from exc
         text = _content_text(result)
         if getattr(result, "is_error", False):
             return ToolResult(error=text or "the MCP tool reported an error")
@@ -202,17 +209,29 @@ class McpManager:
     def tools(self) -> list[McpTool]:
         return [tool for conn in self.connections for tool in conn.tools]
 
-    def start(self, servers: Mapping[str, McpServerSettings], *, cwd: Path | None = None) -> list[McpTool]:
+    def start(self, servers: Mapping[str, McpServerSettings], *, cwd: Path | None = None,
+              allowed_hosts: Sequence[str] = ()) -> list[McpTool]:
+        from acode.errors import ConfigError
+        from acode.mcp_transports import describe
+        from acode.netpolicy import check_url
+
         for name, settings in servers.items():
             if not settings.enabled:
                 continue
+            if settings.url:
+                try:  # the local-only guarantee covers HTTP MCP servers too
+                    check_url(settings.url, allowed_hosts, what=f"MCP server '{name}'", setting=f"mcp_servers.{name}.url")
+                except ConfigError as exc:
+                    self.problems.append(f"MCP server '{name}' ({describe(settings)}) was not contacted: [{exc.code}] {exc.message}")
+                    log.warning("%s", self.problems[-1])
+                    continue
             if self._runner is None:
                 self._runner = _EventLoopThread()
             conn = McpConnection(name, settings, self._runner, cwd)
             try:
                 conn.start()
             except Exception as exc:
-                message = f"MCP server '{name}' ({settings.command}) did not start: {exc}"
+                message = f"MCP server '{name}' ({describe(settings)}) did not start: {exc}"
                 log.warning("%s", message)
                 self.problems.append(message)
                 continue

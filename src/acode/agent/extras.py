@@ -85,7 +85,7 @@ def attach_extras(
     servers = servers_for(settings.mcp_servers, _extensions_that_may_run(settings, extras))
     if servers:
         extras.mcp = McpManager()
-        for tool in extras.mcp.start(servers, cwd=workspace):
+        for tool in extras.mcp.start(servers, cwd=workspace, allowed_hosts=settings.model.allowed_hosts):
             registry.register(tool)
         extras.problems.extend(extras.mcp.problems)
     if reviewer:

@@ -47,7 +47,9 @@ class ConsoleView(LoopObserver):
 
     def on_model_start(self, state: AgentState) -> None:
         if self.console.is_terminal:
-            self._status = self.console.status(f"thinking (turn {state.turn})")
+            from acode.cli.progress import Elapsed
+
+            self._status = self.console.status(Elapsed(f"thinking (turn {state.turn})"))
             self._status.start()
 
     def on_model_step(self, state: AgentState, step: ModelStep) -> None:
@@ -103,7 +105,7 @@ class ConsoleApprover:
             self.console.print(json.dumps(args, ensure_ascii=False)[:400], markup=False)
         while True:
             try:
-                answer = self.console.input("  allow? [y]es / [n]o / [a]lways: ").strip().lower()
+                answer = self.console.input("  allow? \\[y]es / \\[n]o / \\[a]lways: ").strip().lower()
             except EOFError:
                 return "no"
             if answer in ("y", "yes"):

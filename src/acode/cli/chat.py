@@ -30,11 +30,14 @@ def start_agent(
     extensions: Sequence[str] | None,
     *,
     verbose: bool = False,
+    output_format: str = "text",
+    auto_commit: bool = False,
 ) -> None:
     from acode.agent.session import SessionOptions
 
     root = project_root()
-    settings = settings_for(root, agent__approval_mode=approval_mode, **model_overrides(model, backend))
+    settings = settings_for(root, agent__approval_mode=approval_mode, git__auto_commit=auto_commit or None,
+                            **model_overrides(model, backend))
     chat = prompt is None and sys.stdin.isatty()
     if prompt is None and not chat:
         prompt = sys.stdin.read().strip()
@@ -52,10 +55,19 @@ def start_agent(
         exclude_tools=sorted(excluded_tools(enabled)),
         extra={"extensions": [ext.name for ext in enabled]},  # names: see extensions.loader.selection_of
     )
+    if not chat:
+        from acode.cli.chat_input import expand_prompt
+
+        prompt = expand_prompt(prompt or "", root, err_console)  # @ references
     if chat:
         run_chat(settings, root, options, verbose=verbose)
+    elif output_format == "stream-json":
+        from acode.cli.stream_json import run_stream
+
+        sys.exit(run_stream(settings, root, options, prompt or "", verbose=verbose))
     else:
-        sys.exit(run_once(settings, root, options, prompt or "", json_out=json_out, verbose=verbose))
+        sys.exit(run_once(settings, root, options, prompt or "", json_out=json_out or output_format == "json",
+                          verbose=verbose))
 
 
 def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verbose: bool = False) -> int:
@@ -65,6 +77,9 @@ def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verb
 
     options.observers = [ConsoleView(err_console, verbose=verbose)]
     session = AgentSession.open(settings, root, options)
+    from acode.cli.turn_hooks import attach_turn_observers
+
+    attach_turn_observers(session, settings, err_console)  # git: what each turn changed, auto-commit
     try:
         result = session.send(prompt)
     finally:
@@ -96,6 +111,9 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     options.ask_user = console_ask_user(out)
     options.observers = [ConsoleView(out, verbose=verbose)]
     session = AgentSession.open(settings, root, options)
+    from acode.cli.turn_hooks import attach_turn_observers
+
+    attach_turn_observers(session, settings, out)  # git: what each turn changed, auto-commit
     slash.load_modules()
 
     def submit(text: str):
@@ -105,9 +123,13 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
         return result
 
     chat = slash.ChatContext(session, out, submit)
+    from acode.cli.chat_input import ChatInput
+
+    chat_input = ChatInput(chat, root)  # ! shell mode, @ references, completion
     history_file = ProjectPaths(root).acode_dir / "chat_history"
     history_file.parent.mkdir(parents=True, exist_ok=True)
-    prompt_session: PromptSession = PromptSession(history=FileHistory(str(history_file)))
+    prompt_session: PromptSession = PromptSession(history=FileHistory(str(history_file)),
+                                                  completer=chat_input.completer(), complete_while_typing=False)
     out.print(
         f"[bold]acode[/] - {getattr(session.loop.model, 'name', '')} - approval mode "
         f"[bold]{session.state.approval_mode}[/] - session {session.id}\n"
@@ -118,7 +140,7 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     try:
         while not chat.should_quit:
             try:
-                text = prompt_session.prompt("acode> ")
+                text = prompt_session.prompt(chat_input.prompt_text())
             except KeyboardInterrupt:
                 continue
             except EOFError:
@@ -127,10 +149,7 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
             if not text:
                 continue
             try:
-                if text.startswith("/"):
-                    slash.dispatch(chat, text)
-                else:
-                    submit(text)
+                chat_input.handle(text)
             except KeyboardInterrupt:
                 out.print("[yellow]cancelled[/]")
             except AcodeError as exc:

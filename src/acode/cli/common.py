@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,24 @@ from rich.console import Console
 from acode.config import Settings, load_settings
 from acode.paths import find_project_root
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+# To a pipe or a file rich would wrap every line at 80 columns; there, text is not wrapped at all
+# (soft_wrap) and tables, panels and rules get room. COLUMNS, when set, still decides.
+PIPE_WIDTH = 400
+
+
+def make_console(*, stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if tty or os.environ.get("COLUMNS"):
+        return Console(stderr=stderr, highlight=False)
+    return Console(stderr=stderr, highlight=False, width=PIPE_WIDTH, soft_wrap=True)
+
+
+console = make_console()
+err_console = make_console(stderr=True)
 
 
 def project_root(start: Path | None = None) -> Path:

@@ -13,14 +13,30 @@ app = typer.Typer(help="Show the settings in force and the files they are read f
 
 @app.command("show")
 def show(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """The merged settings: defaults < user file < project file < ACODE_* variables."""
+    """The merged settings: defaults < user file < project file < ACODE_* variables; then which hosts
+    acode may contact (the local-only guarantee)."""
+    from acode.netpolicy import contact_report
+
     settings = settings_for()
+    network = contact_report(settings)
     if json_out:
-        print_json(settings)
+        print_json({**settings.model_dump(mode="json"), "network": network})
         return
     import yaml
 
     console.print(yaml.safe_dump(settings.model_dump(mode="json"), sort_keys=False).rstrip(), markup=False)
+    _print_network(network)
+
+
+def _print_network(network: dict) -> None:
+    console.print("\n# network: acode may contact only these hosts", markup=False)
+    for entry in network["may_contact"]:
+        console.print(f"#   {entry}", markup=False)
+    if network["embedded_model"]:
+        console.print("#   the model runs embedded (model.backend: embedded): no model server is contacted", markup=False)
+    for item in network["endpoints"]:
+        state = "allowed" if item["allowed"] else "REFUSED"
+        console.print(f"#   {item['setting']} {item['url']}: {state} ({item['why']})", markup=False)
 
 
 def _sources() -> dict[str, object]:

@@ -50,6 +50,14 @@ def main(
     backend: str = typer.Option(None, "--backend", help="embedded | openai | scripted"),
     resume: str = typer.Option(None, "-r", "--resume", help="Resume a session: 'latest' or a session id."),
     json_out: bool = typer.Option(False, "--json", help="With -p: print the whole trajectory as JSON."),
+    output_format: str = typer.Option(
+        None, "--output-format", "-o",
+        help="With -p: text (the answer) | json (the whole trajectory, same as --json) | stream-json (one JSON "
+        "event per line as it happens).",
+    ),
+    auto_commit: bool = typer.Option(
+        False, "--auto-commit", help="Commit each turn that changed files, marked as acode's (git.auto_commit)."
+    ),
     approve_plan: bool = typer.Option(False, "--approve-plan", help="Non-interactive: approve the plan in plan mode."),
     no_loop_detection: bool = typer.Option(False, "--no-loop-detection", help="Turn loop detection off."),
     extensions: list[str] = typer.Option(None, "-e", "--extensions", help="Enable only these extensions ('none': none)."),
@@ -65,6 +73,7 @@ def main(
     if ctx.invoked_subcommand is not None:
         return
     from acode.cli.chat import start_agent
+    from acode.cli.stream_json import check_output_format
 
     start_agent(
         prompt=prompt,
@@ -77,6 +86,8 @@ def main(
         no_loop_detection=no_loop_detection,
         extensions=extensions,
         verbose=verbose,
+        output_format=check_output_format(output_format, json_out),
+        auto_commit=auto_commit,
     )
 
 
@@ -91,6 +102,9 @@ def _register() -> None:
     from acode.cli import trust_cmd
 
     app.command("trust")(trust_cmd.trust)
+    from acode.cli import memory_cmd
+
+    app.add_typer(memory_cmd.app, name="memory")
     from acode.cli import run as run_cli
 
     for name in ("run", "summary", "audit", "stats"):

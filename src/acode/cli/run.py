@@ -57,13 +57,17 @@ def run(
         override_reason=override_reason,
         console=err_console if json_out else console,
     )
+    from acode.cli.progress import RunProgress
+
+    progress = RunProgress(err_console)  # stage, step, elapsed, tokens/s while a model works
+    model_in_use = build_model(settings.model)
     common: dict[str, Any] = {
         "settings": settings,
-        "model": build_model(settings.model),
+        "model": model_in_use if json_out else progress.meter(model_in_use),
         "tools": default_registry(),
         "human": human,
         "db_path": ProjectPaths(root).db_file,
-        "listeners": [] if json_out else [_progress],
+        "listeners": [] if json_out else [progress.on_event, _progress],
     }
     if resume:
         from acode.pipeline.stages import load_state
@@ -86,6 +90,10 @@ def _progress(event: dict[str, Any]) -> None:
         err_console.print(f"[bold]▶ {event['stage']}[/] (cycle {event['cycle']})")
     elif kind == "stage_exit":
         err_console.print(f"  {event['outcome']}: {event['message']} [dim]({event['duration_s']:.1f} s)[/]")
+    elif kind == "step_start":
+        total = f"/{event['total']}" if event.get("total") else ""
+        what = f"step {event['index']}{total}" if event["index"] else "fix step"
+        err_console.print(f"  {what}: {event['description']}", highlight=False, markup=False)
     elif kind == "step_result":
         files = ", ".join(event["files_changed"]) or "no files"
         err_console.print(f"  step {event['index']}: {event['status']} ({files})")

@@ -35,7 +35,8 @@ _COMMANDS: dict[str, SlashCommand] = {}
 _RESOLVERS: list[Callable[[str], SlashCommand | None]] = []
 
 # Modules that register more slash commands (imported lazily by the chat).
-SLASH_MODULES: list[str] = ["acode.cli.slash_control", "acode.cli.slash_agents"]
+SLASH_MODULES: list[str] = ["acode.cli.slash_control", "acode.cli.slash_agents", "acode.cli.slash_info",
+                            "acode.cli.slash_memory", "acode.cli.slash_git"]
 
 
 class ChatContext:
@@ -115,13 +116,6 @@ def _clear(chat: ChatContext, args: str) -> None:
     chat.session = chat.session.restart()
     chat.console.clear()
     chat.console.print(f"new session {chat.session.id}")
-
-
-@register("tools", "List the tools the agent can use")
-def _tools(chat: ChatContext, args: str) -> None:
-    for tool in chat.session.loop.registry:
-        first_line = tool.description.strip().splitlines()[0]
-        chat.console.print(f"  [bold]{tool.name}[/] [dim]({tool.kind})[/]  {first_line}")
 
 
 @register("mode", "Show or set the approval mode: /mode default|auto_edit|yolo|plan")

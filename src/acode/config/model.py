@@ -21,6 +21,11 @@ class ModelSettings(BaseModel):
     max_tokens: int = Field(1024, ge=1)
     seed: int = 0
     base_url: str = "http://127.0.0.1:11434/v1"
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="hosts besides loopback and private networks that acode may send requests to "
+        "(names, IPs or CIDR networks); anything else is refused before a request is made",
+    )
     api_key_env: str = Field("ACODE_API_KEY", description="environment variable that holds the API key")
     native_tool_calling: Literal["auto", "on", "off"] = "auto"
     timeout_seconds: float = Field(300.0, gt=0)

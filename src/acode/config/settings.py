@@ -11,6 +11,7 @@ from acode.config.control import (
     LoopDetectionSettings,
     NextSpeakerSettings,
 )
+from acode.config.git import GitSettings
 from acode.config.hooks import HooksSettings
 from acode.config.mcp import McpServerSettings
 from acode.config.model import ModelSettings
@@ -34,6 +35,7 @@ class Settings(BaseModel):
     hooks: HooksSettings = Field(default_factory=HooksSettings)
     routing: RoutingSettings = Field(default_factory=RoutingSettings)
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    git: GitSettings = Field(default_factory=GitSettings)
     # Set by the loader, never by a file: whether the project's own settings were trusted (config.trust).
     _trust: ProjectTrust = PrivateAttr(default_factory=ProjectTrust)
 

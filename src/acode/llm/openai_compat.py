@@ -40,6 +40,9 @@ OPTIONAL_FIELDS = ("stream_options", "seed", "top_logprobs")
 
 class OpenAIModel:
     def __init__(self, settings: ModelSettings, *, caps_file: Any = None, client: ServerClient | None = None):
+        from acode.netpolicy import check_url
+
+        check_url(settings.base_url, settings.allowed_hosts)  # the local-only guarantee, before any request
         self.settings = settings
         self.name = settings.name
         self.context_window = settings.context_window

@@ -48,6 +48,8 @@ class ExecutorStage(Stage):
 
     def _run_step(self, ctx: RunContext, index: int, description: str, *, failure: str = "") -> StepResult:
         state = ctx.state
+        total = len(state.plan.steps) if state.plan else 0
+        ctx.events.emit("step_start", index=index, total=total, description=description)
         before = gitops.fingerprint(ctx.root, state.start_commit)
         started = time.monotonic()
         prompt = render(

@@ -124,4 +124,4 @@ def render_summary(summary: dict[str, Any], console: Console) -> None:
         parts.append(Text(f"\nOverride: {summary['override']['reason']} ({summary['override']['at']})", style="yellow"))
     if summary["error"]:
         parts.append(Text(f"\n{summary['error']}", style="red"))
-    console.print(Panel(Group(*parts), title="acode run", border_style=color))
+    console.print(Panel(Group(*parts), title="acode run", border_style=color, expand=console.is_terminal))

@@ -1,0 +1,41 @@
+"""``!command`` in the chat: the user's own shell command, run through the agent's shell tool with the
+same validation, approval rules (``agent.rules``), approval mode, hooks and output budget as the model's
+calls. The command and its output join the conversation, so the next prompt can refer to them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acode.agent.result import ToolStep
+from acode.agent.tool_runner import PreparedCall, ToolRunner
+from acode.llm.types import Message, ToolCall
+from acode.tools.base import ToolResult
+
+SHELL_TOOL = "run_shell_command"
+CONTEXT_CHARS = 8000
+
+
+def run_user_shell(chat: Any, command: str) -> ToolStep | None:
+    session = chat.session
+    loop, state = session.loop, session.state
+    if SHELL_TOOL not in loop.registry:
+        chat.console.print(f"the shell tool is not available in this session ({SHELL_TOOL} is excluded)")
+        return None
+    finished: list[tuple[ToolStep, ToolResult]] = []
+
+    def done(prepared: PreparedCall, step: ToolStep, result: ToolResult) -> None:
+        finished.append((step, result))
+
+    runner = ToolRunner(loop.registry, loop.ctx, loop.policy, loop.middlewares, workers=1)
+    call = ToolCall(name=SHELL_TOOL, arguments={"command": command, "description": "typed by the user after !"})
+    runner.execute(state, [call], done)
+    step, result = finished[0]
+    if step.decision != "allowed":
+        chat.console.print(f"[red]not run ({step.decision}):[/] {step.error or ''}", highlight=False)
+        return step
+    chat.console.print(result.output if result.ok else (result.error or ""), markup=False, highlight=False)
+    output = step.output if len(step.output) <= CONTEXT_CHARS else step.output[:CONTEXT_CHARS] + "\n[... cut]"
+    state.history.append(Message.user(f"I ran a shell command myself (for context, no action needed yet):\n{output}"))
+    state.history.append(Message.assistant("Noted the command and its output."))
+    loop.observers.on_history(state)
+    return step
