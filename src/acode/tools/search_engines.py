@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from acode.gitcmd import safe_git
 from acode.tools.base import ToolError
 from acode.tools.ignore import _in_git_work_tree
 from acode.tools.textio import looks_binary
@@ -155,7 +156,7 @@ def _git_candidates(
     timeout: float,
 ) -> dict[str, list[int]]:
     env = {**os.environ, "LC_ALL": "C.UTF-8"}  # PCRE's UTF-8 mode: '.' is one character, as in Python
-    command = ["git", "-c", "grep.fallbackToNoIndex=false", "grep", "-n", "-z", "-I", "--untracked"]
+    command = safe_git(root, "-c", "grep.fallbackToNoIndex=false", "grep", "-n", "-z", "-I", "--untracked")
     command += ["--no-color", "-P", "--max-count", str(per_file)]
     command += ([] if case_sensitive else ["-i"]) + ["-e", pattern, "--", rel_dir or "."]
     try:
