@@ -38,6 +38,8 @@ def resolve_path(ctx: ToolContext, raw: str, *, what: str = "file_path") -> Path
         real = os.path.realpath(given)
     except (OSError, RuntimeError, ValueError) as exc:
         raise ToolError(f"Cannot resolve {what} '{raw}': {exc}") from exc
+    if os.path.realpath(real) != real:  # a symlink loop stopped resolution half way (`loop/../link`)
+        raise ToolError(f"Cannot resolve {what} '{raw}': it goes through a symlink loop.")
     if _inside(real, root) or any(_inside(real, extra) for extra in _allowed_extras(ctx)):
         return Path(real)
     if _inside(lexical, root):

@@ -23,7 +23,7 @@ Word = str | None  # None: the value depends on the shell at run time
 # Redirection operators that open a file for writing (``>&`` only when its target is not an fd).
 _WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 # Commands that run their arguments (after options) as another command.
-_TRANSPARENT = {"command", "builtin", "exec", "nohup", "time", "coproc", "env", "nice", "timeout", "stdbuf",
+_TRANSPARENT = {"command", "builtin", "exec", "nohup", "time", "env", "nice", "timeout", "stdbuf",
                 "xargs", "setsid", "chrt", "ionice", "taskset", "unbuffer", "sudo", "doas", "watch"}
 _SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"}
 _FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
@@ -40,6 +40,7 @@ _OPTION_VALUES = {
     "chrt": {"-p"},
     "watch": {"-n", "--interval", "-d", "--differences"},
 }
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 _MAX_DEPTH = 8  # bash -c "bash -c '...'" nesting we are willing to follow
 
 
@@ -95,12 +96,97 @@ def _analyze_into(command: str, script: ShellScript, depth: int, wrapped_by: str
     if "\x00" in command:
         script.parsed, script.problem = False, "the command contains a NUL character"
         return
-    tree = _parser().parse(command.encode("utf-8", errors="surrogateescape"))
+    source = command.encode("utf-8", errors="surrogateescape")
+    tree = _parser().parse(source)
+    for _ in range(16):  # the grammar does not know the `time` keyword: blank it out and read again
+        spans = [] if tree.root_node.has_error else _time_keywords(tree.root_node)
+        if not spans:
+            break
+        for start, end in spans:
+            source = source[:start] + b" " * (end - start) + source[end:]
+        tree = _parser().parse(source)
     if tree.root_node.has_error:
         script.parsed = False
         script.problem = f"bash grammar error near: {_first_error(tree.root_node)}"
         return
+    odd = _misread_word(tree.root_node) or _reserved_name(tree.root_node) or _split_command(tree.root_node, source)
+    if odd is not None:  # the grammar glued what bash splits (seen: a newline before `\\rm`)
+        script.parsed = False
+        script.problem = f"ambiguous word {odd!r}"
+        return
     _Walker(script, depth, wrapped_by).visit(tree.root_node)
+
+
+_METACHAR = re.compile(r"[\s;&|()<>]")
+
+
+def _misread_word(root) -> str | None:
+    """A plain word holding an unescaped shell metacharacter: bash would have split it, so the tree
+    does not describe what bash runs."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "word" and _METACHAR.search(_ESCAPE.sub("", _text(node))):
+            return _text(node)
+        stack.extend(node.children)
+    return None
+
+
+_RESERVED = {"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for",
+             "in", "function", "select", "[[", "]]", "!", "time", "coproc"}
+
+
+def _commands(root):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "command":
+            yield node
+        stack.extend(node.children)
+
+
+def _raw_name(command) -> str | None:
+    name = command.child_by_field_name("name")
+    return _text(name) if name is not None else None
+
+
+def _time_keywords(root) -> list[tuple[int, int]]:
+    """Byte spans of ``time`` (and its ``-p``) used as the keyword at the start of a command."""
+    spans = []
+    for command in _commands(root):
+        if _raw_name(command) != "time":
+            continue
+        name = command.child_by_field_name("name")
+        end = name.end_byte
+        for arg in command.children[command.children.index(name) + 1 :]:
+            if arg.type == "word" and _text(arg) in ("-p", "--"):
+                end = arg.end_byte
+                continue
+            break
+        spans.append((name.start_byte, end))
+    return spans
+
+
+_GAP = re.compile(rb"(?:[ \t]|\\\n)*")
+
+
+def _split_command(root, source: bytes) -> str | None:
+    """A command whose words are separated by more than blanks (a newline, an operator): bash ends
+    the command there, so the grammar read two commands as one."""
+    for command in _commands(root):
+        children = command.children
+        for left, right in zip(children, children[1:], strict=False):
+            if not _GAP.fullmatch(source[left.end_byte : right.start_byte]):
+                return _text(command)
+    return None
+
+
+def _reserved_name(root) -> str | None:
+    """A reserved word read as a command name: the grammar misread a construct bash knows."""
+    for command in _commands(root):
+        if _raw_name(command) in _RESERVED:
+            return _raw_name(command)
+    return None
 
 
 def _first_error(node) -> str:
@@ -288,12 +374,10 @@ def _after_options(wrapper: str, rest: tuple[Word, ...]) -> list[Word] | None:
             continue
         break
     rest = rest[i:]
-    if wrapper in ("timeout",) and rest:
-        rest = rest[1:]  # the duration
-    if wrapper == "chrt" and rest:
-        rest = rest[1:]  # the priority
-    if wrapper == "taskset" and rest:
-        rest = rest[1:]  # the CPU mask
+    if wrapper in ("timeout", "chrt", "taskset") and rest:
+        rest = rest[1:]  # the duration, the priority, the CPU mask
+    while rest and rest[0] is not None and _ASSIGNMENT.match(rest[0]):
+        rest = rest[1:]  # `time A=1 cmd` (conservatively for every wrapper): the program comes after
     return list(rest)
 
 
