@@ -80,9 +80,8 @@ def judge_shell(
                 judgement.denied = f"denied by agent.rules.deny_shell ('{prefix}' in `{_shown(invocation)}`)"
                 return judgement
     if script.opaque and not lenient:
-        if deny or mode != "yolo":
-            judgement.denied = f"denied: {script.opaque[0]}; the shell rules cannot be checked on it."
-            return judgement
+        judgement.denied = f"denied: {script.opaque[0]}; the shell rules cannot be checked on it."
+        return judgement
     if mode != "yolo":
         problem = _check_writes(script, workspace, cwd or workspace, extra_writable, judgement.writes)
         if problem:

@@ -35,7 +35,7 @@ def _mp_context():
 def _worker(conn, function: Callable, args: tuple) -> None:
     try:
         conn.send(("ok", function(*args)))
-    except BaseException as exc:  # sent back and raised again in the caller
+    except BaseException as exc:  # noqa: BLE001 - sent back and raised again in the caller
         conn.send(("error", exc))
     finally:
         conn.close()

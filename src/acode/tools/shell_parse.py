@@ -13,6 +13,7 @@ Anything the grammar cannot read makes ``parsed`` False; callers treat that as u
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -175,7 +176,7 @@ def _split_command(root, source: bytes) -> str | None:
     the command there, so the grammar read two commands as one."""
     for command in _commands(root):
         children = command.children
-        for left, right in zip(children, children[1:], strict=False):
+        for left, right in itertools.pairwise(children):
             if not _GAP.fullmatch(source[left.end_byte : right.start_byte]):
                 return _text(command)
     return None
@@ -357,7 +358,7 @@ def _after_options(wrapper: str, rest: tuple[Word, ...]) -> list[Word] | None:
         word = rest[i]
         if word is None:
             return None
-        if wrapper == "env" and (word.startswith("-S") or word.startswith("--split-string")):
+        if wrapper == "env" and word.startswith(("-S", "--split-string")):
             return None  # env -S splits a string into a command line
         if wrapper == "env" and "=" in word and not word.startswith("-"):
             i += 1

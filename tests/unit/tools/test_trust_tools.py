@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))
-from test_agent_cli import run_cli, write_script  # noqa: E402
+from test_agent_cli import run_cli, write_script
 
-from acode.llm.types import ToolCall  # noqa: E402
-from acode.tools.base import ToolContext, ToolRegistry  # noqa: E402
-from acode.tools.search import GrepSearch, SearchInFiles  # noqa: E402
-from acode.tools.shell import _Capture  # noqa: E402
+from acode.llm.types import ToolCall
+from acode.tools.base import ToolContext, ToolRegistry
+from acode.tools.search import GrepSearch, SearchInFiles
+from acode.tools.shell import _Capture
 
 
 def tool_steps(out) -> list[dict]:
@@ -133,8 +133,7 @@ def test_huge_single_line_file_is_not_read_whole(workspace, call):
 
     big = workspace / "big.txt"
     with open(big, "wb") as handle:
-        for _ in range(64):
-            handle.write(b"y" * (1 << 20))
+        handle.writelines(b"y" * (1 << 20) for _ in range(64))
         handle.write(b"\nsecond line\n")
     tracemalloc.start()
     result = call("read_file", file_path="big.txt")
