@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 
 import yaml
-from test_agent_cli import run_cli, write_script
+from test_agent_cli import run_cli as _run_cli
+from test_agent_cli import write_script
+
+
+def run_cli(repo, script, *args, **kw):
+    """The project's own rules and hooks in these tests are the user's choice: the folder is trusted."""
+    return _run_cli(repo, script, "--trust", *args, **kw)
 
 
 def configure(repo: Path, config: dict) -> None:
