@@ -48,7 +48,10 @@ RULE = REGRESSION_RULE
 
 def regression_findings(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
                         timeout: Callable[[], float], progress: Callable[[str], None] = lambda _: None,
-                        paths: set[str] | None = None) -> list[Finding]:
+                        paths: set[str] | None = None, fixed: dict[str, set[int]] | None = None) -> list[Finding]:
+    """``fixed``: lines (per file) where the deterministic evidence shows the change removing a known
+    vulnerability or adding a safety call; a region holding one is measured but not counted (see
+    ``FIXED``)."""
     method = resolve_method(model, settings.method)
     if method == "off":
         return []
@@ -69,8 +72,18 @@ def regression_findings(context: ReviewContext, model: MeteredModel, settings: R
         else:
             metrics, line = _by_question(model, region, timeout), region.first_line
         metrics.update(removed_lines=float(len(region.removed)), added_lines=float(len(region.added)))
+        fix = sorted(set(region.added) & (fixed or {}).get(region.path, set()))
+        if fix:
+            metrics[FIXED] = float(fix[0])
         findings.append(_finding(region, line, metrics, settings))
     return findings
+
+
+# A region where the evidence shows a fix (a high-severity analyzer finding of the old code gone, a
+# constant-time comparison, an escape or a lock added) is not judged by the likelihood: safer code uses
+# rarer calls (hmac.compare_digest, html.escape, parameters instead of an f-string) and reads as less
+# likely whether or not it is right. Measured on the security pairs: 6 of 39 fixes "regressed" (0.5B).
+FIXED = "fixed_line"
 
 
 def intent_header(intent: str, *, max_lines: int = 3, max_chars: int = 160) -> list[str]:
@@ -180,6 +193,11 @@ def _finding(region: Region, line: int, metrics: dict[str, float], settings: Reg
                        message="the regression check's answer could not be read; an unreadable answer never approves")
     value = delta_from(metrics, settings.statistic)
     regression = is_regression(metrics, settings)
+    if FIXED in metrics and "unreadable" not in metrics:
+        return Finding(**where, severity="info", status="dismissed", confidence=None,
+                       message=f"not judged by the likelihood: the change fixes a known problem here (line "
+                               f"{int(metrics[FIXED])}, see the evidence); {'log-likelihood' if 'new_sum' in metrics else 'yes/no log-odds'} "
+                               f"{value:+.2f} ({settings.statistic})")
     was = next((line.strip() for line in region.removed if line.strip()), "")
     replaced = f" (it replaced `{was}`)" if was and region.added else (f" (`{was}` was removed)" if was else "")
     how = "log-likelihood" if "new_sum" in metrics else "yes/no log-odds"

@@ -61,6 +61,8 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
     if result.packing.omitted:
         names = ", ".join(f"{p} ({why})" for p, why in result.packing.omitted.items())
         console.print(f"[dim]not sent to the model: {escape(names)}[/]")
+    for path, note in result.cut.items():
+        console.print(f"[yellow]diff cut:[/] {escape(path)}: {escape(note)}")
     if result.tests:
         console.print(f"tests: `{escape(result.tests['command'])}` exit {result.tests['exit_code']}")
     verdict_style = "bold green" if result.approved else "bold red"
@@ -90,6 +92,8 @@ def render_markdown(result: ReviewResult) -> str:
                 lines.append(f"  - suggestion: {redact(f.suggestion)}")
     if result.packing.omitted:
         lines += ["", "Not sent to the model: " + ", ".join(f"`{p}` ({w})" for p, w in result.packing.omitted.items())]
+    if result.cut:
+        lines += ["", "Diffs cut for the model: " + "; ".join(f"`{p}`: {note}" for p, note in result.cut.items())]
     footer = (f"_model {result.model}, {result.duration_seconds:.1f} s, prompt tokens evaluated "
               f"{result.tokens.evaluated}, reused {result.tokens.reused}_")
     lines += ["", footer, ""]
@@ -139,7 +143,7 @@ def to_sarif(result: ReviewResult) -> dict[str, Any]:
             "tool": {"driver": {"name": "acode-review", "version": __version__, "semanticVersion": __version__,
                                 "rules": list(rules.values())}},
             "results": results,
-            "properties": {"decision": result.decision.verdict, "status": result.status,
+            "properties": {"decision": result.decision.verdict, "status": result.status, "diffsCut": result.cut,
                            "reasons": [redact(r) for r in result.decision.reasons], "model": result.model,
                            "levels": {d.name: d.level for d in result.dimensions}},
         }],

@@ -24,8 +24,8 @@ from acode.review.assessment import (
     propose,
 )
 from acode.review.checking import check_findings
-from acode.review.decision import decide_from_levels, decide_from_verdict, dimension_level, explain
-from acode.review.evidence import gather_evidence
+from acode.review.decision import cap_unconfirmed, decide_from_levels, decide_from_verdict, dimension_level, explain
+from acode.review.evidence import cut_notes, fixed_lines, gather_evidence
 from acode.review.lookaround import look_around
 from acode.review.metered import MeteredModel
 from acode.review.models import DimensionResult, Finding, ReviewContext, ReviewResult
@@ -57,7 +57,7 @@ def review_change(
     metered = MeteredModel(model)
     # Only when asked: the command (and the tests) may come from the change under review (issue 14).
     test_command = (settings.test_command or "python -m pytest -q") if run_tests else None
-    say("collecting evidence (ruff, secrets, risky calls, tests)")
+    say("collecting evidence (ruff, structural check, secrets, tests)")
     evidence = gather_evidence(context, test_command=test_command, test_timeout=settings.test_timeout_seconds)
     deadline = time.monotonic() + settings.timeout_seconds
 
@@ -73,7 +73,7 @@ def review_change(
         decision=decide_from_verdict(None, "not decided yet", []), evidence=evidence.findings,
         tests=evidence.tests, packing=packed.summary, model=model.name, target=context.target,
         base_ref=context.base_ref, base_sha=context.base_sha, head_ref=context.head_ref,
-        head_sha=context.head_sha, context_hash=context.content_hash(),
+        head_sha=context.head_sha, context_hash=context.content_hash(), cut=cut_notes(context),
     )
     enabled = settings.dimensions.enabled()
     dimensions: dict[str, DimensionResult] = {}
@@ -124,7 +124,7 @@ def review_change(
             if REGRESSION_DIMENSION in enabled:
                 checked.setdefault(REGRESSION_DIMENSION, []).extend(regression_findings(
                     context, metered, settings.regression, timeout=remaining, progress=say,
-                    paths={f.path for f in packed_files(context, packed)},
+                    paths={f.path for f in packed_files(context, packed)}, fixed=fixed_lines(evidence.findings),
                 ))
         finally:
             _fill(dimensions, proposals, checked, evidence.findings, settings)
@@ -152,6 +152,7 @@ def _fill(dimensions: dict[str, DimensionResult], proposals: Proposals, checked:
         if len(found) < len(items):
             continue  # its checks did not finish: left for the timeout handling
         own_evidence = [f for f in evidence if f.dimension == name]
+        found = [cap_unconfirmed(f, settings.thresholds, evidence) for f in found]
         combined = found + own_evidence
         dimensions[name] = DimensionResult(
             name=name, level=dimension_level(combined, settings.thresholds), findings=found,
