@@ -84,6 +84,7 @@ def test_replies_are_read_as_whole_files():
     assert "syntax error at line 1" in parse_reply(reply("def add(a, b)\n    return a + b\n"), [view])
     assert "no fenced code block" in parse_reply("return a + b", [view])
     assert "unchanged" in parse_reply(reply(BUGGY), [view])
+    assert "unchanged" in parse_reply(reply(BUGGY + "\n\n"), [view])  # whitespace at the end is no change
     assert "without any of its functions" in parse_reply(reply("x = 1\n"), [view])
     long = FileView("big.py", "x = 1\n" * 40)
     assert "only the changed part" in parse_reply(reply("x = 2\n", "big.py"), [long])

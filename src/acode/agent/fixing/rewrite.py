@@ -76,7 +76,7 @@ def parse_reply(reply: str, targets: list[FileView]) -> dict[str, str] | str:
             return problem
         if path.endswith(".py"):
             found[path] = merge_partial(by_path[path].text, text)
-    if all(found[p] == by_path[p].text for p in found):
+    if all(_same_code(found[p], by_path[p].text) for p in found):
         return "the reply is the file unchanged; the tests still fail, so something must change"
     return found
 
@@ -106,3 +106,9 @@ def _defines(source: str) -> bool:
         return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in ast.parse(source).body)
     except SyntaxError:
         return False
+
+
+def _same_code(a: str, b: str) -> bool:
+    """Equal but for trailing spaces and blank lines at the end (a reply that changes only those changes
+    nothing the tests could see)."""
+    return [line.rstrip() for line in a.rstrip().splitlines()] == [line.rstrip() for line in b.rstrip().splitlines()]
