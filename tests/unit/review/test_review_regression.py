@@ -165,3 +165,12 @@ def test_prose_lines_are_comments_docstrings_and_string_only_lines():
     assert prose_lines("a.py", text) & set(range(1, 9)) == {2, 3, 4, 7}
     assert prose_lines("a.ts", "let a = 1;\n// x\n  * y\n") == {2, 3}
     assert prose_lines("broken.py", "def f(:\n    # c\n") == {2}  # unparsable Python: comment lines only
+
+
+def test_import_only_changes_are_not_compared(tmp_path):
+    old = "from os import path\n\n\ndef f(x):\n    return path.join(x, 'a')\n"
+    new = old.replace("from os import path", "from os import path, sep")
+    context = branch_context(repo_with_branch(tmp_path / "r", {"m.py": old}, {"m.py": new}))
+    model = ScriptedModel([], scorer=lambda prefix, line: -9.0)
+    result = review_change(context, model, checks_only(method="likelihood"))
+    assert model.scored == [] and result.decision.verdict == "APPROVED"
