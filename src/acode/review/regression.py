@@ -33,7 +33,6 @@ from acode.llm.protocol import ChatModel
 from acode.llm.scoring import TextScore, scorer_of
 from acode.llm.types import Message
 from acode.prompts import render
-from acode.secrets import redact
 from acode.review.assessment import PKG
 from acode.review.checking import yes_probability
 from acode.review.decision import REGRESSION_RULE
@@ -42,6 +41,7 @@ from acode.review.metered import MeteredModel
 from acode.review.models import Finding, ReviewContext
 from acode.review.preamble import preamble
 from acode.review.regions import Region, changed_regions
+from acode.secrets import redact
 
 DIMENSION = "intent_alignment"
 CALIBRATION_CHARS = 240  # text read once to measure an unknown model's speed before the plan is checked
