@@ -7,6 +7,9 @@ Data (``--data``):
   APPROVED.
 - novel: benchmarks/data/novel_bugs.jsonl, the same layout, 48 pairs written for acode (a control set no
   model has memorised).
+- security: benchmarks/data/security_pairs.jsonl, the same layout, 39 pairs written for acode from public
+  vulnerability classes (CWE top 25 that apply to Python); ``bug_type`` is the CWE, so the per-bug-type
+  recall is the per-CWE recall. secure -> vulnerable must be REJECTED, vulnerable -> secure APPROVED.
 - commits: real commits of a repository (``--repo``, default this one) that modify Python files, each
   reviewed on its own (`acode review --commit`) and expected APPROVED: these changes passed their tests,
   so a rejection is a false reject on ordinary work (features, refactors, fixes), which the bug datasets
@@ -41,11 +44,13 @@ REPO = Path(__file__).resolve().parents[1]
 DATASETS = {
     "humanevalpack": REPO.parent / "shared" / "data" / "humanevalpack-python.jsonl",
     "novel": REPO / "benchmarks" / "data" / "novel_bugs.jsonl",
+    "security": REPO / "benchmarks" / "data" / "security_pairs.jsonl",
 }
 
 
-def load_tasks(data: str, split: str, limit: int | None, skip: int = 0) -> list[dict]:
-    rows = [json.loads(line) for line in DATASETS[data].read_text(encoding="utf-8").splitlines() if line.strip()]
+def load_tasks(data: str, split: str, limit: int | None, skip: int = 0, path: Path | None = None) -> list[dict]:
+    rows = [json.loads(line) for line in (path or DATASETS[data]).read_text(encoding="utf-8").splitlines()
+            if line.strip()]
     rows.sort(key=lambda r: int(r["task_id"].split("/")[1]))
     rows = _split(rows, split)[skip:]
     return rows[:limit] if limit else rows
@@ -167,6 +172,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N tasks of the split (resume a run)")
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="bundled model name or .gguf path")
     parser.add_argument("--data", default="humanevalpack", choices=[*sorted(DATASETS), "commits"])
+    parser.add_argument("--data-file", type=Path, help="read the --data set from this file instead (e.g. "
+                        "humanevalpack-python.jsonl when ../shared/data is not next to this checkout)")
     parser.add_argument("--repo", type=Path, default=REPO, help="with --data commits: the repository (default: acode)")
     parser.add_argument("--split", choices=["tune", "report", "all"], default="report")
     parser.add_argument("--designs", default="checks_only+likelihood,checks_only+question", help=DESIGN_HELP)
@@ -183,6 +190,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--margin", type=float, help="with --rescore: regression.margin")
     parser.add_argument("--statistic", choices=["sum", "mean"], help="with --rescore: regression.statistic")
     parser.add_argument("--edit-lines", type=int, help="with --rescore: regression.max_edit_lines")
+    parser.add_argument("--evidence-from", type=Path, nargs="+", help="with --rescore: take the deterministic "
+                        "evidence of each review from these records (same changes) instead, keeping the model's findings")
     parser.add_argument("--tune", action="store_true",
                         help="with --rescore: choose regression.statistic, margin and max_edit_lines on the tuning half "
                         "(even task numbers) of the humanevalpack and commits records, then report the odd halves and "
@@ -212,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.data == "commits":
             changes = commit_changes(args.repo, python_commits(args.repo, args.limit, args.split))
         else:
-            changes = pair_changes(load_tasks(args.data, args.split, args.limit, args.skip), Path(tmp))
+            changes = pair_changes(load_tasks(args.data, args.split, args.limit, args.skip, args.data_file), Path(tmp))
         for head, context in changes:
             for design, (strategy, decision, regression) in designs.items():
                 record = {**head, "design": design, **review_one(model, context, strategy, decision, args.timeout,
@@ -232,11 +241,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def rescore_command(args: argparse.Namespace) -> int:
-    from review_scoring import load_records, rescore_rows, tune
+    from review_scoring import load_records, rescore_rows, tune, with_evidence_from
 
     from acode.config.review import ReviewerSettings
 
     rows = [row for path in args.rescore for row in load_records(path)]
+    if args.evidence_from:
+        rows = with_evidence_from(rows, [row for path in args.evidence_from for row in load_records(path)])
     if args.tune:
         print(json.dumps(tune(rows), indent=2))
         return 0

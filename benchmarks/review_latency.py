@@ -6,9 +6,12 @@ Two changes in temporary repositories: a simple one (one file, < 50 changed line
     backend evaluates the context once and reuses it from the KV cache;
   - naive: the same prompts with a per-dimension line at the very start, so the full context is
     evaluated again for every dimension (the baseline);
-  - single_call: one prompt for all dimensions.
+  - single_call: one prompt for all dimensions (the default strategy);
+  - checks_only: no proposal call, the regression check and the evidence only.
+Each review's seconds are broken down by step (evidence, proposals, checks, regression) from its progress
+messages; ``--repeat N`` reviews each N times and reports the median run.
 Prints JSON: wall seconds, prompt tokens evaluated vs reused, calls, decision, per design and change.
-Targets from the spec: simple <= 30 s, complex <= 120 s on the 1.5B model.
+Targets: simple <= 30 s, complex <= 120 s on the 1.5B model (spec); one-file review median <= 20 s (issue 15).
 
     python benchmarks/review_latency.py                 # embedded qwen2.5-coder-1.5b
     python benchmarks/review_latency.py --model qwen2.5-coder-0.5b --designs per_dimension,naive
@@ -73,23 +76,41 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
     from acode.review.git_context import branch_context
     from acode.review.service import review_change
 
-    strategy = "single_call" if design == "single_call" else "per_dimension"
+    strategy = design if design in ("single_call", "checks_only") else "per_dimension"
     settings = ReviewerSettings(strategy=strategy, timeout_seconds=timeout)
     context = branch_context(repo, "main")
     reset = getattr(getattr(model, "_llm", None), "reset", None)
     if reset:
         reset()  # every design starts with an empty KV cache
+    marks: list[tuple[float, str]] = []
     started = time.monotonic()
-    result = review_change(context, model, settings, naive_layout=design == "naive")
+    result = review_change(context, model, settings, naive_layout=design == "naive",
+                           progress=lambda message: marks.append((time.monotonic(), message)))
+    ended = time.monotonic()
     changed = sum(f.additions + f.deletions for f in context.files)
     return {
         "design": design, "files": len(context.files), "changed_lines": changed,
-        "seconds": round(time.monotonic() - started, 2), "status": result.status,
+        "seconds": round(ended - started, 2), "steps": breakdown(marks, ended), "status": result.status,
         "decision": result.decision.verdict, "calls": result.tokens.calls,
         "prompt_tokens": result.tokens.prompt_tokens, "evaluated": result.tokens.evaluated,
         "reused": result.tokens.reused, "generated": result.tokens.generated,
         "diff_tokens_packed": result.packing.used_tokens, "omitted": len(result.packing.omitted),
     }
+
+
+STEPS = (("looking at the project", "project"), ("collecting evidence", "evidence"), ("looking around", "look-around"),
+         ("asking for", "proposals"), ("assessing", "proposals"), ("checking finding", "checks"), ("comparing old and new", "regression"),
+         ("not comparing", "regression"))
+
+
+def breakdown(marks: list[tuple[float, str]], ended: float) -> dict[str, float]:
+    """Seconds per step, from the review's progress messages (each step runs until the next message)."""
+    out: dict[str, float] = {}
+    for index, (at, message) in enumerate(marks):
+        step = next((name for prefix, name in STEPS if message.startswith(prefix)), "other")
+        until = marks[index + 1][0] if index + 1 < len(marks) else ended
+        out[step] = round(out.get(step, 0.0) + until - at, 2)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,12 +120,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--changes", default="simple,complex")
     parser.add_argument("--context-window", type=int, default=8192)
     parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--repeat", type=int, default=1, help="reviews per design and change (the median is reported)")
+    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the model's setting)")
     args = parser.parse_args(argv)
 
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model
 
-    model = build_model(ModelSettings(name=args.model, context_window=args.context_window))
+    extra = {"threads": args.threads} if args.threads else {}
+    model = build_model(ModelSettings(name=args.model, context_window=args.context_window, **extra))
     shapes = {"simple": (1, 3), "complex": (10, 8)}  # (files, functions per file)
     report: dict = {"benchmark": "review_latency", "model": args.model, "context_window": args.context_window,
                     "targets_seconds": {"simple": 30, "complex": 120}, "changes": {}}
@@ -113,9 +137,13 @@ def main(argv: list[str] | None = None) -> int:
             repo = build(Path(tmp) / change, *shapes[change])
             rows = []
             for design in args.designs.split(","):
-                row = run_design(model, repo, design, args.timeout)
+                runs = []
+                for _ in range(args.repeat):
+                    runs.append(run_design(model, repo, design, args.timeout))
+                    print(json.dumps({"change": change, **runs[-1]}), file=sys.stderr, flush=True)
+                row = sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]  # the median run
+                row = {**row, "runs_seconds": [r["seconds"] for r in runs]}
                 rows.append(row)
-                print(json.dumps({"change": change, **row}), file=sys.stderr, flush=True)
             base = next((r for r in rows if r["design"] == "naive"), None)
             for row in rows:
                 if base and row is not base and base["evaluated"]:

@@ -28,9 +28,11 @@ def rescore(record: dict, settings) -> str:
 
     findings = [Finding(**{k: v for k, v in f.items() if v is not None or k in ("confidence", "line")})
                 for f in record["findings"] if in_scope(f, settings.regression.max_edit_lines)]
+    fixes = {(f.file, f.line) for f in findings if f.rule.startswith("fixed/")}
     for f in findings:
         if f.rule == REGRESSION_RULE and f.status != "unchecked":
-            f.status = "confirmed" if is_regression(f.metrics, settings.regression) else "dismissed"
+            fixed = (f.file, int(f.metrics.get("fixed_line", -1))) in fixes  # the evidence shows a fix in the region
+            f.status = "confirmed" if is_regression(f.metrics, settings.regression) and not fixed else "dismissed"
         elif f.source == "model" and f.confidence is not None and f.status in ("confirmed", "dismissed"):
             f.status = "confirmed" if f.confidence >= settings.thresholds.confirm else "dismissed"
     evidence = [f for f in findings if f.source != "model"]
@@ -98,8 +100,9 @@ EDIT_LINES = (1, 2, 3, 4, 6, 8)
 
 
 def source_of(row: dict) -> str:
-    """humanevalpack, novel or commits, from the task id."""
-    return {"Python": "humanevalpack", "Novel": "novel", "commit": "commits"}[row["task_id"].rsplit("/", 1)[0]]
+    """humanevalpack, novel, security or commits, from the task id."""
+    return {"Python": "humanevalpack", "Novel": "novel", "Security": "security",
+            "commit": "commits"}[row["task_id"].rsplit("/", 1)[0]]
 
 
 def objective(rows: list[dict]) -> float:
@@ -168,3 +171,19 @@ def rescore_rows(rows: list[dict], settings) -> dict:
 
 def load_records(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def with_evidence_from(rows: list[dict], others: list[dict]) -> list[dict]:
+    """``rows`` with their deterministic evidence replaced by the evidence another run (e.g. another version of
+    the evidence code, ``--designs checks_only+off``) found on the same changes: the model's findings are
+    kept, so two versions of the evidence are compared on one set of model runs."""
+    evidence = {(o["task_id"], o["direction"]): [f for f in o["findings"] if f.get("source") != "model"]
+                for o in others}
+    out = []
+    for row in rows:
+        key = (row["task_id"], row["direction"])
+        if key not in evidence:
+            raise SystemExit(f"no evidence record for {key[0]} {key[1]}")
+        model = [f for f in row["findings"] if f.get("source") == "model"]
+        out.append({**row, "findings": model + evidence[key]})
+    return out

@@ -38,7 +38,7 @@ def test_real_review_of_a_planted_bug_branch_is_stored(real_model, tmp_path):
     assert [d.name for d in result.dimensions] == ["code_quality", "safety"]
     assert all(d.status == "assessed" and d.level is not None for d in result.dimensions)
     # the planted SQL injection is caught by the deterministic evidence, so the change is rejected
-    assert any(f.rule == "risky/sql-string" and f.line == 8 for f in result.evidence)
+    assert any(f.rule == "ruff/S608" and f.line == 8 for f in result.evidence)
     assert result.decision.verdict == "REJECTED"
     model_findings = [f for f in result.all_findings() if f.source == "model"]
     assert model_findings, "require_candidates makes the model name at least one line per dimension"

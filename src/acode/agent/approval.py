@@ -2,13 +2,18 @@
 ``before_tool`` hooks (so hooks see only calls the user's mode and rules allow; a hook may still deny).
 
 Order of precedence, first match wins:
-1. ``agent.rules.deny_tools`` / ``deny_shell`` (prefixes, checked on every segment of a compound
-   command) -> deny.
-2. plan mode -> read-only tools only, plus edits of files inside ``ToolContext.extra_writable``
+1. ``agent.rules.deny_tools`` / ``deny_shell`` -> deny. Shell lines are read with the bash grammar
+   (``acode.agent.shell_rules``): a deny prefix matches any command anywhere in the line; a line that
+   cannot be read, a redirection writing outside the workspace or into ``.git/``/``.acode/`` -> deny
+   (except in yolo mode).
+2. edit tools aimed at ``.git/`` or ``.acode/`` -> deny (except in yolo mode and the session's extra
+   writable files such as plan files).
+3. plan mode -> read-only tools only, plus edits of files inside ``ToolContext.extra_writable``
    (plan files); rules cannot widen plan mode.
-3. read / interact / agent tools -> allow.
-4. ``allow_tools`` / ``allow_shell`` (every segment must match) and earlier "always" answers -> allow.
-5. the mode: yolo allows everything; auto_edit allows edits and asks for shell; default asks for both.
+4. read / interact / agent tools -> allow.
+5. ``allow_tools`` / ``allow_shell`` (every command in the line must match; a line whose redirections
+   write files also needs a mode that allows edits) and earlier "always" answers -> allow.
+6. the mode: yolo allows everything; auto_edit allows edits and asks for shell; default asks for both.
 
 "ask" becomes a question to the user through the ``approver`` callback when the session is
 interactive, and a denial the model can read otherwise.
@@ -16,17 +21,17 @@ interactive, and a denial the model can read otherwise.
 
 from __future__ import annotations
 
-import re
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from acode.agent.middleware import AgentState, ToolDecision
+from acode.agent.shell_rules import ShellJudgement, judge_shell, remembered_programs
 from acode.config.agent import ToolRules
 from acode.llm.types import ToolCall
-from acode.tools.base import Tool, ToolContext
+from acode.tools.base import Tool, ToolContext, ToolError
+from acode.tools.paths import protected_edit, resolve_path
 
 SHELL_TOOL = "run_shell_command"
 MODES = ("default", "auto_edit", "yolo", "plan")
@@ -53,19 +58,6 @@ class ApprovalRequest:
 
 Approver = Callable[[ApprovalRequest], Answer]
 
-_SEGMENT_SPLIT = re.compile(r"&&|\|\||;|\||\n")
-
-
-def shell_segments(command: str) -> list[str]:
-    """The simple commands of a compound command line, whitespace-normalised."""
-    return [" ".join(part.split()) for part in _SEGMENT_SPLIT.split(command) if part.strip()]
-
-
-def matches_prefix(segment: str, prefix: str) -> bool:
-    prefix = " ".join(prefix.split())
-    return bool(prefix) and (segment == prefix or segment.startswith(prefix + " "))
-
-
 def non_interactive_denial(tool: Tool) -> str:
     if tool.kind == "execute":
         fix = "rerun with --approval-mode yolo, or allow the command prefix in agent.rules.allow_shell"
@@ -83,32 +75,49 @@ class ApprovalPolicy:
 
     # -- the decision -------------------------------------------------------------------------
     def decide(self, state: AgentState, call: ToolCall, tool: Tool, ctx: ToolContext) -> ToolDecision:
-        segments = shell_segments(str(call.arguments.get("command", ""))) if call.name == SHELL_TOOL else []
+        mode = state.approval_mode
         if call.name in self.rules.deny_tools:
             return ToolDecision("deny", f"denied by agent.rules.deny_tools ({call.name})")
-        for segment in segments:
-            for prefix in self.rules.deny_shell:
-                if matches_prefix(segment, prefix):
-                    return ToolDecision("deny", f"denied by agent.rules.deny_shell ('{prefix}')")
-        if state.approval_mode == "plan":
+        shell = self._judge_shell(call, mode, ctx) if call.name == SHELL_TOOL else None
+        if shell is not None and shell.denied:
+            return ToolDecision("deny", shell.denied)
+        if tool.kind == "edit" and mode != "yolo":
+            protected = protected_edit(ctx, call.arguments.get("file_path"))
+            if protected:
+                return ToolDecision("deny", protected)
+        if mode == "plan":
             return self._plan_mode(call, tool, ctx)
         if tool.kind in ("read", "interact", "agent"):
             return ToolDecision("allow")
         if call.name in self.rules.allow_tools or call.name in self._always_tools:
             return ToolDecision("allow", "allowed by rule")
-        if segments and self._all_allowed(segments):
+        if shell is not None and shell.allowed_by_rules and (not shell.writes or mode in ("auto_edit", "yolo")):
             return ToolDecision("allow", "allowed by agent.rules.allow_shell")
-        if state.approval_mode == "yolo":
+        if mode == "yolo":
             return ToolDecision("allow")
-        if state.approval_mode == "auto_edit" and tool.kind == "edit":
+        if mode == "auto_edit" and tool.kind == "edit":
             return ToolDecision("allow")
-        return ToolDecision("ask", f"{state.approval_mode} mode asks before {tool.kind} tools")
+        if shell is not None and shell.writes:
+            return ToolDecision("ask", f"{mode} mode asks before commands that write files ({', '.join(shell.writes[:3])})")
+        return ToolDecision("ask", f"{mode} mode asks before {tool.kind} tools")
 
-    def _all_allowed(self, segments: list[str]) -> bool:
-        if any("$(" in s or "`" in s for s in segments):
-            return False  # a substituted command could be anything
-        prefixes = [*self.rules.allow_shell, *self._always_shell]
-        return all(any(matches_prefix(s, p) for p in prefixes) for s in segments)
+    def _judge_shell(self, call: ToolCall, mode: str, ctx: ToolContext) -> ShellJudgement:
+        cwd = ctx.workspace
+        dir_path = call.arguments.get("dir_path")
+        if isinstance(dir_path, str) and dir_path.strip():
+            try:
+                cwd = resolve_path(ctx, dir_path, what="dir_path")
+            except ToolError:
+                pass  # the tool refuses it when it runs
+        return judge_shell(
+            str(call.arguments.get("command", "")),
+            deny=list(self.rules.deny_shell),
+            allow=[*self.rules.allow_shell, *sorted(self._always_shell)],
+            mode=mode,
+            workspace=ctx.workspace,
+            cwd=cwd,
+            extra_writable=tuple(ctx.extra_writable),
+        )
 
     def _plan_mode(self, call: ToolCall, tool: Tool, ctx: ToolContext) -> ToolDecision:
         if tool.kind in ("read", "interact"):
@@ -141,13 +150,7 @@ class ApprovalPolicy:
         if call.name != SHELL_TOOL:
             self._always_tools.add(call.name)
             return
-        for segment in shell_segments(str(call.arguments.get("command", ""))):
-            try:
-                words = shlex.split(segment)
-            except ValueError:
-                words = segment.split()
-            if words:
-                self._always_shell.add(words[0])
+        self._always_shell.update(remembered_programs(str(call.arguments.get("command", ""))))
 
 
 def _inside(file_path: object, ctx: ToolContext) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from acode.agent.approval import ApprovalPolicy
-from acode.agent.middleware import AgentState, Middleware
+from acode.agent.middleware import AgentState, Middleware, ToolDecision
 from acode.agent.result import ToolStep
 from acode.llm.types import ToolCall
 from acode.tools.base import Tool, ToolContext, ToolRegistry, ToolResult, run_tool
@@ -92,6 +92,13 @@ class ToolRunner:
                 if isinstance(checked, ToolResult):
                     return PreparedCall(call, tool, rejection=checked, decision="invalid")
                 tool, args = checked
+                # the rules judge what will actually run: the rewritten call is decided afresh
+                again = self.policy.decide(state, call, tool, self.ctx)
+                if again.action == "deny":
+                    reason = f"{again.reason} (the arguments as rewritten by a {middleware.name} hook)"
+                    return PreparedCall(call, tool, rejection=ToolResult(error=reason), decision="denied")
+                if again.action == "ask" and verdict.action == "allow":
+                    verdict = ToolDecision("ask", again.reason, verdict.rewritten_arguments)
             verdict = self.policy.resolve(state, call, tool, verdict)
             if verdict.action == "deny":
                 reason = verdict.reason or f"blocked by {middleware.name}"

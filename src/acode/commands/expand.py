@@ -2,20 +2,24 @@
 
 Order (as in Gemini CLI): ``@{path}`` file injection, then ``!{command}`` shell injection, then
 ``{{args}}``. The template is split into pieces once, so text that a file or a command injects is never
-scanned again: a file holding ``!{rm -rf ~}`` stays text.
+scanned again: a file holding ``!{rm -rf ~}`` stays text. Inside ``!{...}`` the arguments reach the
+command only through the environment variable ``ACODE_ARGS`` (``acode.commands.shell_args``), never as
+shell code; a command runs without asking only when every command in it matches
+``agent.rules.allow_shell`` (read with the bash grammar, as for the agent's shell tool).
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from acode.commands.shell_args import ARGS, ARGS_VARIABLE, bind_args
 from acode.errors import UsageError
 
-ARGS = "{{args}}"
 MAX_INJECT_CHARS = 50_000
 
 # confirm(command) -> True to run it. None means non-interactive: only allowed prefixes run.
@@ -74,10 +78,12 @@ def inject_file(raw: str, workspace: Path) -> str:
     return target.read_text(encoding="utf-8", errors="replace")[:MAX_INJECT_CHARS]
 
 
-def run_injected_shell(command: str, workspace: Path, timeout: float = 60.0) -> str:
+def run_injected_shell(command: str, workspace: Path, timeout: float = 60.0, args: str = "") -> str:
+    env = {**os.environ, ARGS_VARIABLE: args}
     try:
         done = subprocess.run(
-            command, shell=True, cwd=workspace, capture_output=True, text=True, timeout=timeout, check=False
+            ["bash", "-c", command], cwd=workspace, capture_output=True, text=True, timeout=timeout,
+            check=False, env=env, stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
         return f"[Shell command timed out after {timeout:.0f}s: {command}]"
@@ -87,10 +93,15 @@ def run_injected_shell(command: str, workspace: Path, timeout: float = 60.0) -> 
     return out[:MAX_INJECT_CHARS]
 
 
-def shell_allowed(command: str, confirm: ConfirmShell | None, allow_prefixes: Sequence[str]) -> bool:
-    if any(command == p or command.startswith(p.rstrip() + " ") for p in allow_prefixes):
+def shell_allowed(
+    command: str, confirm: ConfirmShell | None, allow_prefixes: Sequence[str], workspace: Path, shown: str | None = None
+) -> bool:
+    from acode.agent.shell_rules import judge_shell
+
+    judged = judge_shell(command, deny=[], allow=list(allow_prefixes), mode="default", workspace=workspace)
+    if judged.allowed_by_rules and not judged.denied and not judged.writes:
         return True
-    return bool(confirm and confirm(command))
+    return bool(confirm and confirm(shown or command))
 
 
 def expand_command(
@@ -110,15 +121,16 @@ def expand_command(
             resolved[index] = inject_file(piece.value, workspace)
     for index, piece in enumerate(pieces):
         if piece.kind == "shell":
-            command = piece.value.replace(ARGS, shlex.quote(args))
-            if not shell_allowed(command, confirm, allow_shell):
+            command = bind_args(piece.value, args)
+            shown = command if ARGS not in piece.value else f"{command}   (with {ARGS_VARIABLE}={shlex.quote(args)})"
+            if not shell_allowed(command, confirm, allow_shell, workspace, shown):
                 raise UsageError(
                     "ACODE-CMD-012",
-                    f"the shell command `{command}` in this custom command was not allowed",
+                    f"the shell command `{shown}` in this custom command was not allowed",
                     hint="confirm it when asked, or add its prefix to agent.rules.allow_shell",
                     exit_code=51,
                 )
-            resolved[index] = run_injected_shell(command, workspace, shell_timeout)
+            resolved[index] = run_injected_shell(command, workspace, shell_timeout, args)
     out = "".join(
         piece.value.replace(ARGS, args) if piece.kind == "text" else (resolved[i] or "")
         for i, piece in enumerate(pieces)

@@ -75,6 +75,7 @@ def build_review_context(ctx: RunContext):
                 deletions=change.removed,
                 diff="" if binary else text,
                 truncated=cut,
+                full_diff=diff if cut and not binary else "",
             )
         )
     sections = {

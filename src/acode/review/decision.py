@@ -28,6 +28,20 @@ def finding_level(finding: Finding, thresholds: Thresholds) -> Level | None:
     return "needs_work"
 
 
+def cap_unconfirmed(finding: Finding, thresholds: Thresholds, evidence: list[Finding]) -> Finding:
+    """A model's proposal is shown as high or critical only when its check firmly confirmed it (P(yes) at or
+    above ``thresholds.poor``) or deterministic evidence points at the same line; otherwise at most medium.
+    The level it gives is the same either way (``finding_level``): this is what the report shows."""
+    if finding.source != "model" or finding.rule == REGRESSION_RULE or finding.severity not in ("critical", "high"):
+        return finding
+    firm = finding.status == "confirmed" and (finding.confidence or 0.0) >= thresholds.poor
+    backed = any(e.file == finding.file and e.line == finding.line and e.severity in ("critical", "high")
+                 for e in evidence if e.file)
+    if firm or backed:
+        return finding
+    return finding.model_copy(update={"severity": "medium"})
+
+
 def dimension_level(findings: list[Finding], thresholds: Thresholds) -> Level:
     """Worst level among counting findings; excellent when nothing at all was raised."""
     if not findings:

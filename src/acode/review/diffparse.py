@@ -128,3 +128,20 @@ def numbered_diff(text: str) -> str:
             out.append(f"{number} {line.kind}{line.text}")
     out.extend(parsed.trailer)
     return "\n".join(out) + "\n"
+
+
+def new_position(text: str, old_no: int) -> int | None:
+    """Where an old line ends up in the new file: its new number when it is kept, the line that took its
+    place (or follows its removal) when it was removed; None when the diff does not show it."""
+    for hunk in parse_diff(text).hunks:
+        last_new = None
+        for index, line in enumerate(hunk.lines):
+            if line.new_no is not None:
+                last_new = line.new_no
+            if line.old_no != old_no:
+                continue
+            if line.new_no is not None:
+                return line.new_no
+            following = next((ln.new_no for ln in hunk.lines[index + 1:] if ln.new_no is not None), None)
+            return following if following is not None else (last_new or 0) + 1
+    return None

@@ -1,34 +1,48 @@
-"""Deterministic evidence, collected before the model judges: ruff on changed Python lines, secrets and
-risky calls in added lines, whether tests were touched, and optionally the test command's result."""
+"""Deterministic evidence, collected before the model judges: ruff's maintained rules on the added lines
+of Python files (``analyzers``), protections a change removes or weakens (``structural``), secrets in added
+lines, whether tests were touched, and optionally the test command's result.
+
+Everything here reads the whole diff of every file (``ChangedFile.whole_diff``), never the copy cut at
+``max_diff_chars`` for the model: a risky call or a secret at the end of a long diff is found all the same.
+"""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
 import signal
 import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from acode.secrets import find_secrets, redact
-from acode.review.diffparse import added_lines
-from acode.review.git_context import read_new_text
-from acode.review.models import Finding, ReviewContext
-from acode.review.risky import match_rules
+from acode.secrets import redact
+from acode.review.analyzers import compare_versions
+from acode.review.diffparse import added_lines, new_position
+from acode.review.git_context import read_new_text, read_old_text
+from acode.review.models import ChangedFile, Finding, ReviewContext
+from acode.review.secret_evidence import secret_findings
+from acode.review.structural import added_helpers, structural_changes
 
 log = logging.getLogger("acode.review")
 
 _TEST_PATH = re.compile(r"(^|/)(tests?|spec|__tests__)/|(^|/)test_[^/]+$|_test\.\w+$|\.(test|spec)\.\w+$")
 _CODE_SUFFIXES = {".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt", ".rb", ".c", ".cc",
                   ".cpp", ".h", ".hpp", ".cs", ".php", ".swift", ".scala"}
-# pyflakes, syntax/runtime errors, a few pycodestyle errors, and bugbear's likely bugs
-RUFF_RULES = "E4,E7,E9,F,B"
-# ruff rules that mean the code is broken rather than untidy
-_RUFF_HIGH = re.compile(r"^(E9|F82|F63|F7|invalid-syntax)")
+# structural finding kind -> severity. A guard that raises, an assert, a check call, a lock, a finally block
+# and an exception handler protect against misuse: losing one is high. An early-return guard is as often
+# logic as protection (an "excess logic" fix removes one), and a plain `with` block is resource handling:
+# medium. A guard, assert or raise that tests none of the function's parameters or locals (only the
+# environment, e.g. `if shutil.which("git") is None`) is not input validation: medium.
+STRUCTURAL_SEVERITY = {"guard-raise": "high", "assert": "high", "raise": "high", "call": "high", "lock": "high",
+                       "finally": "high", "except": "high", "guard-return": "medium", "with": "medium"}
+_INPUT_KINDS = {"guard-raise", "assert", "raise"}
+
+
+def structural_severity(what: str, on_input: bool) -> str:
+    if what in _INPUT_KINDS and not on_input:
+        return "medium"
+    return STRUCTURAL_SEVERITY[what]
 
 
 @dataclass
@@ -47,9 +61,9 @@ def gather_evidence(context: ReviewContext, *, test_command: str | None = None,
     for changed in context.files:
         if changed.change_type in ("binary", "deleted"):
             continue
-        for number, text in added_lines(changed.diff):
-            evidence.findings += _line_findings(changed.path, number, text)
+        evidence.findings += secret_findings(changed.path, added_lines(changed.whole_diff))
     evidence.findings += ruff_findings(context)
+    evidence.findings += structural_findings(context)
     evidence.findings += _tests_touched(context)
     if test_command:
         evidence.tests = run_test_command(test_command, context.root, test_timeout)
@@ -63,22 +77,105 @@ def gather_evidence(context: ReviewContext, *, test_command: str | None = None,
     return evidence
 
 
-def _line_findings(path: str, number: int, text: str) -> list[Finding]:
-    out = []
-    for secret in find_secrets(text, path):  # the path: source files need quoted values
-        out.append(Finding(
-            dimension="safety", source="secrets", rule=f"secret/{secret.kind}", severity="critical",
-            message=f"a secret ({secret.kind}) is added in the code", file=path, line=number,
-            quote=redact(text.strip(), path), suggestion="remove it, rotate it, and read it from the environment",
-            confidence=1.0,
-        ))
-    for rule in match_rules(text):
-        out.append(Finding(
-            dimension="safety", source="risky-call", rule=rule.rule, severity=rule.severity,  # type: ignore[arg-type]
-            message=rule.message, file=path, line=number, quote=redact(text.strip()),
-            suggestion=rule.suggestion, confidence=1.0,
-        ))
+# calls whose addition is a fix the likelihood contrast cannot judge (it reads rarer, safer calls as less likely)
+FIX_CALLS = frozenset({"compare_digest", "escape", "quote", "secure_filename", "is_relative_to", "commonpath",
+                       "safe_load", "literal_eval"})
+
+
+def fixed_lines(findings: list[Finding]) -> dict[str, set[int]]:
+    """Per file, the new lines where the evidence shows the change fixing something (``fixed/`` findings)."""
+    out: dict[str, set[int]] = {}
+    for finding in findings:
+        if finding.rule.startswith("fixed/") and finding.file and finding.line:
+            out.setdefault(finding.file, set()).add(finding.line)
     return out
+
+
+def cut_notes(context: ReviewContext) -> dict[str, str]:
+    """For the report: each file whose diff the model saw only in part."""
+    notes = {}
+    for changed in context.files:
+        if changed.truncated:
+            seen = changed.diff.rsplit("... [", 1)[0]
+            total = len(changed.whole_diff)
+            notes[changed.path] = (f"the model saw the first {len(seen):,} of {total:,} characters of the diff "
+                                   f"(reviewer.max_diff_chars); the evidence read all "
+                                   f"{len(added_lines(changed.whole_diff))} added lines")
+    return notes
+
+
+def _python_files(context: ReviewContext) -> list[ChangedFile]:
+    return [f for f in context.files if f.path.endswith(".py") and f.change_type not in ("deleted", "binary")]
+
+
+def ruff_findings(context: ReviewContext) -> list[Finding]:
+    """Ruff's mapped rules (``analyzers.RULES``) on the added lines of each changed Python file, only where
+    the finding is new against the base version."""
+    targets: dict[str, tuple[str | None, str, set[int]]] = {}
+    for changed in _python_files(context):
+        lines = {n for n, _ in added_lines(changed.whole_diff)}
+        new = read_new_text(context, changed.path) if lines else None
+        if new is not None:
+            targets[changed.path] = (read_old_text(context, changed), new, lines)
+    findings = []
+    introduced, resolved = compare_versions(targets)
+    for path, hits in resolved.items():
+        diff = next(f.whole_diff for f in context.files if f.path == path)
+        for hit, rule, text in hits:
+            if rule.severity != "high" or rule.dimension != "safety":
+                continue
+            line = new_position(diff, hit.line)
+            findings.append(Finding(
+                dimension="safety", source="ruff", rule=f"fixed/ruff/{hit.code}", severity="info",
+                message=f"the change removes a {hit.code} finding of the old code ({rule.why})",
+                file=path, line=line, end_line=line, quote=redact(text.strip()), confidence=1.0,
+            ))
+    for path, hits in introduced.items():
+        for hit, rule, text in hits:
+            findings.append(Finding(
+                dimension=rule.dimension, source="ruff", rule=f"ruff/{hit.code}", severity=rule.severity,  # type: ignore[arg-type]
+                message=f"{hit.message} ({rule.why})", file=path, line=hit.line, end_line=hit.end_line,
+                quote=redact(text.strip()), suggestion=hit.fix, confidence=1.0,
+            ))
+    return findings
+
+
+def structural_findings(context: ReviewContext) -> list[Finding]:
+    """Guards, asserts, raises, check calls, locks, with/finally blocks and exception handlers that the change
+    removes or weakens in a function present before and after it (``structural``)."""
+    versions = {}
+    helpers: dict[str, set[str]] = {}  # functions the change adds in any file: a check may have moved there
+    for changed in _python_files(context):
+        old, new = read_old_text(context, changed), read_new_text(context, changed.path)
+        if new is not None:
+            helpers.update(added_helpers(old, new))
+            # a test's asserts check the code, they do not protect it: tests are not compared
+            if old is not None and changed.change_type in ("modified", "renamed") and not is_test_path(changed.path):
+                versions[changed.path] = (changed, old, new)
+    findings = []
+    for changed, old, new in versions.values():
+        # the same comparison the other way round: protections the change adds (a fix, when it is one of FIX_CALLS
+        # or a lock); old_line is then a line of the new version
+        for added in structural_changes(new, old):
+            if added.kind == "removed" and (added.what == "lock" or (
+                    added.what == "call" and added.key.rsplit(".", 1)[-1] in FIX_CALLS)):
+                findings.append(Finding(
+                    dimension="safety", source="structural", rule=f"fixed/structural/{added.what}", severity="info",
+                    message=f"the change adds `{redact(added.old_text)}` to {added.function}()", file=changed.path,
+                    line=added.old_line, end_line=added.old_line, quote=redact(added.old_text), confidence=1.0,
+                ))
+        for change in structural_changes(old, new, helpers):
+            line = new_position(changed.whole_diff, change.old_line) or change.new_line
+            findings.append(Finding(
+                dimension="safety", source="structural", rule=f"structural/{change.kind}-{change.what}",
+                severity=structural_severity(change.what, change.on_input),  # type: ignore[arg-type]
+                message=f"{change.detail}: `{redact(change.old_text)}` (old line {change.old_line})",
+                file=changed.path, line=line, end_line=line, quote=redact(change.old_text),
+                suggestion="keep the check (or move it, visibly, to where it still runs); if removing it is "
+                           "intended, say why in the commit message",
+                confidence=1.0,
+            ))
+    return findings
 
 
 def _tests_touched(context: ReviewContext) -> list[Finding]:
@@ -91,49 +188,6 @@ def _tests_touched(context: ReviewContext) -> list[Finding]:
         message=f"code changed in {len(code)} file(s) but no test file was added or changed",
         suggestion="add or update a test that covers the change", grounding="none", confidence=1.0,
     )]
-
-
-def ruff_findings(context: ReviewContext) -> list[Finding]:
-    """Ruff's default rules on the new version of each changed Python file, kept on changed lines only."""
-    targets = {}
-    for changed in context.files:
-        if changed.path.endswith(".py") and changed.change_type not in ("deleted", "binary"):
-            lines = {n for n, _ in added_lines(changed.diff)}
-            text = read_new_text(context, changed.path) if lines else None
-            if text is not None:
-                targets[changed.path] = (text, lines)
-    if not targets:
-        return []
-    with tempfile.TemporaryDirectory(prefix="acode-ruff-") as tmp:
-        for path, (text, _) in targets.items():
-            target = Path(tmp, path)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        try:
-            done = subprocess.run(
-                [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select", RUFF_RULES,
-                 "--output-format", "json", "--exit-zero", "."], cwd=tmp, capture_output=True, text=True, timeout=120,
-                check=False,
-            )
-            reports = json.loads(done.stdout or "[]")
-        except (OSError, subprocess.SubprocessError, json.JSONDecodeError) as exc:
-            log.warning("ruff could not run: %s", exc)
-            return []
-        root = Path(tmp).resolve()
-    findings = []
-    for item in reports:
-        path = Path(item["filename"]).resolve().relative_to(root).as_posix()
-        line = (item.get("location") or {}).get("row")
-        if path not in targets or line not in targets[path][1]:
-            continue
-        code = item.get("code") or "invalid-syntax"
-        findings.append(Finding(
-            dimension="code_quality", source="ruff", rule=f"ruff/{code}",
-            severity="high" if _RUFF_HIGH.match(code) else "medium" if code.startswith("B") else "low", message=item.get("message", ""),
-            file=path, line=line, quote=redact(targets[path][0].splitlines()[line - 1].strip()),
-            suggestion=((item.get("fix") or {}).get("message") or ""), confidence=1.0,
-        ))
-    return findings
 
 
 def run_test_command(command: str, root: Path, timeout: float) -> dict:

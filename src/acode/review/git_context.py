@@ -161,12 +161,13 @@ def _changed_files(root: Path, revs: list[str], max_chars: int, context_lines: i
             i += 2
         added, deleted, binary = counts.get(path, (0, 0, False))
         change = {"A": "added", "D": "deleted", "R": "renamed", "C": "added"}.get(code[0], "modified")
-        diff = _git(root, "diff", f"-U{context_lines}", "-M", *revs, "--", *([old] if old else []), path).stdout
-        diff, cut = truncate_diff(diff, max_chars)
+        whole = _git(root, "diff", f"-U{context_lines}", "-M", *revs, "--", *([old] if old else []), path).stdout
+        diff, cut = truncate_diff(whole, max_chars)
         files.append(ChangedFile(
             path=path, old_path=old if code.startswith("R") else None,
             change_type="binary" if binary else change,  # type: ignore[arg-type]
             additions=added, deletions=deleted, diff="" if binary else diff, truncated=cut,
+            full_diff=whole if cut and not binary else "",
         ))
     return files
 
@@ -195,21 +196,44 @@ def _untracked_files(root: Path, max_chars: int) -> list[ChangedFile]:
             continue
         done = _git(root, "diff", "--no-index", "--numstat", "--", "/dev/null", name, check=False)
         binary = done.stdout.startswith("-")
-        diff = "" if binary else _git(root, "diff", "--no-index", "--", "/dev/null", name, check=False).stdout
-        diff, cut = truncate_diff(diff, max_chars)
+        whole = "" if binary else _git(root, "diff", "--no-index", "--", "/dev/null", name, check=False).stdout
+        diff, cut = truncate_diff(whole, max_chars)
         added = 0 if binary else int((done.stdout.split("\t") or ["0"])[0] or 0)
         files.append(ChangedFile(path=name, change_type="binary" if binary else "added", additions=added,
-                                 diff=diff, truncated=cut))
+                                 diff=diff, truncated=cut, full_diff=whole if cut else ""))
     return files
 
 
 def truncate_diff(diff: str, max_chars: int) -> tuple[str, bool]:
-    """Cut at ``max_chars`` on a line boundary, with a visible marker saying how much is missing."""
+    """Cut at ``max_chars`` on a line boundary, with a visible marker saying how much is missing. The cut
+    keeps at least the start of the first changed line: a first line longer than the limit is cut inside
+    the line (marked), so an added file never looks empty to the model."""
     if len(diff) <= max_chars:
         return diff, False
     cut = diff.rfind("\n", 0, max_chars) + 1 or max_chars
+    first = _first_change(diff)
+    if first is not None and cut <= first:
+        end = diff.find("\n", first)
+        end = len(diff) if end < 0 else end
+        keep = min(end, max(max_chars, first + 200))
+        head = diff[:keep]
+        missing = len(diff) - keep
+        return head + f" ... [line cut; diff truncated: {missing} more characters not shown]\n", True
     missing = len(diff) - cut
     return diff[:cut] + f"... [diff truncated: {missing} more characters not shown]\n", True
+
+
+def _first_change(diff: str) -> int | None:
+    """Offset of the first added or removed line after the first hunk header."""
+    start = 0 if diff.startswith("@@") else diff.find("\n@@") + 1
+    if diff[start:start + 2] != "@@":
+        return None
+    pos = diff.find("\n", start)
+    while 0 <= pos < len(diff) - 1:
+        if diff[pos + 1] in "+-":
+            return pos + 1
+        pos = diff.find("\n", pos + 1)
+    return None
 
 
 def read_new_text(context: ReviewContext, path: str) -> str | None:

@@ -15,7 +15,7 @@ from acode.review.budget import ReviewPlan
 
 ChangeType = Literal["added", "modified", "deleted", "renamed", "binary"]
 Severity = Literal["critical", "high", "medium", "low", "info"]
-FindingSource = Literal["model", "ruff", "secrets", "risky-call", "tests", "test-command"]
+FindingSource = Literal["model", "ruff", "structural", "secrets", "risky-call", "tests", "test-command"]
 FindingStatus = Literal["confirmed", "dismissed", "ungrounded", "unchecked"]
 Grounding = Literal["changed", "context", "none"]
 
@@ -41,6 +41,12 @@ class ChangedFile(BaseModel):
     deletions: int = 0
     diff: str = ""  # unified diff of this file, possibly cut at max_diff_chars with a marker
     truncated: bool = False
+    full_diff: str = ""  # the uncut diff when ``diff`` was cut: the evidence reads every added line
+
+    @property
+    def whole_diff(self) -> str:
+        """The diff the deterministic evidence reads: never cut (the cut is only for what the model sees)."""
+        return self.full_diff or self.diff
 
 
 class ReviewContext(BaseModel):
@@ -162,6 +168,7 @@ class ReviewResult(BaseModel):
     context_hash: str = ""
     tool_calls: list[str] = Field(default_factory=list)  # look-around calls made, for the report
     plan: ReviewPlan | None = None  # what the review planned within its time limit and what it left out
+    cut: dict[str, str] = Field(default_factory=dict)  # path -> how its diff was cut for the model
 
     @property
     def approved(self) -> bool:

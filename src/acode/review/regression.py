@@ -112,12 +112,15 @@ def _estimated_seconds(model: MeteredModel, region: Region, header: str, method:
 
 def compare_regions(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, plan: RegionPlan,
                     *, timeout: Callable[[], float], progress: Callable[[str], None] = lambda _: None,
-                    out: list[Finding], seconds_left: Callable[[], float | None] = lambda: None) -> None:
+                    out: list[Finding], seconds_left: Callable[[], float | None] = lambda: None,
+                    fixed: dict[str, set[int]] | None = None) -> None:
     """Compare each planned region, appending its finding to ``out`` as soon as it is measured (so a
     review that runs out of time keeps the regions it compared). With ``seconds_left`` the plan is checked
     again before each region at the speed measured so far (the first region's prefix is read on its own
     first, which measures the speed and is then reused from the KV cache); a region that no longer fits
-    is left out and counted in ``plan.left_out["time"]``."""
+    is left out and counted in ``plan.left_out["time"]``. ``fixed``: lines (per file) where the
+    deterministic evidence shows the change removing a known vulnerability or adding a safety call; a
+    region holding one is measured but not counted (see ``FIXED``)."""
     scorer = scorer_of(model) if plan.method == "likelihood" else None
     calibrated = False
     for index, region in enumerate(plan.regions, 1):
@@ -140,19 +143,30 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
         else:
             metrics, line = _by_question(model, region, timeout), region.first_line
         metrics.update(removed_lines=float(len(region.removed)), added_lines=float(len(region.added)))
+        fix = sorted(set(region.added) & (fixed or {}).get(region.path, set()))
+        if fix:
+            metrics[FIXED] = float(fix[0])
         out.append(_finding(region, line, metrics, settings))
 
 
 def regression_findings(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
                         timeout: Callable[[], float], progress: Callable[[str], None] = lambda _: None,
-                        paths: set[str] | None = None) -> list[Finding]:
-    """Plan (without a time limit) and compare; the findings of every compared region."""
+                        paths: set[str] | None = None, fixed: dict[str, set[int]] | None = None) -> list[Finding]:
+    """Plan (without a time limit) and compare; the findings of every compared region. ``fixed``: see
+    ``compare_regions``."""
     plan = plan_regions(context, model, settings, paths=paths)
     if plan.note(settings.max_edit_lines):
         progress(plan.note(settings.max_edit_lines))
     findings: list[Finding] = []
-    compare_regions(context, model, settings, plan, timeout=timeout, progress=progress, out=findings)
+    compare_regions(context, model, settings, plan, timeout=timeout, progress=progress, out=findings, fixed=fixed)
     return findings
+
+
+# A region where the evidence shows a fix (a high-severity analyzer finding of the old code gone, a
+# constant-time comparison, an escape or a lock added) is not judged by the likelihood: safer code uses
+# rarer calls (hmac.compare_digest, html.escape, parameters instead of an f-string) and reads as less
+# likely whether or not it is right. Measured on the security pairs: 6 of 39 fixes "regressed" (0.5B).
+FIXED = "fixed_line"
 
 
 def intent_header(intent: str, *, max_lines: int = 3, max_chars: int = 160) -> list[str]:
@@ -274,6 +288,11 @@ def _finding(region: Region, line: int, metrics: dict[str, float], settings: Reg
                        message="the regression check's answer could not be read; an unreadable answer never approves")
     value = delta_from(metrics, settings.statistic)
     regression = is_regression(metrics, settings)
+    if FIXED in metrics and "unreadable" not in metrics:
+        return Finding(**where, severity="info", status="dismissed", confidence=None,
+                       message=f"not judged by the likelihood: the change fixes a known problem here (line "
+                               f"{int(metrics[FIXED])}, see the evidence); {'log-likelihood' if 'new_sum' in metrics else 'yes/no log-odds'} "
+                               f"{value:+.2f} ({settings.statistic})")
     was = next((line.strip() for line in region.removed if line.strip()), "")
     replaced = f" (it replaced `{was}`)" if was and region.added else (f" (`{was}` was removed)" if was else "")
     how = "log-likelihood" if "new_sum" in metrics else "yes/no log-odds"

@@ -66,6 +66,8 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
     if result.packing.omitted:
         names = ", ".join(f"{p} ({why})" for p, why in result.packing.omitted.items())
         console.print(f"[dim]not sent to the model: {escape(names)}[/]")
+    for path, note in result.cut.items():
+        console.print(f"[yellow]diff cut:[/] {escape(path)}: {escape(note)}")
     if result.tests:
         console.print(f"tests: `{escape(result.tests['command'])}` exit {result.tests['exit_code']}")
     for item in skipped(result):
@@ -102,6 +104,8 @@ def render_markdown(result: ReviewResult) -> str:
         lines += ["", "Skipped: " + "; ".join(skipped(result))]
     if result.packing.omitted:
         lines += ["", "Not sent to the model: " + ", ".join(f"`{p}` ({w})" for p, w in result.packing.omitted.items())]
+    if result.cut:
+        lines += ["", "Diffs cut for the model: " + "; ".join(f"`{p}`: {note}" for p, note in result.cut.items())]
     footer = (f"_model {result.model}, {result.duration_seconds:.1f} s, prompt tokens evaluated "
               f"{result.tokens.evaluated}, reused {result.tokens.reused}_")
     lines += ["", footer, ""]
@@ -151,7 +155,7 @@ def to_sarif(result: ReviewResult) -> dict[str, Any]:
             "tool": {"driver": {"name": "acode-review", "version": __version__, "semanticVersion": __version__,
                                 "rules": list(rules.values())}},
             "results": results,
-            "properties": {"decision": result.decision.verdict, "status": result.status,
+            "properties": {"decision": result.decision.verdict, "status": result.status, "diffsCut": result.cut,
                            "reasons": [redact(r) for r in result.decision.reasons], "model": result.model,
                            "levels": {d.name: d.level for d in result.dimensions}},
         }],

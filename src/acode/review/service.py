@@ -27,8 +27,14 @@ from acode.review.assessment import (
 )
 from acode.review.budget import Pace, ReviewPlan, diff_tokens_for, expected_answer_tokens, proposal_seconds
 from acode.review.checking import check_findings
-from acode.review.decision import decide_from_levels, decide_from_verdict, dimension_level, explain
-from acode.review.evidence import gather_evidence
+from acode.review.decision import (
+    cap_unconfirmed,
+    decide_from_levels,
+    decide_from_verdict,
+    dimension_level,
+    explain,
+)
+from acode.review.evidence import cut_notes, fixed_lines, gather_evidence
 from acode.review.lookaround import look_around
 from acode.review.metered import MeteredModel
 from acode.review.models import Decision, DimensionResult, Finding, ReviewContext, ReviewResult
@@ -70,7 +76,7 @@ def review_change(
     # Only when asked: the command (and the tests) may come from the change under review (issue 14).
     test_command = (settings.test_command or related_test_command(around.tests) or "python -m pytest -q"
                     ) if run_tests else None
-    say("collecting evidence (ruff, secrets, risky calls, tests)")
+    say("collecting evidence (ruff, structural check, secrets, tests)")
     evidence = gather_evidence(context, test_command=test_command, test_timeout=settings.test_timeout_seconds)
     model_started = time.monotonic()
     deadline = model_started + settings.timeout_seconds
@@ -95,6 +101,7 @@ def review_change(
         tests=evidence.tests, packing=packed.summary, model=model.name, target=context.target,
         base_ref=context.base_ref, base_sha=context.base_sha, head_ref=context.head_ref,
         head_sha=context.head_sha, context_hash=context.content_hash(), plan=plan,
+        cut=cut_notes(context),
     )
     enabled = settings.dimensions.enabled()
     dimensions: dict[str, DimensionResult] = {}
@@ -119,7 +126,8 @@ def review_change(
                                if not isinstance(answer, str) else decide_from_verdict(None, answer, evidence.findings))
             return _finish(result, metered, started)
         if REGRESSION_DIMENSION in enabled:
-            _regression_stage(context, metered, settings, plan, packed, plannable, remaining, say, regression)
+            _regression_stage(context, metered, settings, plan, packed, plannable, remaining, say, regression,
+                              fixed_lines(evidence.findings))
         if settings.strategy != "checks_only":
             packed = _fit_to_time(context, packed, overhead, metered, settings, plan, plannable, enabled, system)
             result.packing = packed.summary
@@ -175,7 +183,9 @@ def _unfinished(enabled: list[str], plan: ReviewPlan, proposals: Proposals | Non
     return [d for d in enabled if d in out]
 
 
-def _regression_stage(context, metered, settings, plan, packed, plannable, remaining, say, out) -> None:
+def _regression_stage(context, metered, settings, plan, packed, plannable, remaining, say, out,
+                      fixed: dict[str, set[int]]) -> None:
+    """Plan and compare the edits; ``fixed``: lines the evidence shows fixed (measured, not judged)."""
     share = settings.budget.regression_share if settings.strategy != "checks_only" else 1.0
     left = plannable()
     seconds = None if left is None else max(0.0, left * share)
@@ -190,7 +200,7 @@ def _regression_stage(context, metered, settings, plan, packed, plannable, remai
 
     try:
         compare_regions(context, metered, settings.regression, regions, timeout=remaining, progress=say, out=out,
-                        seconds_left=seconds_left)
+                        seconds_left=seconds_left, fixed=fixed)
     finally:
         note = regions.note(settings.regression.max_edit_lines)
         if note:
@@ -303,7 +313,8 @@ def _fill(dimensions: dict[str, DimensionResult], enabled: list[str], proposals:
             error = f"the model's answer was unusable: {failed[name]}"
             dimensions[name] = DimensionResult(name=name, status="failed", error=error, explanation=error[:200])
             continue
-        found = checked.get(name, []) + (regression if name == REGRESSION_DIMENSION else [])
+        found = [cap_unconfirmed(f, settings.thresholds, evidence) for f in checked.get(name, [])]
+        found += regression if name == REGRESSION_DIMENSION else []
         combined = found + [f for f in evidence if f.dimension == name]
         note = explain(combined)
         if name in unfinished:

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 from acode.tools.base import Tool, ToolContext, ToolError, ToolResult
 from acode.tools.paths import record_changed_file, resolve_shown
 from acode.tools.placeholders import find_new_placeholders, placeholder_error
-from acode.tools.textio import read_text, short_diff, write_text_keep_mode
+from acode.tools.textio import first_non_utf8, for_people, read_text, short_diff, write_text_keep_mode
 
 
 class ReplaceArgs(BaseModel):
@@ -107,6 +107,13 @@ class Replace(Tool):
         new = args.new_string.replace("\r\n", "\n")
         if old == new:
             raise ToolError("old_string and new_string are the same; nothing to change.")
+        foreign = first_non_utf8(text)
+        if foreign is not None and not new.isascii():
+            raise ToolError(
+                f"{shown} is not UTF-8 (a byte that is not UTF-8 near character {foreign}); its bytes are kept "
+                "as they are, but new non-ASCII text would mix two encodings. Use ASCII in new_string "
+                "(e.g. an escape sequence), or convert the file to UTF-8 first."
+            )
         found = find_new_placeholders(new, old + "\n" + text)
         if found:
             raise ToolError(placeholder_error(self.name, found))
@@ -118,7 +125,7 @@ class Replace(Tool):
         how = " (matched ignoring whitespace; the file's indentation was kept)" if flexible else ""
         return ToolResult(
             output=f"Replaced {count} occurrence(s) in {shown}{how}.",
-            display=short_diff(original.replace("\r\n", "\n"), updated.replace("\r\n", "\n"), shown),
+            display=short_diff(for_people(original).replace("\r\n", "\n"), for_people(updated).replace("\r\n", "\n"), shown),
         )
 
     def _create(self, path, shown: str, content: str, ctx: ToolContext) -> ToolResult:

@@ -10,7 +10,9 @@ from acode.tools.base import Tool, ToolContext, ToolError, ToolResult
 from acode.tools.paths import record_changed_file, resolve_shown
 from acode.tools.placeholders import find_new_placeholders, placeholder_error
 from acode.tools.textio import (
+    MAX_EDIT_BYTES,
     check_readable_file,
+    check_regular_file,
     is_binary_file,
     iter_lines,
     short_diff,
@@ -138,7 +140,9 @@ class WriteFile(Tool):
             raise ToolError(f"{shown} is a directory; give a file path.")
         existed = path.exists()
         old = ""
-        if existed and not is_binary_file(path):
+        if existed:
+            check_regular_file(path, shown)  # never open a FIFO or a device
+        if existed and path.stat().st_size <= MAX_EDIT_BYTES and not is_binary_file(path):
             old = path.read_bytes().decode("utf-8", errors="replace")
         found = find_new_placeholders(args.content, old)
         if found:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from acode.gitcmd import safe_git
 from acode.tools.globmatch import glob_to_regex
 
 log = logging.getLogger("acode.tools.ignore")
@@ -148,7 +149,7 @@ def list_git(root: Path, start: str = ".", timeout: float = 30.0) -> list[str]:
     """Tracked and untracked-but-not-ignored files under ``start``, then .acodeignore applied."""
     try:
         proc = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+            safe_git(root / start, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."),
             cwd=root / start,
             check=False,
             capture_output=True,

@@ -38,6 +38,8 @@ def resolve_path(ctx: ToolContext, raw: str, *, what: str = "file_path") -> Path
         real = os.path.realpath(given)
     except (OSError, RuntimeError, ValueError) as exc:
         raise ToolError(f"Cannot resolve {what} '{raw}': {exc}") from exc
+    if os.path.realpath(real) != real:  # a symlink loop stopped resolution half way (`loop/../link`)
+        raise ToolError(f"Cannot resolve {what} '{raw}': it goes through a symlink loop.")
     if _inside(real, root) or any(_inside(real, extra) for extra in _allowed_extras(ctx)):
         return Path(real)
     if _inside(lexical, root):
@@ -102,3 +104,37 @@ def record_changed_file(ctx: ToolContext, path: Path) -> None:
     shown = display_path(ctx, path)
     if shown not in changed:
         changed.append(shown)
+
+
+PROTECTED_DIRS = (".git", ".acode")  # repository config and hooks; acode's own config, hooks and commands
+
+
+def protected_part(root: Path, path: Path) -> str | None:
+    """The protected folder (``.git`` or ``.acode``, at any depth) that ``path`` lies in, else None.
+    Both hold files that make programs run: git hooks and ``core.fsmonitor``, acode's hooks, custom
+    commands and approval mode. ``root`` and ``path`` are real paths."""
+    try:
+        parts = Path(path).relative_to(root).parts
+    except ValueError:
+        return None
+    return next((part for part in parts if part in PROTECTED_DIRS), None)
+
+
+def protected_edit(ctx: ToolContext, raw: object) -> str | None:
+    """Why an edit tool may not write ``raw`` (a path inside ``.git/`` or ``.acode/`` that is not one
+    of the session's extra writable files), or None."""
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    try:
+        path = resolve_path(ctx, raw)
+    except ToolError:
+        return None  # the tool itself refuses it with the usual message
+    if any(_inside(str(path), extra) for extra in _allowed_extras(ctx)):
+        return None
+    part = protected_part(workspace_root(ctx), path)
+    if part is None:
+        return None
+    return (
+        f"denied: {raw} is inside {part}/, which holds configuration and hooks that run programs; "
+        "only the user edits it (or yolo mode). Do not retry this call."
+    )

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from acode.gitcmd import safe_git
 from acode.tools.base import ToolError
+from acode.tools.bounded import BoundedTimeout, run_bounded
 from acode.tools.ignore import _in_git_work_tree
 from acode.tools.textio import looks_binary
 
@@ -123,21 +125,15 @@ def _timed_out(timeout: float) -> ToolError:
     )
 
 
-def _check_deadline(deadline: float, timeout: float) -> None:
-    if time.monotonic() > deadline:
-        raise _timed_out(timeout)
-
-
 def _python_lines(regex: re.Pattern[str], lines: tuple[str, ...]) -> list[int]:
     return [number for number, line in enumerate(lines, 1) if regex.search(line)]
 
 
-def _python_hits(root: Path, files: list[str], regex: re.Pattern[str], deadline: float, timeout: float):
+def _python_hits(root: Path, files: list[str], regex: re.Pattern[str]):
     whole = None
     if not any(token in regex.pattern for token in _NO_PREFILTER):
         whole = re.compile(regex.pattern, regex.flags | re.MULTILINE)
     for rel in files:
-        _check_deadline(deadline, timeout)
         text = file_text(root / rel)
         if not text or (whole is not None and not whole.search(text)):
             continue
@@ -155,7 +151,7 @@ def _git_candidates(
     timeout: float,
 ) -> dict[str, list[int]]:
     env = {**os.environ, "LC_ALL": "C.UTF-8"}  # PCRE's UTF-8 mode: '.' is one character, as in Python
-    command = ["git", "-c", "grep.fallbackToNoIndex=false", "grep", "-n", "-z", "-I", "--untracked"]
+    command = safe_git(root, "-c", "grep.fallbackToNoIndex=false", "grep", "-n", "-z", "-I", "--untracked")
     command += ["--no-color", "-P", "--max-count", str(per_file)]
     command += ([] if case_sensitive else ["-i"]) + ["-e", pattern, "--", rel_dir or "."]
     try:
@@ -185,9 +181,7 @@ def _git_candidates(
     return hits
 
 
-def _confirmed_git_hits(root, files, regex, pattern, rel_dir, case_sensitive, limit, deadline, timeout):
-    per_file = limit + 1
-    candidates = _git_candidates(root, rel_dir, pattern, case_sensitive, per_file, deadline, timeout)
+def _confirmed_git_hits(root, files, regex, candidates: dict[str, list[int]], per_file: int):
     for rel in files:
         numbers = candidates.get(rel)
         lines = file_lines(root / rel) if numbers else None
@@ -199,13 +193,35 @@ def _confirmed_git_hits(root, files, regex, pattern, rel_dir, case_sensitive, li
         yield rel, lines, confirmed
 
 
-def _first_matches(hits, limit: int) -> list[Match]:
-    """Up to ``limit + 1`` matches (one more tells that there were more), consuming ``hits`` lazily."""
-    matches: list[Match] = []
-    for rel, lines, numbers in hits:
-        matches += (Match(rel, n, lines) for n in numbers)
-        if len(matches) > limit:
+def _first_rows(hits, limit: int) -> list[tuple[str, int]]:
+    """Up to ``limit + 1`` (file, line) rows (one more tells that there were more), consuming ``hits`` lazily."""
+    rows: list[tuple[str, int]] = []
+    for rel, _lines, numbers in hits:
+        rows += ((rel, n) for n in numbers)
+        if len(rows) > limit:
             break
+    return rows
+
+
+def scan_rows(root: Path, files: list[str], pattern: str, case_sensitive: bool, limit: int,
+              candidates: dict[str, list[int]] | None) -> list[tuple[str, int]]:
+    """The regex work (Python's engine, which can backtrack for ever on a pattern like ``(a|aa)+$``):
+    it runs in a worker process the caller can stop (``acode.tools.bounded``)."""
+    regex = compile_pattern(pattern, case_sensitive)
+    if candidates is None:
+        hits = _python_hits(root, files, regex)
+    else:
+        hits = _confirmed_git_hits(root, files, regex, candidates, limit + 1)
+    return _first_rows(hits, limit)
+
+
+def _rows_to_matches(root: Path, rows: list[tuple[str, int]]) -> list[Match]:
+    cache: dict[str, tuple[str, ...]] = {}
+    matches = []
+    for rel, number in rows:
+        if rel not in cache:
+            cache[rel] = file_lines(root / rel) or ()
+        matches.append(Match(rel, number, cache[rel]))
     return matches
 
 
@@ -221,7 +237,7 @@ def find_matches(
     timeout: float = 30.0,
 ) -> SearchOutcome:
     """The first ``limit`` matches in ``files`` (sorted by path, then line), and whether there were more."""
-    regex = compile_pattern(pattern, case_sensitive)
+    compile_pattern(pattern, case_sensitive)  # a bad pattern is reported here, before any work
     files = sorted(files)
     deadline = time.monotonic() + timeout
     for_git = git_pattern(pattern)
@@ -229,18 +245,28 @@ def find_matches(
     if for_git is not None and (engine == "git" or (engine == "auto" and _in_git_work_tree(root))):
         order = ["git", "python"]
     for name in order:
+        if time.monotonic() >= deadline:
+            raise _timed_out(timeout)
         try:
+            candidates = None
             if name == "git":
-                hits = _confirmed_git_hits(
-                    root, files, regex, for_git, rel_dir, case_sensitive, limit, deadline, timeout
-                )
-            else:
-                hits = _python_hits(root, files, regex, deadline, timeout)
-            matches = _first_matches(hits, limit)
+                candidates = _git_candidates(root, rel_dir, for_git, case_sensitive, limit + 1, deadline, timeout)
+            rows = run_bounded(
+                scan_rows, (root, files, pattern, case_sensitive, limit, candidates),
+                timeout=max(0.1, deadline - time.monotonic()), inline=_is_literal(pattern),
+            )
+        except BoundedTimeout as exc:
+            raise _timed_out(timeout) from exc
         except EngineFailed as exc:
             if engine != "auto":
                 raise ToolError(f"Search with {name} grep failed: {exc}") from exc
             log.warning("%s grep failed (%s); falling back to the built-in search", name, exc)
             continue
+        matches = _rows_to_matches(root, rows)
         return SearchOutcome(matches[:limit], len(matches) > limit, name)
     raise ToolError("No search engine could run.")  # unreachable: python never raises EngineFailed
+
+
+def _is_literal(pattern: str) -> bool:
+    """A pattern without regex syntax cannot backtrack: it is searched in this process."""
+    return not re.search(r"[.^$*+?{}\[\]|()\\]", pattern)

@@ -1,5 +1,7 @@
 """run_shell_command: bash in its own process group, killed after a stretch without output (not after a
-fixed total time), output cut to a budget with the full text saved to a file, and Ctrl-C-safe."""
+fixed total time), output cut to a budget with the full text saved to a file (up to a size cap), and
+Ctrl-C-safe. When the command ends, whatever it left running in its process group (``sleep 1000 &``) is
+stopped too: long-lived processes are started with ``is_background``."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ MEMORY_HEAD_BYTES = 1 << 20  # output kept in memory: the first MiB ...
 MEMORY_TAIL_BYTES = 4 << 20  # ... and the last 4 MiB; everything always goes to the spill file
 EXIT_GRACE_SECONDS = 0.5  # after bash exits, how long to keep draining output held by its children
 TERM_GRACE_SECONDS = 2.0
+SPILL_MAX_BYTES = 32 << 20  # the spill file keeps the first 32 MiB - 4 MiB and the last 4 MiB
 
 
 @dataclass
@@ -36,20 +39,24 @@ class CommandOutcome:
     pid: int
     total_bytes: int
     spill_path: Path
+    stopped_leftovers: bool = False
 
 
 class _Capture:
     """Everything to a spill file; a head and a rolling tail in memory."""
 
-    def __init__(self, spill_path: Path):
+    def __init__(self, spill_path: Path, spill_max: int = SPILL_MAX_BYTES):
         self.spill_path = spill_path
         self._spill = open(spill_path, "wb")  # noqa: SIM115 - closed in finish()
+        self._spill_head = max(0, spill_max - MEMORY_TAIL_BYTES)  # written as it comes; the tail at the end
         self.head = bytearray()
         self.tail = bytearray()
         self.total = 0
 
     def add(self, data: bytes) -> None:
-        self._spill.write(data)
+        room = self._spill_head - self.total
+        if room > 0:
+            self._spill.write(data[:room])
         self.total += len(data)
         room = MEMORY_HEAD_BYTES - len(self.head)
         if room > 0:
@@ -60,6 +67,13 @@ class _Capture:
             del self.tail[: len(self.tail) - MEMORY_TAIL_BYTES]
 
     def finish(self) -> str:
+        if self.total > self._spill_head:
+            skipped = self.total - self._spill_head - len(self.tail)
+            if skipped > 0:
+                self._spill.write(f"\n... [{skipped} bytes not saved: the file keeps the first and last part] ...\n".encode())
+                self._spill.write(bytes(self.tail))
+            else:
+                self._spill.write(bytes(self.tail)[-(self.total - self._spill_head) :])
         self._spill.close()
         dropped = self.total - len(self.head) - len(self.tail)
         head = self.head.decode("utf-8", errors="replace")
@@ -81,6 +95,46 @@ def kill_group(proc: subprocess.Popen) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still running (zombies waiting for a parent do not count)."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
+
+
+def stop_leftovers(pgid: int) -> bool:
+    """SIGTERM, then SIGKILL, what is left in the process group of a finished command; True if
+    anything was left."""
+    if not _group_alive(pgid):
+        return False
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            return True
+        deadline = time.monotonic() + TERM_GRACE_SECONDS
+        while time.monotonic() < deadline:
+            if not _group_alive(pgid):
+                return True
+            time.sleep(0.05)
+    return True
 
 
 def _shell_env() -> dict[str, str]:
@@ -124,6 +178,7 @@ def run_command(command: str, cwd: Path, inactivity_timeout: float, spill_path: 
                 capture.add(data)
                 last_output = time.monotonic()
         proc.wait()
+        leftovers = stop_leftovers(proc.pid)  # `sleep 1000 &`: nothing outlives the command
     except BaseException:  # KeyboardInterrupt above all: never leave the group running
         kill_group(proc)
         raise
@@ -140,6 +195,7 @@ def run_command(command: str, cwd: Path, inactivity_timeout: float, spill_path: 
         pid=proc.pid,
         total_bytes=capture.total,
         spill_path=spill_path,
+        stopped_leftovers=leftovers,
     )
 
 
@@ -182,6 +238,11 @@ class RunShellCommand(Tool):
         if outcome.timed_out:
             lines.append(
                 f"[no output for {ctx.shell_inactivity_timeout:g}s: the command's process group was killed]"
+            )
+        if outcome.stopped_leftovers:
+            lines.append(
+                "[processes the command left running were stopped when it ended; start servers and "
+                "watchers with is_background=true]"
             )
         if outcome.signal:
             lines.append(f"[killed by signal {outcome.signal}]")

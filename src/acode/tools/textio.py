@@ -12,6 +12,8 @@ from acode.fsutil import atomic_write_bytes
 from acode.tools.base import ToolError
 
 BINARY_SNIFF_BYTES = 8000  # the same window git uses to call a file binary
+LINE_READ_BYTES = 8192  # read_file keeps at most this much of one line in memory (2,000 characters shown)
+MAX_EDIT_BYTES = 16 << 20  # files larger than this are not loaded whole by the edit tools
 
 
 def looks_binary(head: bytes) -> bool:
@@ -23,11 +25,21 @@ def is_binary_file(path: Path) -> bool:
         return looks_binary(handle.read(BINARY_SNIFF_BYTES))
 
 
-def check_readable_file(path: Path, shown: str) -> None:
-    if not path.exists():
-        raise ToolError(f"File not found: {shown}")
-    if path.is_dir():
+def check_regular_file(path: Path, shown: str) -> None:
+    """Only regular files are opened: a FIFO or a device would block the read (or never end)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ToolError(f"File not found: {shown}") from None
+    if stat.S_ISDIR(mode):
         raise ToolError(f"{shown} is a directory, not a file; use list_directory to see its contents.")
+    if not stat.S_ISREG(mode):
+        kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise ToolError(f"{shown} is {kind}, not a regular file; it is not opened (reading could block).")
+
+
+def check_readable_file(path: Path, shown: str) -> None:
+    check_regular_file(path, shown)
     if is_binary_file(path):
         size = path.stat().st_size
         raise ToolError(
@@ -36,22 +48,54 @@ def check_readable_file(path: Path, shown: str) -> None:
         )
 
 
-def iter_lines(path: Path) -> Iterator[str]:
-    """Lines without their line ending (``\\n`` or ``\\r\\n``), decoded leniently as UTF-8."""
+def iter_lines(path: Path, max_line_bytes: int = LINE_READ_BYTES) -> Iterator[str]:
+    """Lines without their line ending (``\\n`` or ``\\r\\n``), decoded leniently as UTF-8. Only the
+    first ``max_line_bytes`` of a line are kept (and yielded with the rest dropped), so one huge line
+    never sits in memory whole."""
     with open(path, "rb") as handle:
-        for raw in handle:
+        while True:
+            raw = handle.readline(max_line_bytes)
+            if not raw:
+                return
+            if not raw.endswith(b"\n"):
+                while True:  # skip the rest of an over-long line in bounded pieces
+                    more = handle.readline(1 << 20)
+                    if not more or more.endswith(b"\n"):
+                        break
             yield raw.decode("utf-8", errors="replace").rstrip("\n").removesuffix("\r")
 
 
 def read_text(path: Path, shown: str) -> str:
+    """The text of a file for editing. Bytes that are not UTF-8 are kept as they are (surrogate
+    escapes, written back unchanged by ``write_text_keep_mode``)."""
     check_readable_file(path, shown)
-    return path.read_bytes().decode("utf-8", errors="replace")
+    size = path.stat().st_size
+    if size > MAX_EDIT_BYTES:
+        raise ToolError(
+            f"{shown} is {size} bytes, more than the {MAX_EDIT_BYTES >> 20} MiB the edit tools load; "
+            "edit it with a command (e.g. sed) instead."
+        )
+    return path.read_bytes().decode("utf-8", errors="surrogateescape")
+
+
+def first_non_utf8(text: str) -> int | None:
+    """The index of the first byte kept as a surrogate escape (the file is not UTF-8), or None."""
+    for index, char in enumerate(text):
+        if "\udc80" <= char <= "\udcff":
+            return index
+    return None
+
+
+def for_people(text: str) -> str:
+    """Text with kept non-UTF-8 bytes shown as U+FFFD (for diffs and messages)."""
+    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
 
 
 def write_text_keep_mode(path: Path, text: str) -> None:
-    """Atomic write; an existing file keeps its mode, a new one gets the usual umask-based mode."""
+    """Atomic write; an existing file keeps its mode, a new one gets the usual umask-based mode.
+    Non-UTF-8 bytes read by ``read_text`` (surrogate escapes) are written back as the same bytes."""
     old_mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-    atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8", errors="surrogateescape"))
     if old_mode is None:
         umask = os.umask(0)
         os.umask(umask)

@@ -8,7 +8,7 @@ import pytest
 from agent_fakes import ReadTool, ShellTool, WriteTool, make_loop, new_state
 from pydantic import BaseModel
 
-from acode.agent.approval import ApprovalPolicy, shell_segments
+from acode.agent.approval import ApprovalPolicy
 from acode.agent.middleware import AgentState
 from acode.config.agent import ToolRules
 from acode.llm.types import ToolCall
@@ -108,7 +108,8 @@ def test_always_is_remembered_for_the_tool_and_for_the_shell_program(tmp_path):
         ("ls | sh", "ask"),  # sh matches no allow prefix
         ("git push origin main", "deny"),
         ("gitx status", "ask"),  # prefixes match whole words
-        ("ls $(rm -rf x)", "ask"),  # substitution cannot be vetted
+        ("ls $(rm -rf x)", "deny"),  # the substituted command is checked too (issue 14: was "ask")
+        ("ls $(cat x)", "ask"),  # cat matches no allow prefix
         ("rm -rf build", "deny"),
     ],
 )
@@ -140,10 +141,6 @@ def test_plan_mode_allows_writing_the_plan_file_only(tmp_path):
     escape = ToolCall(name="write_file", arguments={"file_path": ".acode/plans/../../src.py", "content": "#"})
     assert policy.decide(state, inside, write, ctx).action == "allow"
     assert policy.decide(state, escape, write, ctx).action == "deny"
-
-
-def test_shell_segments():
-    assert shell_segments("a  b && c || d; e | f\ng") == ["a b", "c", "d", "e", "f", "g"]
 
 
 def test_denials_reach_the_model_in_a_non_interactive_run(tmp_path, scripted):

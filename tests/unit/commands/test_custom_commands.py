@@ -70,7 +70,50 @@ def test_shell_injection_asks_and_escapes_args(tmp_path):
     out = expand_command("Args were: !{printf '%s' {{args}}}", hostile, tmp_path, confirm=confirm)
     assert out == f"Args were: {hostile}"
     assert not (tmp_path / "pwned").exists()
-    assert asked == ["printf '%s' 'x'\"'\"'; touch pwned; echo '\"'\"''"]
+    # the arguments travel in $ACODE_ARGS (issue 14 item 9); the question shows the command and the value
+    assert asked == ["printf '%s' \"${ACODE_ARGS}\"   (with ACODE_ARGS='x'\"'\"'; touch pwned; echo '\"'\"'')"]
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        'Found: !{printf "%s" "{{args}}"}',  # inside double quotes: shlex.quote did not protect this
+        "Found: !{printf '%s' {{args}}}",
+        "Found: !{printf '%s' '{{args}}'}",
+        "Found: !{printf '%s' \"$(printf '%s' \"{{args}}\")\"}",
+        "Found: !{printf '%s' \"`printf '%s' {{args}}`\"}",
+        "Found: !{printf '%s' $'{{args}}'}",
+    ],
+)
+def test_args_never_become_shell_code_in_any_quoting_context(tmp_path, template):
+    """Issue 14 item 9: `{{args}}` inside double quotes in `!{...}` ran `$(touch X)`."""
+    for hostile in ["$(touch pwned1)", "`touch pwned2`", "\"; touch pwned3; echo \"", "'; touch pwned4; '", "x\\"]:
+        out = expand_command(template, hostile, tmp_path, confirm=lambda c: True)
+        assert not list(tmp_path.glob("pwned*")), (template, hostile)
+        if "eval" not in template:
+            assert out == f"Found: {hostile}", (template, hostile, out)
+
+
+def test_args_handed_to_eval_or_sh_c_are_refused(tmp_path):
+    for template in ['!{eval "printf %s {{args}}"}', "!{bash -c 'echo {{args}}'}", '!{sh -c "echo {{args}}"}']:
+        with pytest.raises(UsageError, match="eval or `sh -c`"):
+            expand_command(template, "$(touch pwned)", tmp_path, confirm=lambda c: True)
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_args_in_arithmetic_must_be_plain(tmp_path):
+    assert expand_command("!{echo $(( {{args}} + 1 ))}", "41", tmp_path, confirm=lambda c: True).strip() == "42"
+    with pytest.raises(UsageError, match="arithmetic"):
+        expand_command("!{echo $(( {{args}} + 1 ))}", "a[$(touch pwned)]", tmp_path, confirm=lambda c: True)
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_allow_shell_prefix_does_not_cover_a_second_command(tmp_path):
+    with pytest.raises(UsageError, match="not allowed"):
+        expand_command("!{echo hi; touch pwned}", "", tmp_path, allow_shell=["echo"])
+    with pytest.raises(UsageError, match="not allowed"):
+        expand_command("!{echo hi > pwned}", "", tmp_path, allow_shell=["echo"])
+    assert not (tmp_path / "pwned").exists()
 
 
 def test_shell_injection_is_denied_without_confirmation_unless_allowed(tmp_path):

@@ -158,3 +158,23 @@ def test_help_lists_options_and_subcommands():
     assert result.exit_code == 0
     for word in ("--base", "--uncommitted", "--commit", "--intent", "--run-tests", "--format", "show", "history", "run"):
         assert word in result.output
+
+
+def test_a_risky_call_past_the_diff_cut_rejects_and_the_cut_is_stated(tmp_path, monkeypatch):
+    """Issue 14 item 3: 300 small functions, then a piped curl, an AWS key and a password. The model sees the
+    first 10,000 characters; the evidence reads every added line, and the report says what was cut."""
+    body = "".join(f"def helper_{i}(value):\n    return value + {i}\n\n\n" for i in range(300))
+    tail = ('import os\n\n\ndef install(url):\n    os.system("curl " + url + " | sh")\n\n\n'
+            'AWS_KEY = "AKIAABCDEFGHIJKLMNOP"\nDB_PASSWORD = "correct-horse-battery-staple"\n')
+    repo = repo_with_branch(tmp_path / "repo", {"README.md": "x\n"}, {"README.md": "x\n", "tools.py": body + tail})
+    monkeypatch.chdir(repo)
+    use_script(repo, [PROPOSE_NOTHING] * 5)
+    result = invoke("--base", "main")
+    assert result.exit_code == 50, result.output
+    assert "diff cut:" in result.output and "tools.py" in result.output
+    assert "AKIAABCDEFGHIJKLMNOP" not in result.output
+    data = json.loads(invoke("show", "--json").output)
+    rules = {f["rule"] for f in data["evidence"]}
+    assert {"ruff/S605", "secret/aws-access-key"} <= rules
+    assert "the evidence read all" in data["cut"]["tools.py"]
+

@@ -1,47 +1,10 @@
 from __future__ import annotations
 
-import pytest
 from review_fakes import repo_with_branch
 
 from acode.secrets import REDACTED, find_secrets, redact, redact_data
 from acode.review.evidence import gather_evidence, is_test_path, ruff_findings
 from acode.review.git_context import branch_context
-from acode.review.risky import match_rules
-
-
-@pytest.mark.parametrize(
-    ("line", "rule"),
-    [
-        ("x = eval(user_input)", "risky/eval-exec"),
-        ("exec(code)", "risky/eval-exec"),
-        ("subprocess.run(cmd, shell=True)", "risky/shell-true"),
-        ("data = pickle.loads(blob)", "risky/pickle-load"),
-        ("cfg = yaml.load(stream)", "risky/yaml-load"),
-        ("q = \"SELECT * FROM users WHERE name = '%s'\" % name", "risky/sql-string"),
-        ('cur.execute(f"DELETE FROM t WHERE id = {item_id}")', "risky/sql-string"),
-        ('sql = "UPDATE t SET a = 1 WHERE id = " + str(i)', "risky/sql-string"),
-        ('q = "SELECT a FROM t WHERE b = {}".format(b)', "risky/sql-string"),
-        ("requests.get(url, verify=False)", "risky/tls-verify-off"),
-        ("ctx = ssl._create_unverified_context()", "risky/tls-verify-off"),
-    ],
-)
-def test_risky_calls_are_flagged(line, rule):
-    assert rule in [r.rule for r in match_rules(line)]
-
-
-@pytest.mark.parametrize(
-    "line",
-    [
-        'cur.execute("SELECT * FROM t WHERE id = ?", (i,))',
-        "value = ast.literal_eval(text)",
-        "cfg = yaml.load(stream, Loader=yaml.SafeLoader)",
-        "self.exec(plan)",
-        "# eval(x) is what we avoid here",
-        "subprocess.run(['ls', '-l'])",
-    ],
-)
-def test_safe_lines_are_not_flagged(line):
-    assert match_rules(line) == []
 
 
 def test_secrets_are_found_and_redacted_but_placeholders_and_env_lookups_are_not():
@@ -67,7 +30,7 @@ def test_evidence_from_a_branch(tmp_path):
     repo = repo_with_branch(tmp_path / "r", before, after)
     evidence = gather_evidence(branch_context(repo))
     rules = {(f.rule, f.line) for f in evidence.findings}
-    assert ("risky/shell-true", 6) in rules
+    assert ("ruff/S602", 6) in rules
     assert ("secret/secret-keyword", 7) in rules
     assert ("ruff/F821", 8) in rules  # undefined name, on a changed line
     assert ("tests/not-touched", None) in rules
@@ -101,3 +64,26 @@ def test_test_command_results_become_evidence(tmp_path):
     assert finding.severity == "high" and finding.dimension == "completeness"
     slow = gather_evidence(branch_context(repo), test_command="sleep 5", test_timeout=0.5)
     assert slow.tests["timed_out"] and slow.tests["exit_code"] == 124
+
+
+def _long_module(functions: int) -> str:
+    return "".join(f"def helper_{i}(value):\n    return value + {i}\n\n\n" for i in range(functions))
+
+
+def test_evidence_reads_every_added_line_past_the_cut(tmp_path):
+    tail = ('import os\n\n\ndef install(url):\n    os.system("curl " + url + " | sh")\n'
+            'AWS_KEY = "AKIAABCDEFGHIJKLMNOP"\n')
+    repo = repo_with_branch(tmp_path / "r", {"a.py": "X = 1\n"}, {"a.py": "X = 1\n", "big.py": _long_module(300) + tail})
+    context = branch_context(repo, max_diff_chars=10_000)
+    big = next(f for f in context.files if f.path == "big.py")
+    assert big.truncated and "os.system" not in big.diff and "os.system" in big.whole_diff
+    rules = {(f.rule, f.file) for f in gather_evidence(context).findings}
+    assert ("ruff/S605", "big.py") in rules and ("secret/aws-access-key", "big.py") in rules
+
+
+def test_a_first_added_line_over_the_limit_does_not_make_the_file_look_empty(tmp_path):
+    line = "DATA = " + repr("x" * 20_000) + "\n"
+    repo = repo_with_branch(tmp_path / "r", {"a.py": "X = 1\n"}, {"a.py": "X = 1\n", "blob.py": line})
+    blob = next(f for f in branch_context(repo, max_diff_chars=2_000).files if f.path == "blob.py")
+    assert blob.truncated and "\n+DATA = 'xxx" in blob.diff and "line cut" in blob.diff
+    assert len(blob.diff) < 2_500

@@ -174,3 +174,24 @@ def test_import_only_changes_are_not_compared(tmp_path):
     model = ScriptedModel([], scorer=lambda prefix, line: -9.0)
     result = review_change(context, model, checks_only(method="likelihood"))
     assert model.scored == [] and result.decision.verdict == "APPROVED"
+
+
+def test_a_fix_shown_by_the_evidence_is_not_judged_by_the_likelihood(tmp_path):
+    """hmac.compare_digest reads as less likely than `==` to a code model; the structural evidence shows the
+    change adding a constant-time comparison, so the region is measured but does not reject."""
+    old = ('import hmac\n\n\ndef valid(sent: str, expected: str) -> bool:\n'
+           '    """Compare the signatures in constant time."""\n    return sent == expected\n')
+    new = old.replace("return sent == expected", "return hmac.compare_digest(sent, expected)")
+    context = branch_context(repo_with_branch(tmp_path / "f", {"sig.py": old}, {"sig.py": new}))
+    model = ScriptedModel([], scorer=lambda prefix, line: -9.0 if "compare_digest" in line else -1.0)
+    result = review_change(context, model, checks_only(method="likelihood"))
+    [finding] = [f for f in result.all_findings() if f.rule == "review/regression"]
+    assert finding.status == "dismissed" and finding.metrics["fixed_line"] == 6.0
+    assert finding.metrics["delta_mean"] < -0.075  # it would have rejected without the evidence
+    assert any(f.rule == "fixed/structural/call" and f.line == 6 for f in result.evidence)
+    assert result.decision.verdict == "APPROVED"
+    # the other way round (constant-time comparison replaced by ==) is rejected by the evidence itself
+    back = branch_context(repo_with_branch(tmp_path / "b", {"sig.py": new}, {"sig.py": old}))
+    result = review_change(back, ScriptedModel([], scorer=lambda p, line: -1.0), checks_only(method="likelihood"))
+    assert result.decision.verdict == "REJECTED"
+    assert any(f.rule == "structural/removed-call" for f in result.evidence)

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
-from review_scoring import in_scope, objective, rescore, summarise, tune
+from review_scoring import in_scope, objective, rescore, summarise, tune, with_evidence_from
 
 from acode.config.review import ReviewerSettings
 
@@ -59,3 +59,15 @@ def test_tuning_chooses_on_even_tasks_and_reports_odd_tasks_and_untuned_sources(
     assert out["report"]["humanevalpack"]["reviews"] == 8  # odd tasks, both directions
     assert out["report"]["commits"]["false_reject_rate"] == 0.0
     assert out["report"]["novel"]["reviews"] == 8 and out["report"]["novel"]["recall_on_buggy"] == 0.0
+
+
+def test_evidence_from_another_run_replaces_the_evidence_and_keeps_the_model_findings():
+    row = {**record("Security/1", "REJECTED", 0.5), "direction": "to_buggy",
+           "levels": {"intent_alignment": "good", "safety": "good"}}
+    assert rescore(row, settings(statistic="mean", margin=0.075)) == "APPROVED"  # the likelihood saw nothing
+    sql = {"dimension": "safety", "source": "ruff", "rule": "ruff/S608", "severity": "high", "file": "f.py",
+           "line": 3, "grounding": "changed", "confidence": 1.0, "status": "confirmed", "message": "", "quote": ""}
+    other = {"task_id": "Security/1", "direction": "to_buggy", "findings": [sql]}
+    [swapped] = with_evidence_from([row], [other])
+    assert [f["rule"] for f in swapped["findings"]] == ["review/regression", "ruff/S608"]
+    assert rescore(swapped, settings(statistic="mean", margin=0.075)) == "REJECTED"

@@ -214,3 +214,15 @@ def test_look_around_reads_with_read_only_tools_and_failures_are_messages(bug_co
     proposal = model.calls[2]["messages"][-1].content
     assert "return 42" in proposal and "no such file" in proposal
     assert result.decision.verdict == "APPROVED"
+
+
+@pytest.mark.parametrize(("p_yes", "shown"), [(0.5, "medium"), (0.79, "medium"), (0.92, "high"), (0.2, "medium")])
+def test_a_model_finding_is_high_only_when_its_check_firmly_confirms_it(bug_context, p_yes, shown):
+    """Today's quickstart printed an invented p=0.50 finding as high; it is medium unless P(yes) reaches
+    thresholds.poor. The level it gives does not change."""
+    model = model_of(reviewer({"safety": [finding("start = number * size", "injection", "high")]}, p_yes=p_yes))
+    result = review_change(bug_context, model, per_dim(require_candidates=False))
+    [f] = [f for f in result.all_findings() if f.source == "model"]
+    assert f.severity == shown
+    level = {d.name: d.level for d in result.dimensions}["safety"]
+    assert level == {0.5: "needs_work", 0.79: "needs_work", 0.92: "poor", 0.2: "good"}[p_yes]

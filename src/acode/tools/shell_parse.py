@@ -1,0 +1,395 @@
+"""What a bash command line would run and write, read with a real shell grammar (tree-sitter-bash).
+
+``analyze(command)`` returns every *invocation* (a simple command with its words), wherever it sits:
+in a list (``&&``, ``||``, ``;``, ``&``, newline), a pipeline, a subshell, a ``{ ...; }`` group, a
+function body, a loop, a ``case``, a command substitution (``$(...)`` or backticks), a process
+substitution (``<(...)``), an arithmetic expansion or an unquoted here-document. Wrappers that run
+their arguments as a command (``env``, ``timeout``, ``xargs``, ``bash -c``, ``eval``, ``find -exec`` ...)
+add the inner command as an invocation of its own. Every redirection that writes a file is listed with
+its target. Words whose value is only known when the shell runs (``$x``, ``$(...)``, globs) are None.
+
+Anything the grammar cannot read makes ``parsed`` False; callers treat that as unknown, never as safe.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+Word = str | None  # None: the value depends on the shell at run time
+
+# Redirection operators that open a file for writing (``>&`` only when its target is not an fd).
+_WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
+# Commands that run their arguments (after options) as another command.
+_TRANSPARENT = {"command", "builtin", "exec", "nohup", "time", "env", "nice", "timeout", "stdbuf",
+                "xargs", "setsid", "chrt", "ionice", "taskset", "unbuffer", "sudo", "doas", "watch"}
+_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"}
+_FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
+# Options of wrappers that take a separate value (``nice -n 5 cmd``, ``timeout -s KILL 5 cmd``).
+_OPTION_VALUES = {
+    "env": {"-u", "--unset", "-C", "--chdir"},
+    "nice": {"-n", "--adjustment"},
+    "timeout": {"-s", "--signal", "-k", "--kill-after"},
+    "xargs": {"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file", "--delimiter",
+              "--max-args", "--max-procs", "--max-chars", "--replace", "--max-lines"},
+    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group"},
+    "doas": {"-u", "-C"},
+    "ionice": {"-c", "-n", "-p", "-t"},
+    "chrt": {"-p"},
+    "watch": {"-n", "--interval", "-d", "--differences"},
+}
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
+_MAX_DEPTH = 8  # bash -c "bash -c '...'" nesting we are willing to follow
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One command that runs: its words (``words[0]`` is the program); ``wrapped_by`` names the
+    wrapper it was found in (``timeout``, ``bash -c`` ...), or '' for a command as written."""
+
+    words: tuple[Word, ...]
+    text: str
+    wrapped_by: str = ""
+    wrapper: bool = False  # it only runs another invocation (listed too), e.g. `timeout 5 pytest`
+
+    @property
+    def name(self) -> Word:
+        return self.words[0] if self.words else None
+
+
+@dataclass(frozen=True)
+class Write:
+    """A redirection that writes a file: ``target`` is its static path, or None when it depends on
+    the shell (``> $f``, ``> ~/x``, ``> *.log``)."""
+
+    target: str | None
+    text: str
+
+
+@dataclass
+class ShellScript:
+    parsed: bool = True
+    invocations: list[Invocation] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
+    cd_targets: list[Word] = field(default_factory=list)  # arguments of cd/pushd, in order
+    opaque: list[str] = field(default_factory=list)  # why some command cannot be known
+    problem: str = ""  # why it did not parse
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    import tree_sitter_bash
+    from tree_sitter import Language, Parser
+
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+def analyze(command: str) -> ShellScript:
+    script = ShellScript()
+    _analyze_into(command, script, depth=0, wrapped_by="")
+    return script
+
+
+def _analyze_into(command: str, script: ShellScript, depth: int, wrapped_by: str) -> None:
+    if "\x00" in command:
+        script.parsed, script.problem = False, "the command contains a NUL character"
+        return
+    source = command.encode("utf-8", errors="surrogateescape")
+    tree = _parser().parse(source)
+    for _ in range(16):  # the grammar does not know the `time` keyword: blank it out and read again
+        spans = [] if tree.root_node.has_error else _time_keywords(tree.root_node)
+        if not spans:
+            break
+        for start, end in spans:
+            source = source[:start] + b" " * (end - start) + source[end:]
+        tree = _parser().parse(source)
+    if tree.root_node.has_error:
+        script.parsed = False
+        script.problem = f"bash grammar error near: {_first_error(tree.root_node)}"
+        return
+    odd = _misread_word(tree.root_node) or _reserved_name(tree.root_node) or _split_command(tree.root_node, source)
+    if odd is not None:  # the grammar glued what bash splits (seen: a newline before `\\rm`)
+        script.parsed = False
+        script.problem = f"ambiguous word {odd!r}"
+        return
+    _Walker(script, depth, wrapped_by).visit(tree.root_node)
+
+
+_METACHAR = re.compile(r"[\s;&|()<>]")
+
+
+def _misread_word(root) -> str | None:
+    """A plain word holding an unescaped shell metacharacter: bash would have split it, so the tree
+    does not describe what bash runs."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "word" and _METACHAR.search(_ESCAPE.sub("", _text(node))):
+            return _text(node)
+        stack.extend(node.children)
+    return None
+
+
+_RESERVED = {"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for",
+             "in", "function", "select", "[[", "]]", "!", "time", "coproc"}
+
+
+def _commands(root):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "command":
+            yield node
+        stack.extend(node.children)
+
+
+def _raw_name(command) -> str | None:
+    name = command.child_by_field_name("name")
+    return _text(name) if name is not None else None
+
+
+def _time_keywords(root) -> list[tuple[int, int]]:
+    """Byte spans of ``time`` (and its ``-p``) used as the keyword at the start of a command."""
+    spans = []
+    for command in _commands(root):
+        if _raw_name(command) != "time":
+            continue
+        name = command.child_by_field_name("name")
+        end = name.end_byte
+        for arg in command.children[command.children.index(name) + 1 :]:
+            if arg.type == "word" and _text(arg) in ("-p", "--"):
+                end = arg.end_byte
+                continue
+            break
+        spans.append((name.start_byte, end))
+    return spans
+
+
+_GAP = re.compile(rb"(?:[ \t]|\\\n)*")
+
+
+def _split_command(root, source: bytes) -> str | None:
+    """A command whose words are separated by more than blanks (a newline, an operator): bash ends
+    the command there, so the grammar read two commands as one."""
+    for command in _commands(root):
+        children = command.children
+        for left, right in itertools.pairwise(children):
+            if not _GAP.fullmatch(source[left.end_byte : right.start_byte]):
+                return _text(command)
+    return None
+
+
+def _reserved_name(root) -> str | None:
+    """A reserved word read as a command name: the grammar misread a construct bash knows."""
+    for command in _commands(root):
+        if _raw_name(command) in _RESERVED:
+            return _raw_name(command)
+    return None
+
+
+def _first_error(node) -> str:
+    stack = [node]
+    while stack:
+        current = stack.pop(0)
+        if current.type == "ERROR" or current.is_missing:
+            return _text(current)[:60] or f"(missing {current.type})"
+        stack.extend(current.children)
+    return "?"
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", errors="surrogateescape")
+
+
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_GLOB = re.compile(r"[*?\[]")
+_BRACES = re.compile(r"\{[^}]*(,|\.\.)[^}]*\}")
+
+
+def static_word(node) -> Word:
+    """The value bash gives this word after quote removal, or None when it needs expansion."""
+    kind = node.type
+    if kind in ("word", "number", "variable_name", "special_variable_name", "file_descriptor", "command_name"):
+        if kind == "command_name":
+            return static_word(node.named_children[0]) if node.named_child_count == 1 else None
+        raw = _text(node).replace("\\\n", "")
+        bare = _ESCAPE.sub("", raw)
+        if raw.startswith("~") or _GLOB.search(bare) or _BRACES.search(bare) or "$" in bare or "`" in bare:
+            return None
+        return _ESCAPE.sub(r"\1", raw)
+    if kind == "raw_string":
+        return _text(node)[1:-1]
+    if kind == "string":
+        parts = []
+        for child in node.named_children:
+            if child.type != "string_content":
+                return None
+            parts.append(re.sub(r'\\([$`"\\\n])', r"\1", _text(child)).replace("\n", "\n"))
+        return "".join(parts)
+    if kind == "ansi_c_string":
+        raw = _text(node)[2:-1]
+        return None if "\\" in raw else raw
+    if kind == "concatenation":
+        values = [static_word(child) for child in node.children]
+        return None if any(v is None for v in values) else "".join(values)  # type: ignore[arg-type]
+    return None
+
+
+class _Walker:
+    def __init__(self, script: ShellScript, depth: int, wrapped_by: str):
+        self.script, self.depth, self.wrapped_by = script, depth, wrapped_by
+
+    def visit(self, node) -> None:
+        """Record what ``node`` runs and writes, then look inside it: every child, so commands in
+        substitutions, bodies, assignments and redirect targets are found wherever they are."""
+        kind = node.type
+        if kind == "command":
+            self._command(node)
+        elif kind == "file_redirect":
+            self._redirect(node)
+        elif kind in ("declaration_command", "unset_command"):
+            self.add((_text(node.children[0]),), _text(node))
+        elif kind == "redirected_statement":
+            body = node.child_by_field_name("body")
+            if (body is None or body.type != "command") and _extra_destinations(node):
+                self.script.opaque.append(f"unexpected words after a redirection in `{_text(node)}`")
+        for child in node.children:
+            self.visit(child)
+
+    def _redirect(self, node) -> None:
+        op = next((_text(c) for c in node.children if not c.is_named), "")
+        destinations = _destinations(node)
+        if op not in _WRITE_OPS or not destinations:
+            return
+        target = static_word(destinations[0])
+        if op == ">&" and (destinations[0].type == "number" or target == "-"):
+            return  # 2>&1, >&- : duplicating or closing a descriptor
+        self.script.writes.append(Write(target, _text(node)))
+
+    def _command(self, node) -> None:
+        nodes = [c for c in node.children if c.is_named and c.type not in ("variable_assignment", "file_redirect", "comment")]
+        parent = node.parent
+        if parent is not None and parent.type == "redirected_statement" and parent.child_by_field_name("body") == node:
+            nodes += _extra_destinations(parent)  # tree-sitter reads `cmd >out arg` as two targets
+        nodes.sort(key=lambda n: n.start_byte)
+        self.add(tuple(static_word(n) for n in nodes), _text(node))
+
+    def add(self, words: tuple[Word, ...], text: str, wrapped_by: str | None = None) -> None:
+        if not words:
+            return
+        wrapped = self.wrapped_by if wrapped_by is None else wrapped_by
+        index = len(self.script.invocations)
+        self.script.invocations.append(Invocation(words, text, wrapped))
+        name = words[0]
+        if name is None:
+            self.script.opaque.append(f"the command name in `{text}` is only known at run time")
+            return
+        base = os.path.basename(name)
+        unwrapped = False
+        if base in ("cd", "pushd"):
+            self.script.cd_targets.append(words[1] if len(words) > 1 else None)
+        elif base in ("eval", *_SHELLS):
+            unwrapped = self._inline_script(base, words, text)
+        elif base in _TRANSPARENT:
+            inner = _after_options(base, words[1:])
+            if inner is None:
+                self.script.opaque.append(f"cannot tell which command `{text}` runs")
+            elif inner and base == "watch":
+                unwrapped = self._run_string(None if None in inner else " ".join(inner), text, "watch")  # type: ignore[arg-type]
+            elif inner:
+                self.add(tuple(inner), text, base)
+                unwrapped = True
+        elif base == "find":
+            self._find_exec(words, text)
+        if unwrapped and base not in ("sudo", "doas"):
+            self.script.invocations[index] = replace(self.script.invocations[index], wrapper=True)
+
+    def _inline_script(self, base: str, words: tuple[Word, ...], text: str) -> bool:
+        if base == "eval":
+            args = words[1:]
+            return self._run_string(None if None in args else " ".join(args), text, "eval")  # type: ignore[arg-type]
+        rest = list(words[1:])
+        while rest and rest[0] is not None and rest[0].startswith("-") and rest[0] != "-c":
+            if rest[0] in ("-o", "+o"):
+                rest = rest[1:]
+            rest = rest[1:]
+        if rest and rest[0] == "-c":
+            return self._run_string(rest[1] if len(rest) > 1 else None, text, f"{base} -c")
+        if rest and rest[0] is None:
+            self.script.opaque.append(f"cannot tell what `{text}` runs")
+        return False  # `bash script.sh` runs a file, like `python x.py`: the rules judge `bash` itself
+
+    def _run_string(self, inner: str | None, text: str, wrapper: str) -> bool:
+        if inner is None:
+            self.script.opaque.append(f"`{text}` runs a command only known at run time")
+            return False
+        if self.depth >= _MAX_DEPTH:
+            self.script.opaque.append(f"`{text}` nests shells too deeply to check")
+            return False
+        before = len(self.script.invocations)
+        _analyze_into(inner, self.script, self.depth + 1, wrapper)
+        for i in range(before, len(self.script.invocations)):
+            inv = self.script.invocations[i]
+            if not inv.wrapped_by:
+                self.script.invocations[i] = replace(inv, wrapped_by=wrapper)
+        return True
+
+    def _find_exec(self, words: tuple[Word, ...], text: str) -> None:
+        i = 1
+        while i < len(words):
+            if words[i] in _FIND_EXEC:
+                j = i + 1
+                while j < len(words) and words[j] not in (";", "+"):
+                    j += 1
+                if j > i + 1:
+                    self.add(tuple(words[i + 1 : j]), text, "find -exec")
+                i = j
+            i += 1
+
+
+def _after_options(wrapper: str, rest: tuple[Word, ...]) -> list[Word] | None:
+    """The command a wrapper runs (its words), [] when it runs none, None when it cannot be told."""
+    takes_value = _OPTION_VALUES.get(wrapper, set())
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word is None:
+            return None
+        if wrapper == "env" and word.startswith(("-S", "--split-string")):
+            return None  # env -S splits a string into a command line
+        if wrapper == "env" and "=" in word and not word.startswith("-"):
+            i += 1
+            continue
+        if word == "--":
+            i += 1
+            break
+        if word.startswith("-") and len(word) > 1 and wrapper not in ("command", "builtin") or (
+            wrapper in ("command", "builtin") and word in ("-p",)
+        ):
+            if wrapper in ("command", "builtin") and word in ("-v", "-V"):
+                return []  # `command -v x` only looks x up
+            i += 2 if word in takes_value else 1
+            continue
+        break
+    rest = rest[i:]
+    if wrapper in ("timeout", "chrt", "taskset") and rest:
+        rest = rest[1:]  # the duration, the priority, the CPU mask
+    while rest and rest[0] is not None and _ASSIGNMENT.match(rest[0]):
+        rest = rest[1:]  # `time A=1 cmd` (conservatively for every wrapper): the program comes after
+    return list(rest)
+
+
+def _destinations(redirect) -> list:
+    return [c for i, c in enumerate(redirect.children) if redirect.field_name_for_child(i) == "destination"]
+
+
+def _extra_destinations(statement) -> list:
+    """Words tree-sitter attached to a redirect after its target: in bash they are arguments."""
+    extra = []
+    for child in statement.children:
+        if child.type == "file_redirect":
+            extra += _destinations(child)[1:]
+    return extra
