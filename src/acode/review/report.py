@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from acode import __version__
-from acode.secrets import redact, redact_data
 from acode.review.models import Finding, ReviewResult
+from acode.secrets import redact, redact_data
 
 MARKS = {"excellent": "✔", "good": "✔", "acceptable": "~", "needs_work": "!", "poor": "✘", None: "?"}
 STYLES = {"excellent": "green", "good": "green", "acceptable": "yellow", "needs_work": "dark_orange",
