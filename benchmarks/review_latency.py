@@ -98,8 +98,8 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
     }
 
 
-STEPS = (("collecting evidence", "evidence"), ("looking around", "look-around"), ("asking for", "proposals"),
-         ("assessing", "proposals"), ("checking finding", "checks"), ("comparing old and new", "regression"),
+STEPS = (("looking at the project", "project"), ("collecting evidence", "evidence"), ("looking around", "look-around"),
+         ("asking for", "proposals"), ("assessing", "proposals"), ("checking finding", "checks"), ("comparing old and new", "regression"),
          ("not comparing", "regression"))
 
 

@@ -2,7 +2,7 @@
 
 `acode review [OPTIONS]` reviews (reusing the stored review when nothing changed); `acode review run
 [OPTIONS]` always reviews again; `show [ID]` and `history` read the store. Exit codes: 0 approved,
-50 rejected, 52 timeout (partial result kept), 1 failure, 2 usage or configuration error.
+50 rejected, 52 timeout (the model assessed nothing in time; a partial review exits 0 or 50 by its decision), 1 failure, 2 usage or configuration error.
 """
 
 from __future__ import annotations

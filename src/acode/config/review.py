@@ -81,9 +81,41 @@ class RegressionSettings(BaseModel):
         "at most this many added. A larger rewrite is not compared: new code is less familiar to the model than the "
         "code it replaces whether it is right or wrong (0: no limit)",
     )
+    preamble: bool = Field(
+        True, description="put the definitions the changed lines use but the lines before them do not show (a "
+        "helper further down the file, an import at its top) before both versions, so using them is not new "
+        "to the model",
+    )
     intent: bool = Field(
         True, description="head both versions with the change's stated intent (commit messages, the run's request) "
         "as a comment, so a deliberate change is judged against what it set out to do",
+    )
+
+
+class BudgetSettings(BaseModel):
+    """How a review plans its work to ``timeout_seconds`` (see acode.review.budget)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(True, description="plan the work to the time limit (regions, diff shown, proposals) "
+                          "and name what was left out; off: do everything and stop at the limit")
+    prompt_tokens_per_second: float = Field(
+        50.0, gt=0, description="prior prompt speed until the review has measured the model (the bundled 1.5B "
+        "on 2 cores reads about 50 tokens/s)",
+    )
+    generated_tokens_per_second: float = Field(8.0, gt=0, description="prior generation speed")
+    regression_share: float = Field(
+        0.5, gt=0.0, le=1.0, description="share of the limit the regression check may plan for when proposals "
+        "follow (all of it with strategy checks_only)",
+    )
+    safety: float = Field(0.85, gt=0.0, le=1.0, description="share of the limit that is planned (the rest "
+                          "absorbs estimation error)")
+    min_diff_tokens: int = Field(
+        300, ge=0, description="leave the proposals out when less diff than this fits the remaining time",
+    )
+    on_partial: Literal["decide", "reject"] = Field(
+        "decide", description="a partial review (the plan left something out, or the limit passed mid-plan) "
+        "decides on what it assessed, or rejects whatever it found",
     )
 
 
@@ -125,4 +157,5 @@ class ReviewerSettings(BaseModel):
     )
     lookaround: LookAroundSettings = Field(default_factory=LookAroundSettings)
     regression: RegressionSettings = Field(default_factory=RegressionSettings)
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
     reuse_unchanged: bool = Field(True, description="an unchanged context reuses the stored review")

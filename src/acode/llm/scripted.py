@@ -36,6 +36,8 @@ class ScriptedModel:
         self._lock = threading.Lock()
         self.calls: list[dict[str, Any]] = []  # what each call was asked, for assertions
         self.scored: list[tuple[str, str]] = []  # (prefix, text) of each score_text call
+        # (prompt, generated) tokens per second a caller may plan with: a scripted answer takes no time
+        self.tokens_per_second: tuple[float, float] = (1e6, 1e6)
 
     @classmethod
     def from_file(cls, path: str | Path, **kwargs: Any) -> ScriptedModel:

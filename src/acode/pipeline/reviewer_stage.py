@@ -150,7 +150,7 @@ def to_outcome(result: Any, cycle: int) -> ReviewOutcome:
         levels={d.name: d.level or d.status for d in result.dimensions},
         issues=issues,
         notes="; ".join(result.decision.reasons),
-        partial=timed_out or any(d.status != "assessed" for d in result.dimensions),
+        partial=result.status != "complete" or any(d.status != "assessed" for d in result.dimensions),
     )
 
 

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Completion, Message
 from acode.prompts import render
-from acode.secrets import redact
 from acode.review.assessment import PKG, ProposedFinding, with_task
 from acode.review.diffparse import parse_diff
 from acode.review.models import ChangedFile, Finding
+from acode.secrets import redact
 
 _SPACE = re.compile(r"\s+")
 

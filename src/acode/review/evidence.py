@@ -16,13 +16,13 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from acode.secrets import redact
 from acode.review.analyzers import compare_versions
 from acode.review.diffparse import added_lines, new_position
 from acode.review.git_context import read_new_text, read_old_text
 from acode.review.models import ChangedFile, Finding, ReviewContext
 from acode.review.secret_evidence import secret_findings
 from acode.review.structural import added_helpers, structural_changes
+from acode.secrets import redact
 
 log = logging.getLogger("acode.review")
 

@@ -14,8 +14,8 @@ from acode.errors import ModelOutputError
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
 from acode.prompts import render
-from acode.secrets import redact
 from acode.review.assessment import PKG
+from acode.secrets import redact
 from acode.tools.base import ToolContext, ToolRegistry
 
 log = logging.getLogger("acode.review")

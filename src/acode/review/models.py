@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from acode.config.review import Level
+from acode.review.budget import ReviewPlan
 
 ChangeType = Literal["added", "modified", "deleted", "renamed", "binary"]
 Severity = Literal["critical", "high", "medium", "low", "info"]
@@ -108,7 +109,9 @@ class DimensionResult(BaseModel):
     level: Level | None = None  # None: not assessed (model failure, timeout)
     explanation: str = ""
     findings: list[Finding] = Field(default_factory=list)
-    status: Literal["assessed", "failed", "timeout"] = "assessed"
+    # partial: the time limit passed before the model's part of it was finished; the level is from what was
+    # assessed (its checked findings and the deterministic evidence)
+    status: Literal["assessed", "partial", "failed", "timeout"] = "assessed"
     error: str = ""
 
 
@@ -146,7 +149,9 @@ class PackingSummary(BaseModel):
 
 
 class ReviewResult(BaseModel):
-    status: Literal["complete", "timeout"] = "complete"
+    # complete: the plan was carried out; partial: the time limit passed mid-plan, the decision is made from
+    # what was assessed (the plan names what was not); timeout: the model assessed nothing in time
+    status: Literal["complete", "partial", "timeout"] = "complete"
     decision: Decision
     dimensions: list[DimensionResult] = Field(default_factory=list)
     evidence: list[Finding] = Field(default_factory=list)
@@ -162,11 +167,12 @@ class ReviewResult(BaseModel):
     head_sha: str = ""
     context_hash: str = ""
     tool_calls: list[str] = Field(default_factory=list)  # look-around calls made, for the report
+    plan: ReviewPlan | None = None  # what the review planned within its time limit and what it left out
     cut: dict[str, str] = Field(default_factory=dict)  # path -> how its diff was cut for the model
 
     @property
     def approved(self) -> bool:
-        return self.decision.approved and self.status == "complete"
+        return self.decision.approved and self.status != "timeout"
 
     def all_findings(self) -> list[Finding]:
         """Model findings of every dimension, then the deterministic evidence."""

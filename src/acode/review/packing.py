@@ -60,7 +60,8 @@ def file_block(changed: ChangedFile, diff: str) -> str:
     return f"{title}\n{numbered_diff(diff).rstrip()}\n"
 
 
-def pack_diffs(files: list[ChangedFile], count_tokens: Callable[[str], int], budget_tokens: int) -> PackedDiffs:
+def pack_diffs(files: list[ChangedFile], count_tokens: Callable[[str], int], budget_tokens: int, *,
+               over_budget: str = "did not fit the token budget") -> PackedDiffs:
     summary = PackingSummary(budget_tokens=budget_tokens)
     candidates: list[ChangedFile] = []
     for changed in files:
@@ -87,7 +88,7 @@ def pack_diffs(files: list[ChangedFile], count_tokens: Callable[[str], int], bud
         block = file_block(changed, compact)
         cost = count_tokens(block)
         if summary.used_tokens + cost > budget_tokens:
-            summary.omitted[changed.path] = "did not fit the token budget"
+            summary.omitted[changed.path] = over_budget
             continue
         blocks[changed.path] = block
         summary.used_tokens += cost

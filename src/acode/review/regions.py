@@ -32,7 +32,9 @@ def changed_regions(path: str, old: str, new: str, *, context_lines: int = 60, a
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     groups = _merged([op[1:] for op in matcher.get_opcodes() if op[0] != "equal"])
     ends = _unit_ends(path, new)
-    old_prose, new_prose = prose_lines(path, old), prose_lines(path, new)
+    # comments, docstrings, message strings and import statements: wording and dependencies, not behaviour
+    old_prose = prose_lines(path, old) | import_lines(path, old)
+    new_prose = prose_lines(path, new) | import_lines(path, new)
     regions: list[Region] = []
     for index, (i1, i2, j1, j2) in enumerate(groups):
         next_start = groups[index + 1][2] if index + 1 < len(groups) else len(new_lines)
@@ -76,6 +78,20 @@ def prose_lines(path: str, text: str) -> set[int]:
         except (tokenize.TokenError, SyntaxError):
             pass
     return {n for n, line in enumerate(lines, 1) if line.strip().startswith(_COMMENT_STARTS)}
+
+
+def import_lines(path: str, text: str) -> set[int]:
+    """1-based numbers of the lines of import statements (Python files that parse; else none). Changing
+    one changes no behaviour by itself: a name that is then missing or unused is ruff's evidence (F821,
+    F401), and the code that uses it is a region of its own."""
+    if not path.endswith(".py"):
+        return set()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    return {n for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+            for n in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
 
 
 def _squash(text: str) -> list[str]:

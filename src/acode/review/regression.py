@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from acode.config.review import RegressionSettings
 from acode.errors import ModelError
@@ -33,41 +33,112 @@ from acode.llm.protocol import ChatModel
 from acode.llm.scoring import TextScore, scorer_of
 from acode.llm.types import Message
 from acode.prompts import render
-from acode.secrets import redact
 from acode.review.assessment import PKG
 from acode.review.checking import yes_probability
 from acode.review.decision import REGRESSION_RULE
 from acode.review.git_context import read_new_text, read_old_text
 from acode.review.metered import MeteredModel
 from acode.review.models import Finding, ReviewContext
+from acode.review.preamble import preamble
 from acode.review.regions import Region, changed_regions
+from acode.secrets import redact
 
 DIMENSION = "intent_alignment"
+CALIBRATION_CHARS = 240  # text read once to measure an unknown model's speed before the plan is checked
 RULE = REGRESSION_RULE
 
 
-def regression_findings(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
-                        timeout: Callable[[], float], progress: Callable[[str], None] = lambda _: None,
-                        paths: set[str] | None = None, fixed: dict[str, set[int]] | None = None) -> list[Finding]:
-    """``fixed``: lines (per file) where the deterministic evidence shows the change removing a known
-    vulnerability or adding a safety call; a region holding one is measured but not counted (see
-    ``FIXED``)."""
-    method = resolve_method(model, settings.method)
-    if method == "off":
-        return []
-    regions, left_out = _regions(context, settings, paths)
-    if left_out:
-        progress(f"not comparing {left_out} changed region(s): inserted lines, comment or docstring changes, "
-                 f"rewrites of more than {settings.max_edit_lines} lines (reviewer.regression.max_edit_lines) "
-                 "or past max_regions")
+@dataclass
+class RegionPlan:
+    """The regions a review will compare, and how many changed regions it leaves out and why."""
+
+    method: str
+    regions: list[Region] = field(default_factory=list)
+    found: int = 0
+    left_out: dict[str, int] = field(default_factory=dict)  # why -> how many
+    estimated_seconds: float = 0.0
+
+    def note(self, max_edit_lines: int) -> str:
+        """One line naming every reason a region was not compared ('' when none was left out)."""
+        reasons = {
+            "not an edit": "inserted lines or comment/docstring-only changes",
+            "rewrite": f"rewrites of more than {max_edit_lines} lines (reviewer.regression.max_edit_lines)",
+            "max_regions": "past reviewer.regression.max_regions",
+            "time": "beyond the time plan (reviewer.timeout_seconds)",
+        }
+        parts = [f"{count} {reasons[why]}" for why, count in self.left_out.items() if count]
+        return f"not comparing {sum(self.left_out.values())} changed region(s): " + "; ".join(parts) if parts else ""
+
+
+def plan_regions(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
+                 paths: set[str] | None = None, seconds: float | None = None) -> RegionPlan:
+    """The edits to compare: the largest first, at most ``max_regions``, and (when ``seconds`` is given)
+    only those whose reading fits that many seconds at the model's measured pace."""
+    plan = RegionPlan(method=resolve_method(model, settings.method))
+    if plan.method == "off":
+        return plan
+    edits, plan.found, plan.left_out = _regions(context, settings, paths)
+    edits.sort(key=lambda r: -r.size)
+    header = _header_text(context, settings, "#")
+    for region in edits:
+        if len(plan.regions) >= settings.max_regions:
+            plan.left_out["max_regions"] = plan.left_out.get("max_regions", 0) + 1
+            continue
+        cost = _estimated_seconds(model, region, header, plan.method)
+        if seconds is not None and plan.estimated_seconds + cost > seconds:
+            plan.left_out["time"] = plan.left_out.get("time", 0) + 1
+            continue
+        plan.regions.append(region)
+        plan.estimated_seconds += cost
+    plan.regions.sort(key=lambda r: (r.path, r.first_line))
+    plan.estimated_seconds = round(plan.estimated_seconds, 1)
+    return plan
+
+
+def _header_text(context: ReviewContext, settings: RegressionSettings, mark: str) -> str:
     header = intent_header(context.effective_intent()) if settings.intent else []
-    findings = []
-    for index, region in enumerate(regions, 1):
-        progress(f"comparing old and new code ({index}/{len(regions)}, {region.path}:{region.first_line})")
+    return render(PKG, "regression_intent.j2", mark=mark, lines=header) + "\n\n" if header else ""
+
+
+def _estimated_seconds(model: MeteredModel, region: Region, header: str, method: str) -> float:
+    """Both versions are read after the same prefix; the second reading reuses it from the KV cache (the
+    question method reads the prefix twice)."""
+    prefix = model.count_tokens(header + region.prefix)
+    old, new = model.count_tokens(region.old_text), model.count_tokens(region.new_text)
+    if method == "likelihood":
+        return model.pace.seconds(prefix + old + new)
+    return model.pace.seconds(2 * prefix + old + new + 200, 2)
+
+
+def compare_regions(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, plan: RegionPlan,
+                    *, timeout: Callable[[], float], progress: Callable[[str], None] = lambda _: None,
+                    out: list[Finding], seconds_left: Callable[[], float | None] = lambda: None,
+                    fixed: dict[str, set[int]] | None = None) -> None:
+    """Compare each planned region, appending its finding to ``out`` as soon as it is measured (so a
+    review that runs out of time keeps the regions it compared). With ``seconds_left`` the plan is checked
+    again before each region at the speed measured so far (the first region's prefix is read on its own
+    first, which measures the speed and is then reused from the KV cache); a region that no longer fits
+    is left out and counted in ``plan.left_out["time"]``. ``fixed``: lines (per file) where the
+    deterministic evidence shows the change removing a known vulnerability or adding a safety call; a
+    region holding one is measured but not counted (see ``FIXED``)."""
+    scorer = scorer_of(model) if plan.method == "likelihood" else None
+    calibrated = False
+    for index, region in enumerate(plan.regions, 1):
+        header = _header_text(context, settings, _comment_mark(region.path))
         if header:
-            region = replace(region, prefix=render(PKG, "regression_intent.j2", mark=_comment_mark(region.path),
-                                                   lines=header) + "\n\n" + region.prefix)
-        if method == "likelihood":
+            region = replace(region, prefix=header + region.prefix)
+        left = seconds_left()
+        if left is not None and scorer is not None:
+            if not model.pace.measured and not calibrated:
+                # the head of the prefix (a few dozen tokens, reused from the KV cache when the region is read)
+                model.record(scorer.score_text(region.prefix[:CALIBRATION_CHARS], "", timeout=timeout()).usage)
+                calibrated, left = True, seconds_left()
+            cost = model.pace.seconds(model.count_tokens(region.old_text) + model.count_tokens(region.new_text))
+            if left is not None and cost > left:
+                plan.left_out["time"] = plan.left_out.get("time", 0) + 1
+                continue
+        progress(f"comparing old and new code ({index}/{len(plan.regions)}, {region.path}:{region.first_line})")
+        if plan.method == "likelihood":
             metrics, line = _by_likelihood(model, region, timeout)
         else:
             metrics, line = _by_question(model, region, timeout), region.first_line
@@ -75,7 +146,19 @@ def regression_findings(context: ReviewContext, model: MeteredModel, settings: R
         fix = sorted(set(region.added) & (fixed or {}).get(region.path, set()))
         if fix:
             metrics[FIXED] = float(fix[0])
-        findings.append(_finding(region, line, metrics, settings))
+        out.append(_finding(region, line, metrics, settings))
+
+
+def regression_findings(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
+                        timeout: Callable[[], float], progress: Callable[[str], None] = lambda _: None,
+                        paths: set[str] | None = None, fixed: dict[str, set[int]] | None = None) -> list[Finding]:
+    """Plan (without a time limit) and compare; the findings of every compared region. ``fixed``: see
+    ``compare_regions``."""
+    plan = plan_regions(context, model, settings, paths=paths)
+    if plan.note(settings.max_edit_lines):
+        progress(plan.note(settings.max_edit_lines))
+    findings: list[Finding] = []
+    compare_regions(context, model, settings, plan, timeout=timeout, progress=progress, out=findings, fixed=fixed)
     return findings
 
 
@@ -121,10 +204,11 @@ def is_regression(metrics: dict[str, float], settings: RegressionSettings) -> bo
 
 
 def _regions(context: ReviewContext, settings: RegressionSettings,
-             paths: set[str] | None) -> tuple[list[Region], int]:
-    """The edits to compare (the largest ``max_regions``) and how many changed regions are left out."""
+             paths: set[str] | None) -> tuple[list[Region], int, dict[str, int]]:
+    """Every edit that may be compared, how many changed regions there are, and why the others are not."""
     regions: list[Region] = []
     seen = 0
+    left_out = {"not an edit": 0, "rewrite": 0}
     for file in context.files:
         if file.change_type not in ("modified", "renamed") or (paths is not None and file.path not in paths):
             continue
@@ -134,10 +218,21 @@ def _regions(context: ReviewContext, settings: RegressionSettings,
         changed = changed_regions(file.path, old, new, context_lines=settings.context_lines,
                                   after_lines=settings.after_lines)
         seen += len(changed)
-        regions += [r for r in changed if is_edit(r, settings.max_edit_lines)]
-    regions.sort(key=lambda r: -r.size)
-    chosen = sorted(regions[: settings.max_regions], key=lambda r: (r.path, r.first_line))
-    return chosen, seen - len(chosen)
+        for region in changed:
+            if is_edit(region, settings.max_edit_lines):
+                regions.append(_with_preamble(region, old, new) if settings.preamble else region)
+            else:
+                left_out["not an edit" if is_edit(region, 0) is False else "rewrite"] += 1
+    return regions, seen, left_out
+
+
+def _with_preamble(region: Region, old: str, new: str) -> Region:
+    """The region with the definitions its changed lines use (and its prefix does not show) before it."""
+    if not region.path.endswith(".py"):
+        return region
+    changed = "\n".join(list(region.removed) + region.new_text.splitlines()[: len(region.added)])
+    extra = preamble(region.prefix, changed, new, old)
+    return replace(region, prefix=extra + region.prefix) if extra else region
 
 
 def _by_likelihood(model: MeteredModel, region: Region, timeout: Callable[[], float]) -> tuple[dict[str, float], int]:
@@ -147,9 +242,9 @@ def _by_likelihood(model: MeteredModel, region: Region, timeout: Callable[[], fl
                          "(reviewer.regression.method: likelihood needs the embedded model)",
                          hint="set reviewer.regression.method: question (or auto)")
     old = scorer.score_text(region.prefix, region.old_text, timeout=timeout())
-    model.stats.add(old.usage)
+    model.record(old.usage)
     new = scorer.score_text(region.prefix, region.new_text, timeout=timeout())
-    model.stats.add(new.usage)
+    model.record(new.usage)
     metrics = {"delta_sum": new.total - old.total, "delta_mean": new.mean - old.mean,
                "old_sum": old.total, "new_sum": new.total, "old_tokens": len(old.logprobs),
                "new_tokens": len(new.logprobs)}
@@ -186,8 +281,8 @@ def _by_question(model: MeteredModel, region: Region, timeout: Callable[[], floa
 
 def _finding(region: Region, line: int, metrics: dict[str, float], settings: RegressionSettings) -> Finding:
     quote = region.new_text.splitlines()[line - region.first_line].strip() if region.added else ""
-    where = dict(dimension=DIMENSION, source="model", rule=RULE, file=region.path, line=line, end_line=line,
-                 quote=quote, grounding="changed" if region.added else "context", metrics=metrics)
+    where = {"dimension": DIMENSION, "source": "model", "rule": RULE, "file": region.path, "line": line, "end_line": line,
+                 "quote": quote, "grounding": "changed" if region.added else "context", "metrics": metrics}
     if "unreadable" in metrics:
         return Finding(**where, severity="high", status="unchecked",
                        message="the regression check's answer could not be read; an unreadable answer never approves")

@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from acode import __version__
-from acode.secrets import redact, redact_data
 from acode.review.models import Finding, ReviewResult
+from acode.secrets import redact, redact_data
 
 MARKS = {"excellent": "✔", "good": "✔", "acceptable": "~", "needs_work": "!", "poor": "✘", None: "?"}
 STYLES = {"excellent": "green", "good": "green", "acceptable": "yellow", "needs_work": "dark_orange",
@@ -31,6 +31,11 @@ def _where(finding: Finding) -> str:
     if finding.file and finding.line:
         return f"{finding.file}:{finding.line}"
     return finding.file or "(change)"
+
+
+def skipped(result: ReviewResult) -> list[str]:
+    """What the review's time plan left out (empty for a review that did everything)."""
+    return list(result.plan.skipped) if result.plan else []
 
 
 def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | None = None) -> None:
@@ -65,8 +70,12 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
         console.print(f"[yellow]diff cut:[/] {escape(path)}: {escape(note)}")
     if result.tests:
         console.print(f"tests: `{escape(result.tests['command'])}` exit {result.tests['exit_code']}")
+    for item in skipped(result):
+        console.print(f"[dim]skipped: {escape(item)}[/]")
     verdict_style = "bold green" if result.approved else "bold red"
-    label = "TIMEOUT (partial result)" if result.status == "timeout" else result.decision.verdict
+    label = {"timeout": "TIMEOUT (nothing assessed in time)",
+             "partial": f"{result.decision.verdict} (partial: the time limit passed; decided on what was assessed)",
+             }.get(result.status, result.decision.verdict)
     console.print(f"[{verdict_style}]{label}[/]")
     for reason in result.decision.reasons:
         console.print(f"  - {escape(redact(reason))}")
@@ -75,7 +84,8 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
 def render_markdown(result: ReviewResult) -> str:
     lines = [f"# Review of {_title(result)}", "",
              f"**Decision: {result.decision.verdict}**"
-             + (" (timed out; partial result)" if result.status == "timeout" else ""), ""]
+             + {"timeout": " (timed out: nothing assessed)", "partial": " (partial: decided on what was assessed "
+                "before the time limit)"}.get(result.status, ""), ""]
     lines += [f"- {redact(r)}" for r in result.decision.reasons] + ["", "| dimension | level | notes |", "|---|---|---|"]
     for dim in result.dimensions:
         note = redact(dim.explanation).replace("|", "\\|")
@@ -90,6 +100,8 @@ def render_markdown(result: ReviewResult) -> str:
                 lines.append(f"  - line: `{redact(f.quote)}`")
             if f.suggestion:
                 lines.append(f"  - suggestion: {redact(f.suggestion)}")
+    if skipped(result):
+        lines += ["", "Skipped: " + "; ".join(skipped(result))]
     if result.packing.omitted:
         lines += ["", "Not sent to the model: " + ", ".join(f"`{p}` ({w})" for p, w in result.packing.omitted.items())]
     if result.cut:

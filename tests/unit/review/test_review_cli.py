@@ -52,15 +52,28 @@ def test_rejected_exits_50(repo):
     assert "REJECTED" in result.output and "pages.py:3" in result.output
 
 
-def test_timeout_exits_52_and_keeps_the_partial_result(repo):
+def test_out_of_time_after_part_of_the_review_exits_by_its_decision_marked_partial(repo):
     use_script(repo, [PROPOSE_NOTHING, {"sleep": 0.6, "json": {"findings": []}}] + [PROPOSE_NOTHING] * 4,
                timeout_seconds=0.5)
     result = invoke("--json")
-    assert result.exit_code == 52, result.output
+    assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["status"] == "timeout" and data["dimensions"][0]["level"] == "excellent"
+    assert data["status"] == "partial" and data["dimensions"][1]["level"] == "excellent"
+    # the regression check had compared the edit before the limit: the review decided on it
+    assert data["dimensions"][0]["findings"][0]["rule"] == "review/regression"
+    assert data["dimensions"][2]["status"] == "partial" and data["plan"]["skipped"]
     history = json.loads(invoke("history", "--json").output)
-    assert history[0]["status"] == "timeout"
+    assert history[0]["status"] == "partial"
+
+
+def test_timeout_with_nothing_assessed_exits_52(repo):
+    # the proposal comes back after the limit: its finding cannot be checked, so nothing was assessed
+    slow = {"sleep": 0.6, "json": {"findings": [{"dimension": "code_quality", "line_number": 3, "problem": "p",
+                                                 "severity": "high", "suggestion": "s"}]}}
+    use_script(repo, [slow] * 5, timeout_seconds=0.5, regression={"method": "off"})
+    result = invoke("run", "--json")
+    assert result.exit_code == 52, result.output
+    assert json.loads(result.output)["status"] == "timeout"
 
 
 def test_unreadable_model_answer_with_on_model_failure_error_exits_1(repo):

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from review_fakes import repo_with_branch
 
-from acode.secrets import REDACTED, find_secrets, redact, redact_data
 from acode.review.evidence import gather_evidence, is_test_path, ruff_findings
 from acode.review.git_context import branch_context
+from acode.secrets import REDACTED, find_secrets, redact, redact_data
 
 
 def test_secrets_are_found_and_redacted_but_placeholders_and_env_lookups_are_not():

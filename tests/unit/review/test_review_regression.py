@@ -167,6 +167,15 @@ def test_prose_lines_are_comments_docstrings_and_string_only_lines():
     assert prose_lines("broken.py", "def f(:\n    # c\n") == {2}  # unparsable Python: comment lines only
 
 
+def test_import_only_changes_are_not_compared(tmp_path):
+    old = "from os import path\n\n\ndef f(x):\n    return path.join(x, 'a')\n"
+    new = old.replace("from os import path", "from os import path, sep")
+    context = branch_context(repo_with_branch(tmp_path / "r", {"m.py": old}, {"m.py": new}))
+    model = ScriptedModel([], scorer=lambda prefix, line: -9.0)
+    result = review_change(context, model, checks_only(method="likelihood"))
+    assert model.scored == [] and result.decision.verdict == "APPROVED"
+
+
 def test_a_fix_shown_by_the_evidence_is_not_judged_by_the_likelihood(tmp_path):
     """hmac.compare_digest reads as less likely than `==` to a code model; the structural evidence shows the
     change adding a constant-time comparison, so the region is measured but does not reject."""

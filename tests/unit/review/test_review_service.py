@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from review_fakes import BUGGY, SOUND, finding, repo_with_branch, reviewer, yes_no
 
 from acode.config.review import ReviewerSettings
-from acode.errors import ModelOutputError
+from acode.errors import ModelOutputError, ModelTimeoutError
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Completion
 from acode.review.git_context import branch_context
@@ -156,10 +156,21 @@ def test_timeout_keeps_the_partial_result(bug_context):
     slow = {"sleep": 0.6, "json": {"findings": []}}
     model = ScriptedModel([{"json": {"findings": []}}, slow] + [{"json": {"findings": []}}] * 5)
     result = review_change(bug_context, model, per_dim(require_candidates=False, timeout_seconds=0.5))
-    assert result.status == "timeout" and not result.approved
+    assert result.status == "partial"
     by_name = {d.name: d for d in result.dimensions}
-    assert by_name["intent_alignment"].level == "excellent"
-    assert by_name["safety"].status == "timeout" and by_name["safety"].level is None
+    assert (by_name["intent_alignment"].status, by_name["intent_alignment"].level) == ("assessed", "excellent")
+    # not reached by the model: decided on its deterministic evidence alone, and marked partial
+    assert by_name["safety"].status == "partial" and by_name["safety"].level == "excellent"
+    assert "not finished before the time limit" in by_name["safety"].explanation
+    assert result.decision.verdict == "APPROVED" and result.approved
+    assert any("time limit" in item for item in result.plan.skipped)
+
+
+def test_timeout_when_the_model_assessed_nothing_never_approves(bug_context):
+    model = ScriptedModel([ModelTimeoutError("ACODE-MODEL-030", "the model took too long")])
+    result = review_change(bug_context, model, per_dim(require_candidates=False, timeout_seconds=0.5))
+    assert result.status == "timeout" and not result.approved
+    assert all(d.status == "timeout" and d.level is None for d in result.dimensions)
 
 
 def test_tokens_are_counted_and_secrets_in_findings_are_redacted(bug_context):

@@ -1,0 +1,180 @@
+"""Does `acode review` approve real fixes of real projects and reject the same fixes reverted?
+
+The set is built by ``real_commits_set.py`` (acode's own fix commits and fix releases of PyPI packages,
+both directions, one git repository per change). Each change is reviewed as `acode review --base main`
+reviews it: the branch context against `main`, the default reviewer settings (default strategy, 120 s
+limit) and the model's default window, one loaded model for the whole run.
+
+Prints JSON per project and overall: confusion matrix, balanced accuracy, false-reject rate of real
+fixes, median seconds, time-outs and partial reviews, and the causes of every wrong decision (the
+dimension and rule of each counting finding in a rejected fix, the reasons of an approved revert).
+
+    python benchmarks/real_commits.py --model qwen2.5-coder-0.5b --records rc-0.5b.jsonl
+    flock /tmp/acode-model.lock python benchmarks/real_commits.py --projects click,acode --per-project 4
+    python benchmarks/real_commits.py --summarise rc-0.5b.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+FIELDS = {"dimension", "source", "rule", "severity", "file", "line", "grounding", "confidence", "status", "message",
+          "metrics"}
+
+
+def review(model, repo: Path, timeout: float | None, run_tests: bool) -> dict:
+    from acode.config.review import ReviewerSettings
+    from acode.review.git_context import branch_context
+    from acode.review.service import review_change
+
+    settings = ReviewerSettings() if timeout is None else ReviewerSettings(timeout_seconds=timeout)
+    context = branch_context(repo, "main", max_diff_chars=settings.max_diff_chars, context_lines=settings.context_lines)
+    started = time.monotonic()
+    result = review_change(context, model, settings, run_tests=run_tests)
+    return {
+        "verdict": result.decision.verdict,
+        "status": result.status,
+        "seconds": round(time.monotonic() - started, 2),
+        "reasons": result.decision.reasons,
+        "levels": {d.name: d.level for d in result.dimensions},
+        "counting": [f.model_dump(include=FIELDS) for f in result.all_findings() if f.counts],
+        "findings": [f.model_dump(include=FIELDS) for f in result.all_findings()],
+        "plan": result.plan.model_dump() if getattr(result, "plan", None) else None,
+        "tokens": result.tokens.model_dump(),
+        "changed_lines": sum(f.additions + f.deletions for f in context.files),
+        "files": len(context.files),
+    }
+
+
+def causes(record: dict) -> list[str]:
+    """What drove a wrong decision: for a rejected fix, the dimension/rule of each counting finding that
+    pulls a dimension to poor or counts at all; for an approved revert, 'nothing counted' or the levels."""
+    if record["status"] == "timeout":
+        return ["timeout: nothing assessed in time (exit 52)"]
+    if record["expected"] == "APPROVED":
+        found = sorted({f"{f['dimension']}:{f['rule'] or f['source']}" for f in record["counting"]
+                        if f["severity"] in ("critical", "high", "medium")})
+        return found or [f"reason:{r[:60]}" for r in record["reasons"]]
+    regression = [f for f in record["counting"] if f["rule"] == "review/regression"]
+    return ["nothing counted" if not record["counting"] else
+            "only low findings" if not regression else "counted but not poor"]
+
+
+def summarise(rows: list[dict]) -> dict:
+    fixes = [r for r in rows if r["expected"] == "APPROVED"]
+    reverts = [r for r in rows if r["expected"] == "REJECTED"]
+    approved = sum(r["verdict"] == "APPROVED" and r["status"] != "timeout" for r in fixes)
+    rejected = sum(r["verdict"] == "REJECTED" or r["status"] == "timeout" for r in reverts)
+    tnr = approved / len(fixes) if fixes else None
+    tpr = rejected / len(reverts) if reverts else None
+    wrong_fix = Counter(c for r in fixes if r["verdict"] != "APPROVED" for c in causes(r))
+    wrong_revert = Counter(c for r in reverts if r["verdict"] != "REJECTED" for c in causes(r))
+    return {
+        "changes": len(rows),
+        "fixes_approved": f"{approved}/{len(fixes)}",
+        "reverts_rejected": f"{rejected}/{len(reverts)}",
+        "balanced_accuracy": round((tnr + tpr) / 2, 3) if fixes and reverts else None,
+        "false_reject_rate": round(1 - tnr, 3) if fixes else None,
+        "median_seconds": statistics.median(r["seconds"] for r in rows) if rows else None,
+        "max_seconds": max((r["seconds"] for r in rows), default=None),
+        "timeouts": sum(r["status"] == "timeout" for r in rows),
+        "partial": sum(r["status"] == "partial" for r in rows),
+        "false_reject_causes": dict(wrong_fix.most_common()),
+        "missed_revert_causes": dict(wrong_revert.most_common()),
+    }
+
+
+def report(rows: list[dict]) -> dict:
+    projects = dict.fromkeys(r["project"] for r in rows)
+    return {"overall": summarise(rows), "by_project": {p: summarise([r for r in rows if r["project"] == p])
+                                                       for p in projects}}
+
+
+def interleaved(fixes: list) -> list:
+    """Round-robin over the projects, so a run cut short (or --skip resumed) covers every project alike."""
+    queues: dict[str, list] = {}
+    for fix in fixes:
+        queues.setdefault(fix.project, []).append(fix)
+    out = []
+    while any(queues.values()):
+        for queue in queues.values():
+            if queue:
+                out.append(queue.pop(0))
+    return out
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="bundled model name or .gguf path")
+    parser.add_argument("--projects", help="comma list (default: every project of the set)")
+    parser.add_argument("--per-project", type=int, help="at most this many fixes per project (the first ones)")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N fixes (resume a run)")
+    parser.add_argument("--directions", default="fix,revert")
+    parser.add_argument("--timeout", type=float, help="reviewer.timeout_seconds (default: the reviewer's default)")
+    parser.add_argument("--threads", type=int, help="llama.cpp threads (default: the model's default)")
+    parser.add_argument("--run-tests", action="store_true", help="as `acode review --run-tests`")
+    parser.add_argument("--records", type=Path, help="append every review as a JSON line here")
+    parser.add_argument("--summarise", type=Path, nargs="+", help="no model: the figures of records files")
+    parser.add_argument("--list", action="store_true", help="no model: list the set")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.summarise:
+        rows = [json.loads(line) for path in args.summarise for line in path.read_text().splitlines() if line.strip()]
+        print(json.dumps(report(rows), indent=2))
+        return 0
+    import real_commits_set as rcs
+
+    fixes = rcs.all_fixes(projects=set(args.projects.split(",")) if args.projects else None)
+    if args.per_project:
+        seen: Counter = Counter()
+        fixes = [f for f in fixes if (seen.update([f.project]) or seen[f.project] <= args.per_project)]
+    fixes = interleaved(fixes)[args.skip:]
+    if args.list:
+        print(json.dumps([{"name": f.name, "files": len(f.changes), "lines": f.changed_lines} for f in fixes], indent=2))
+        return 0
+    from acode.config.model import ModelSettings
+    from acode.llm.factory import build_model
+
+    settings = {"name": args.model, **({"threads": args.threads} if args.threads else {})}
+    if args.model.endswith(".gguf"):
+        settings["path"] = args.model
+    model = build_model(ModelSettings(**settings))
+    rows = []
+    out = args.records.open("a", encoding="utf-8") if args.records else None
+    with tempfile.TemporaryDirectory(prefix="acode-real-commits-") as tmp:
+        for fix in fixes:
+            for direction in args.directions.split(","):
+                repo = rcs.build(fix, direction, Path(tmp) / f"{rcs.slug(fix)}-{direction}")
+                row = {"project": fix.project, "name": fix.name, "direction": direction, "model": args.model,
+                       "expected": "APPROVED" if direction == "fix" else "REJECTED",
+                       **review(model, repo, args.timeout, args.run_tests)}
+                rows.append(row)
+                print(f"{fix.name:<28} {direction:<6} {row['verdict']:<8} {row['status']:<8} {row['seconds']:6.1f}s "
+                      f"{row['changed_lines']:4d} lines {'; '.join(causes(row)) if row['verdict'] != row['expected'] else ''}",
+                      file=sys.stderr, flush=True)
+                if out:
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+    if out:
+        out.close()
+    print(json.dumps({"benchmark": "real_commits", "model": args.model, **report(rows)}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.append(str(REPO / "src"))  # after PYTHONPATH, so a run can use a snapshot of the sources
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    raise SystemExit(main())

@@ -1,0 +1,116 @@
+"""The project around a change: which functions it changes, where the project calls them, and which
+test files exercise them. Cheap and deterministic (the new files' syntax trees and `git grep`); the
+callers go into the reviewer's context, the test files make the test command of `--run-tests` run the
+tests that matter for the change instead of the whole suite."""
+
+from __future__ import annotations
+
+import ast
+import shlex
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from acode.errors import AcodeError
+from acode.gitcmd import run_git
+from acode.review.diffparse import changed_new_lines
+from acode.review.evidence import is_test_path
+from acode.review.git_context import read_new_text
+from acode.review.models import ReviewContext
+
+MIN_NAME = 4  # shorter names (run, get, ...) match too much of a project to say anything
+_GENERIC = {"main", "__init__", "setUp", "tearDown", "test", "wrapper", "inner", "decorator"}
+
+
+@dataclass
+class Around:
+    functions: dict[str, list[str]] = field(default_factory=dict)  # path -> changed function names
+    callers: list[str] = field(default_factory=list)  # "path:line: code" outside the changed files
+    tests: list[str] = field(default_factory=list)  # test files that name a changed function or module
+
+    def text(self) -> str:
+        return "\n".join(f"- {line}" for line in self.callers)
+
+
+def changed_functions(path: str, source: str, lines: set[int]) -> list[str]:
+    """Names of the functions and classes (innermost) whose body holds a changed line."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            span = set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+            inner = [c for c in ast.walk(node) if c is not node and isinstance(
+                c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and lines & set(
+                range(c.lineno, (c.end_lineno or c.lineno) + 1))]
+            if lines & span and not inner and node.name not in names:
+                names.append(node.name)
+    return names
+
+
+def look_around(context: ReviewContext, *, max_callers: int = 6, per_name: int = 2,
+                max_tests: int = 8) -> Around:
+    around = Around()
+    changed_paths = {f.path for f in context.files}
+    modules: list[str] = []
+    for changed in context.files:
+        if not changed.path.endswith(".py") or changed.change_type in ("deleted", "binary") or is_test_path(changed.path):
+            continue
+        source = read_new_text(context, changed.path)
+        if source is None:
+            continue
+        names = changed_functions(changed.path, source, set(changed_new_lines(changed.diff)))
+        if names:
+            around.functions[changed.path] = names
+        stem = PurePosixPath(changed.path).stem
+        modules.append(PurePosixPath(changed.path).parent.name if stem == "__init__" else stem)
+    names = [n for ns in around.functions.values() for n in ns if len(n) >= MIN_NAME and n not in _GENERIC
+             and not n.startswith("__")]
+    for name in dict.fromkeys(names):
+        hits = _grep(context, name, calls=True)
+        outside = [h for h in hits if h.split(":", 1)[0] not in changed_paths and not _defines(h, name)
+                   and not h.split(":", 2)[-1].lstrip().startswith(("#", '"', "'"))]
+        for hit in [h for h in outside if not is_test_path(h.split(":", 1)[0])][:per_name]:
+            if len(around.callers) < max_callers and hit[:140] not in around.callers:
+                around.callers.append(hit[:140])
+    around.tests = _tests_naming(context, names, modules, max_tests)
+    return around
+
+
+def _defines(hit: str, name: str) -> bool:
+    code = hit.split(":", 2)[-1].strip()
+    return code.startswith((f"def {name}", f"async def {name}", f"class {name}"))
+
+
+def _grep(context: ReviewContext, word: str, *, calls: bool = False) -> list[str]:
+    """`git grep` of ``word`` (a whole word; with ``calls``, only where it is called) in the Python files
+    of the reviewed version."""
+    rev = [context.head_rev] if context.head_rev else []
+    pattern = ["-E", "-e", rf"(^|[^A-Za-z0-9_]){word}\("] if calls else ["-w", "-e", word]
+    try:
+        done = run_git(context.root, "grep", "-n", "-I", "--full-name", *pattern, *rev, "--", "*.py",
+                       check=False)
+    except AcodeError:  # git missing or too slow: no callers, the review goes on
+        return []
+    lines = (done.stdout or "").splitlines()
+    if rev:  # "REV:path:line:code" -> "path:line:code"
+        lines = [line.split(":", 1)[1] for line in lines if ":" in line]
+    return lines
+
+
+def _tests_naming(context: ReviewContext, names: list[str], modules: list[str], limit: int) -> list[str]:
+    """Test files that name a changed function, else the changed module; most names first."""
+    score: dict[str, int] = {}
+    for word in names + [m for m in modules if len(m) >= MIN_NAME]:
+        for path in {h.split(":", 1)[0] for h in _grep(context, word)}:
+            if is_test_path(path) and PurePosixPath(path).name.startswith("test"):
+                score[path] = score.get(path, 0) + (2 if word in names else 1)
+    return sorted(score, key=lambda p: (-score[p], p))[:limit]
+
+
+def related_test_command(tests: list[str], base: str = "python -m pytest -q") -> str | None:
+    """The test command limited to ``tests`` (None when no test file was found)."""
+    if not tests:
+        return None
+    return f"{base} " + " ".join(shlex.quote(t) for t in tests)
