@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from acode.agent.control import AgentStop
 from acode.agent.fixing.detect import FixPlan, is_test_file, plan_fix
-from acode.agent.fixing.harness import ask, output_tokens_for, tool
+from acode.agent.fixing.harness import ask, output_tokens_for, read_text, tool
 from acode.agent.fixing.outcome import (
     TestOutcome,
     implicated_files,
@@ -87,9 +87,9 @@ class TestDrivenFixer:
             paths = [p for p in implicated if not is_test_file(p) and p.suffix == ".py"]
         if not paths:
             for test in plan.protected or [p for p in implicated_files(before.output, workspace) if is_test_file(p)]:
-                paths += [p for p in imported_files(_read(workspace / test), workspace) if p not in paths]
+                paths += [p for p in imported_files(read_text(workspace / test), workspace) if p not in paths]
         limit = self.settings.max_file_lines
-        return [p.as_posix() for p in paths[:3] if len(_read(workspace / p).splitlines()) <= limit]
+        return [p.as_posix() for p in paths[:3] if len(read_text(workspace / p).splitlines()) <= limit]
 
     @staticmethod
     def _run_tests(loop: AgentLoop, run: _Run, command: str) -> TestOutcome | None:
@@ -107,7 +107,7 @@ class _Attempts:
         self.settings, self.loop, self.run, self.plan = settings, loop, run, plan
         self.before, self.workspace = before, workspace
         self.original = {p: (workspace / p).read_bytes() for p in targets}
-        self.views = [FileView(p, _read(workspace / p)) for p in targets]
+        self.views = [FileView(p, read_text(workspace / p)) for p in targets]
         context = self._context_files(targets)
         self.partial = sum(len(v.text.splitlines()) for v in self.views) > settings.whole_file_lines
         self.messages = task_messages(request, self.views, context, plan.test_command,
@@ -120,7 +120,7 @@ class _Attempts:
             p for p in implicated_files(self.before.output, self.workspace) if is_test_file(p)]
         views, budget = [], MAX_CONTEXT_CHARS
         for path in tests:
-            text = _read(self.workspace / path)
+            text = read_text(self.workspace / path)
             if path.as_posix() in targets or len(text) > budget:
                 continue
             views.append(FileView(path.as_posix(), text))
@@ -222,10 +222,3 @@ class _Attempts:
 
     def _paths(self) -> list[str]:
         return [v.path for v in self.views]
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""

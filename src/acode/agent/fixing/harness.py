@@ -4,6 +4,7 @@ runner (validation, approval, rules, hooks, recording). Solvers never touch file
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acode.agent.result import ToolStep
@@ -47,3 +48,11 @@ def output_tokens_for(loop: AgentLoop, text: str) -> int:
     count = getattr(loop.model, "count_tokens", None)
     tokens = count(text) if count else len(text) // 3
     return max(loop.config.max_tokens, int(tokens * 1.3) + 200)
+
+
+def read_text(path: Path) -> str:
+    """A file's text for a prompt; an unreadable or non-UTF-8 file reads as empty (it is then not rewritten)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acode.agent.fixing.harness import ask, output_tokens_for, tool
+from acode.agent.fixing.harness import ask, output_tokens_for, read_text, tool
 from acode.agent.fixing.rewrite import FileView, parse_reply
 from acode.llm.types import Message
 from acode.prompts import render
@@ -46,7 +46,7 @@ class StepWriter:
         if not self.paths or "write_file" not in loop.registry.names():
             return None
         workspace = Path(loop.ctx.workspace)
-        views = [FileView(p, _read(workspace / p)) for p in self.paths]
+        views = [FileView(p, read_text(workspace / p)) for p in self.paths]
         system = render("acode.agent", "write_system.j2", example_path=views[0].path, language=views[0].language)
         messages = [Message.system(system),
                     Message.user(render("acode.agent", "write_step.j2", request=request, files=views))]
@@ -66,10 +66,3 @@ class StepWriter:
                 written.append(path)
             return f"Wrote {', '.join(written)}."
         return None
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
