@@ -71,8 +71,19 @@ def build(root: Path, files: int, functions: int) -> Path:
     return root
 
 
+def naive_layout(messages: list, task: str, dimension: str) -> list:
+    """A self-contained prompt per dimension: a per-call line at the very start, so no two calls share a
+    prefix (the layout a naive reviewer builds; measured against the shared prefix)."""
+    from acode.llm.types import Message
+    from acode.review.assessment import with_task
+
+    out = with_task(messages, task)
+    return [Message.system(f"Review aspect: {dimension}.\n{out[0].content}"), *out[1:]]
+
+
 def run_design(model, repo: Path, design: str, timeout: float) -> dict:
     from acode.config.review import ReviewerSettings
+    from acode.review.findings_review import FindingsReview
     from acode.review.git_context import branch_context
     from acode.review.service import review_change
 
@@ -84,7 +95,7 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
         reset()  # every design starts with an empty KV cache
     marks: list[tuple[float, str]] = []
     started = time.monotonic()
-    result = review_change(context, model, settings, naive_layout=design == "naive",
+    result = review_change(context, model, settings, strategy=FindingsReview(naive_layout) if design == "naive" else None,
                            progress=lambda message: marks.append((time.monotonic(), message)))
     ended = time.monotonic()
     changed = sum(f.additions + f.deletions for f in context.files)

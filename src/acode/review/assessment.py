@@ -113,17 +113,11 @@ def base_messages(system: str, context_text: str) -> list[Message]:
     return [Message.system(system), Message.user(context_text)]
 
 
-def with_task(messages: list[Message], task: str, *, naive_first: str | None = None) -> list[Message]:
-    """The shared messages with ``task`` appended to the last user message (so the prefix is shared).
-
-    ``naive_first`` puts a per-call line at the very start instead, the way a naive reviewer builds a
-    self-contained prompt per dimension; only the latency benchmark uses it, to measure the difference.
-    """
+def with_task(messages: list[Message], task: str) -> list[Message]:
+    """The shared messages with ``task`` appended to the last user message (so the prefix is shared)."""
     out = list(messages)
     last = out[-1]
     out[-1] = Message(role=last.role, content=f"{last.content}\n\n{task}")
-    if naive_first is not None:
-        out[0] = Message.system(f"{naive_first}\n{out[0].content}")
     return out
 
 
@@ -140,9 +134,12 @@ def propose(
     choices: tuple[tuple[int, ...], tuple[str, ...]] = ((), ()),
     stop_on_failure: bool = False,
     parallel: int = 1,
-    naive: bool = False,
+    layout: Callable[[list[Message], str, str], list[Message]] | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> Proposals:
+    """Findings proposed per dimension (or for all in one call); ``layout`` places each call's task in
+    ``messages`` (default: appended, see ``with_task``)."""
+    place = layout or (lambda shared, task, _dimension: with_task(shared, task))
     out = Proposals()
     if strategy == "single_call":
         output = proposal_model(max_findings, tuple(dimensions), min_findings, *_nonempty(choices))
@@ -168,8 +165,7 @@ def propose(
                       candidates=min_findings > 0, several_files=len(choices[1]) > 1)
         try:
             answer = complete_json(
-                model, with_task(messages, task, naive_first=f"Review aspect: {dimension}." if naive else None),
-                output, max_tokens=max_tokens, timeout=timeout(),
+                model, place(messages, task, dimension), output, max_tokens=max_tokens, timeout=timeout(),
             )
         except ModelOutputError as exc:
             return dimension, exc.message

@@ -1,0 +1,91 @@
+"""From what a review assessed (regression findings, proposals and their checks, evidence) to one result
+per enabled dimension, saying which dimensions the model did not finish in time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from acode.review.assessment import Proposals
+from acode.review.budget import ReviewPlan
+from acode.review.decision import cap_unconfirmed, dimension_level, explain
+from acode.review.models import DimensionResult, Finding
+from acode.review.regression import DIMENSION as REGRESSION_DIMENSION
+
+if TYPE_CHECKING:
+    from acode.review.review_run import ReviewRun
+
+
+@dataclass
+class Assessed:
+    enabled: list[str]
+    regression: list[Finding] = field(default_factory=list)
+    proposals: Proposals | None = None
+    checked: dict[str, list[Finding]] = field(default_factory=dict)
+
+    def finished(self, plan: ReviewPlan) -> list[str]:
+        """Dimensions whose proposals were read and all checked (none when proposals were not planned)."""
+        if not plan.proposals or self.proposals is None:
+            return []
+        found = self.proposals.findings
+        return [d for d in self.enabled if d in found and len(self.checked.get(d, [])) >= len(found[d])]
+
+
+def note_unfinished(plan: ReviewPlan, assessed: Assessed) -> None:
+    """Name in the plan what the time limit left unread or unchecked."""
+    if not plan.proposals:
+        return
+    proposals = assessed.proposals
+    if proposals is None:
+        plan.skipped.append("model proposals: the time limit passed before they were read")
+        return
+    unread = [d for d, why in proposals.failed.items() if why == "timed out"]
+    if unread:
+        plan.skipped.append(f"model proposals for {', '.join(unread)}: not read before the time limit")
+    total = sum(len(items) for items in proposals.findings.values())
+    done = sum(len(items) for items in assessed.checked.values())
+    if done < total:
+        plan.skipped.append(f"{total - done} of {total} proposed finding(s) not checked before the time limit "
+                            "(left out, not counted)")
+
+
+def fill_dimensions(run: ReviewRun, assessed: Assessed) -> list[DimensionResult]:
+    """A result for every enabled dimension from what was assessed: its checked findings, the regression
+    findings (intent alignment) and its deterministic evidence. A dimension whose proposal could not be read
+    is not assessed (which rejects); proposals that were skipped or not checked in time are left out and
+    named in the plan. After a time-out with nothing assessed, every dimension says so."""
+    if run.result.status == "timeout":
+        why = "not assessed before the timeout"
+        return [DimensionResult(name=name, status="timeout", error=why, explanation=why) for name in assessed.enabled]
+    settings, evidence = run.settings, run.evidence.findings
+    unfinished = _unfinished(run, assessed)
+    proposals = assessed.proposals
+    failed = {d: why for d, why in (proposals.failed if proposals else {}).items() if why != "timed out"}
+    out = []
+    for name in assessed.enabled:
+        if name in failed:
+            error = f"the model's answer was unusable: {failed[name]}"
+            out.append(DimensionResult(name=name, status="failed", error=error, explanation=error[:200]))
+            continue
+        found = [cap_unconfirmed(f, settings.thresholds, evidence) for f in assessed.checked.get(name, [])]
+        found += assessed.regression if name == REGRESSION_DIMENSION else []
+        combined = found + [f for f in evidence if f.dimension == name]
+        note = explain(combined)
+        if name in unfinished:
+            note = f"the model's part was not finished before the time limit; {note}"
+        out.append(DimensionResult(name=name, level=dimension_level(combined, settings.thresholds), findings=found,
+                                   explanation=note, status="partial" if name in unfinished else "assessed"))
+    return out
+
+
+def _unfinished(run: ReviewRun, assessed: Assessed) -> list[str]:
+    """Dimensions the model did not finish: all of them when proposals were planned but skipped or cut
+    short, the intent alignment when the regression check left edits out."""
+    plan = run.plan
+    out = []
+    if run.settings.strategy != "checks_only":
+        finished = assessed.finished(plan)
+        out = [d for d in assessed.enabled if d not in finished]
+    if plan.regions_compared < plan.regions_planned or any("regression check" in s for s in plan.skipped):
+        out.append(REGRESSION_DIMENSION)
+    return [d for d in assessed.enabled if d in out]

@@ -1,0 +1,159 @@
+"""The default review strategy: the decision comes from findings, never from the model's overall
+impression. In order, within the time plan (``budget``): the regression check compares each edit's old
+and new version; the model proposes findings per dimension (or in one call) on the diffs that fit the time
+left; each proposal is checked by a yes/no question; every dimension gets a level from its checked
+findings and its deterministic evidence. Running out of time keeps what was assessed (``partial``)."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from acode.errors import ModelOutputError, ModelTimeoutError
+from acode.llm.scoring import scorer_of
+from acode.llm.types import Message
+from acode.review.assessment import PartialProposals, Proposals, line_choices, propose
+from acode.review.budget import diff_tokens_for, expected_answer_tokens, proposal_seconds
+from acode.review.checking import check_findings
+from acode.review.decision import decide_from_levels
+from acode.review.dimension_results import Assessed, fill_dimensions, note_unfinished
+from acode.review.evidence import fixed_lines
+from acode.review.models import Decision
+from acode.review.regression import CALIBRATION_CHARS, compare_regions, plan_regions
+from acode.review.regression import DIMENSION as REGRESSION_DIMENSION
+from acode.review.review_run import ReviewRun
+from acode.review.strategy import Layout, shared_prefix
+
+log = logging.getLogger("acode.review")
+
+
+class FindingsReview:
+    def __init__(self, layout: Layout = shared_prefix) -> None:
+        self.layout = layout
+
+    def assess(self, run: ReviewRun) -> None:
+        settings, plan = run.settings, run.plan
+        assessed = Assessed(enabled=settings.dimensions.enabled())
+        try:
+            run.look_around()
+            if REGRESSION_DIMENSION in assessed.enabled:
+                _regression_stage(run, assessed)
+            if settings.strategy != "checks_only":
+                _fit_to_time(run, assessed.enabled)
+                if plan.proposals:
+                    self._propose_and_check(run, assessed)
+        except ModelTimeoutError as exc:
+            log.info("review ran out of time: %s", exc.message)
+            run.result.status = "partial" if assessed.regression or assessed.finished(plan) else "timeout"
+            note_unfinished(plan, assessed)
+        plan.note_rates(run.model.pace)
+        plan.regions_compared = len(assessed.regression)
+        if run.result.status == "complete" and plan.skipped:
+            run.result.status = "partial"  # the plan left something out: decided on what was assessed, and says so
+        run.result.dimensions = fill_dimensions(run, assessed)
+        run.result.decision = decide_from_levels(run.result.dimensions, run.evidence.findings, settings)
+        if run.result.status == "partial" and settings.budget.on_partial == "reject" and run.result.decision.approved:
+            run.result.decision = Decision(verdict="REJECTED", strategy="findings", reasons=[
+                "the review is partial (" + "; ".join(plan.skipped) + ") and reviewer.budget.on_partial is reject"])
+
+    def _propose_and_check(self, run: ReviewRun, assessed: Assessed) -> None:
+        settings = run.settings
+        messages = run.messages(with_callers=True)
+        try:
+            assessed.proposals = self._propose(run, messages, assessed.enabled)
+        except PartialProposals as partial:
+            assessed.proposals = partial.proposals
+            raise ModelTimeoutError("ACODE-REVIEW-030", "timed out while proposing findings") from None
+        check_findings(
+            run.model, messages, assessed.proposals.findings, run.shown_files(),
+            confirm_at=settings.thresholds.confirm, count_context=settings.thresholds.count_context_lines,
+            timeout=run.remaining, progress=run.say,
+            on_checked=lambda f: assessed.checked.setdefault(f.dimension, []).append(f),
+        )
+
+    def _propose(self, run: ReviewRun, messages: list[Message], enabled: list[str]) -> Proposals:
+        settings = run.settings
+        proposals = propose(
+            run.model, messages, enabled, strategy=settings.strategy,
+            max_findings=settings.max_findings_per_dimension, max_tokens=settings.max_tokens_per_answer,
+            min_findings=1 if settings.require_candidates else 0, choices=line_choices(run.shown_files()),
+            stop_on_failure=settings.on_model_failure == "error", timeout=run.remaining,
+            parallel=settings.parallel_requests, layout=self.layout, progress=run.say,
+        )
+        if proposals.failed and settings.on_model_failure == "error":
+            name, why = next(iter(proposals.failed.items()))
+            raise ModelOutputError("ACODE-REVIEW-020", f"the model's answer for {name} could not be read: {why}",
+                                   hint="set reviewer.on_model_failure: reject, or use a larger model")
+        return proposals
+
+
+def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
+    """Plan and compare the edits; lines the evidence shows fixed are measured, not judged."""
+    settings, plan = run.settings, run.plan
+    share = settings.budget.regression_share if settings.strategy != "checks_only" else 1.0
+    left = run.plannable()
+    seconds = None if left is None else max(0.0, left * share)
+    regions = plan_regions(run.context, run.model, settings.regression, seconds=seconds,
+                           paths={f.path for f in run.shown_files()})
+    plan.regions_found, plan.regions_planned = regions.found, len(regions.regions)
+    plan.regression_seconds_estimated = regions.estimated_seconds
+    stage_end = None if left is None else time.monotonic() + seconds
+
+    def seconds_left() -> float | None:
+        return None if stage_end is None else stage_end - time.monotonic()
+
+    try:
+        compare_regions(run.context, run.model, settings.regression, regions, timeout=run.remaining,
+                        progress=run.say, out=assessed.regression, seconds_left=seconds_left,
+                        fixed=fixed_lines(run.evidence.findings))
+    finally:
+        note = regions.note(settings.regression.max_edit_lines)
+        if note:
+            run.say(note)
+        if regions.left_out.get("time"):
+            plan.skipped.append(f"regression check: {regions.left_out['time']} edit(s) not compared "
+                                f"(did not fit {seconds:.0f} s of the time plan)")
+
+
+def _measure_speed(run: ReviewRun, seconds: float) -> None:
+    """One short reading (a few dozen tokens) to measure a model nothing has been asked yet: the head of
+    the system prompt, scored where the backend can, else a one-token answer."""
+    scorer = scorer_of(run.model)
+    if scorer is not None:
+        run.model.record(scorer.score_text(run.system[:CALIBRATION_CHARS], "", timeout=seconds).usage)
+    else:
+        run.model.complete([Message.user("Reply with OK.")], max_tokens=1, temperature=0.0, timeout=seconds)
+
+
+def _fit_to_time(run: ReviewRun, enabled: list[str]) -> None:
+    """Cut the diffs to what the proposals and their checks can read in the time left; no proposals when
+    too little fits."""
+    settings, plan, pace = run.settings, run.plan, run.model.pace
+    left = run.plannable()
+    single = settings.strategy == "single_call"
+    per_call = settings.max_findings_per_dimension
+    shape = {"answer_tokens": expected_answer_tokens(per_call, settings.max_tokens_per_answer),
+             "findings": per_call * (1 if single else len(enabled)), "calls": 1 if single else len(enabled)}
+    if left is None:
+        plan.diff_tokens = run.packed.summary.used_tokens
+        return
+    if not pace.measured and left > 1:
+        _measure_speed(run, left)
+        left = run.plannable()
+    fits = diff_tokens_for(pace, left, run.overhead, **shape)
+    if fits < min(settings.budget.min_diff_tokens, max(1, run.packed.summary.used_tokens)):
+        plan.proposals = False
+        plan.skipped.append(f"model proposals and their checks: about {left:.0f} s were left, too little to read "
+                            f"{settings.budget.min_diff_tokens} tokens of diff at {pace.prompt_rate():.0f} tokens/s")
+        return
+    if fits < run.packed.summary.used_tokens:
+        run.repack(fits, "did not fit the time plan")
+        cut = [p for p, why in run.packed.summary.omitted.items() if why == "did not fit the time plan"]
+        plan.skipped.append(f"diffs shown to the model cut to {fits} tokens to fit the time plan"
+                            + (f"; not shown: {', '.join(cut)}" if cut else ""))
+        if not run.packed.summary.included:
+            plan.proposals = False
+            plan.skipped.append("model proposals: no file's diff fitted the time plan")
+    plan.diff_tokens = run.packed.summary.used_tokens
+    plan.proposal_seconds_estimated = round(proposal_seconds(pace, run.overhead + run.packed.summary.used_tokens,
+                                                             **shape), 1)

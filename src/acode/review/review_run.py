@@ -1,0 +1,162 @@
+"""What one review shares across its steps: the change, the metered model, the settings, the clock, the
+deterministic evidence, the diffs packed for the model and the result being filled. A strategy
+(``verdict_review``, ``findings_review``) reads and fills it; ``service.review_change`` starts and
+finishes it."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from acode.config.review import ReviewerSettings
+from acode.errors import ModelTimeoutError
+from acode.llm.protocol import ChatModel
+from acode.llm.types import Message
+from acode.prompts import render
+from acode.review.assessment import PKG, base_messages, line_choices, proposal_model
+from acode.review.budget import Pace, ReviewPlan
+from acode.review.decision import decide_from_verdict
+from acode.review.evidence import Evidence, cut_notes, gather_evidence
+from acode.review.lookaround import look_around
+from acode.review.metered import MeteredModel
+from acode.review.models import ChangedFile, Finding, ReviewContext, ReviewResult
+from acode.review.packing import PackedDiffs, omitted_note, pack_diffs
+from acode.review.related import Around, related_test_command
+from acode.review.related import look_around as look_around_change
+from acode.secrets import redact
+from acode.tools.base import ToolRegistry
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class ReviewRun:
+    context: ReviewContext
+    model: MeteredModel
+    settings: ReviewerSettings
+    say: Progress
+    started: float
+    evidence: Evidence
+    around: Around
+    system: str
+    packed: PackedDiffs
+    overhead: int  # prompt tokens besides the diffs
+    plan: ReviewPlan
+    result: ReviewResult
+    model_started: float
+    tools: ToolRegistry | None = None  # read-only tools for the model's own look around
+    looked: str = ""  # notes of that look around
+
+    @classmethod
+    def start(cls, context: ReviewContext, model: ChatModel, settings: ReviewerSettings, *, run_tests: bool,
+              progress: Progress | None, tools: ToolRegistry | None = None) -> ReviewRun:
+        """The evidence and the packed diffs; the time limit counts from the end of this."""
+        say = progress or (lambda _: None)
+        started = time.monotonic()
+        own = getattr(model, "tokens_per_second", None)
+        prior = own or (settings.budget.prompt_tokens_per_second, settings.budget.generated_tokens_per_second)
+        metered = MeteredModel(model, Pace(*prior, known=own is not None))
+        say("looking at the project around the change (callers, tests)")
+        around = look_around_change(context)
+        # Only when asked: the command (and the tests) may come from the change under review (issue 14).
+        test_command = (settings.test_command or related_test_command(around.tests) or "python -m pytest -q"
+                        ) if run_tests else None
+        say("collecting evidence (ruff, structural check, secrets, tests)")
+        evidence = gather_evidence(context, test_command=test_command,
+                                   test_timeout=settings.test_timeout_seconds)
+        system = render(PKG, "system.j2")
+        packed, overhead = _pack(context, evidence.findings, metered, settings, system, around.text())
+        plan = ReviewPlan(limit_seconds=settings.timeout_seconds)
+        result = ReviewResult(
+            decision=decide_from_verdict(None, "not decided yet", []), evidence=evidence.findings,
+            tests=evidence.tests, packing=packed.summary, model=model.name, target=context.target,
+            base_ref=context.base_ref, base_sha=context.base_sha, head_ref=context.head_ref,
+            head_sha=context.head_sha, context_hash=context.content_hash(), plan=plan, cut=cut_notes(context),
+        )
+        return cls(context=context, model=metered, settings=settings, say=say, started=started, evidence=evidence,
+                   around=around, system=system, packed=packed, overhead=overhead, plan=plan, result=result,
+                   model_started=time.monotonic(), tools=tools)
+
+    def remaining(self) -> float:
+        """Seconds left before the limit; raises ModelTimeoutError when none are."""
+        left = self.model_started + self.settings.timeout_seconds - time.monotonic()
+        if left <= 0:
+            raise ModelTimeoutError("ACODE-REVIEW-030",
+                                    f"the review took longer than {self.settings.timeout_seconds:g} s")
+        return left
+
+    def plannable(self) -> float | None:
+        """Seconds the plan may still spend (None: no planning)."""
+        if not self.settings.budget.enabled:
+            return None
+        return self.settings.timeout_seconds * self.settings.budget.safety - (time.monotonic() - self.model_started)
+
+    def look_around(self) -> None:
+        """The model's own look at the repository with read-only tools, when configured."""
+        tools = self.tools
+        if tools is None or not self.settings.lookaround.enabled:
+            return
+        self.say("looking around the repository")
+        lookaround = self.settings.lookaround
+        found = look_around(self.model, self.messages(), tools, self.context.root, max_calls=lookaround.max_calls,
+                            max_result_chars=lookaround.max_result_chars, timeout=self.remaining, progress=self.say)
+        self.looked, self.result.tool_calls = found.notes, found.calls
+
+    def messages(self, *, with_callers: bool = False) -> list[Message]:
+        """The shared prefix of every model call: system prompt, then the change as context."""
+        around = self.around.text() if with_callers else ""
+        return base_messages(self.system, context_text(self.context, self.packed, self.evidence.findings,
+                                                       self.looked, around))
+
+    def shown_files(self) -> list[ChangedFile]:
+        """The files whose diffs the model saw (findings are grounded against these only)."""
+        shown = set(self.packed.summary.included)
+        return [f for f in self.context.files if f.path in shown]
+
+    def repack(self, token_budget: int, why: str) -> None:
+        self.packed = pack_diffs(redacted_files(self.context), self.model.count_tokens, token_budget,
+                                 over_budget=why)
+        self.result.packing = self.packed.summary
+
+    def finish(self) -> ReviewResult:
+        self.result.tokens = self.model.stats
+        self.result.duration_seconds = round(time.monotonic() - self.started, 3)
+        return self.result
+
+
+def redacted_files(context: ReviewContext) -> list[ChangedFile]:
+    return [f.model_copy(update={"diff": redact(f.diff)}) for f in context.files]
+
+
+def context_text(context: ReviewContext, packed: PackedDiffs, evidence: list[Finding], looked: str = "",
+                 around: str = "") -> str:
+    return render(
+        PKG, "context.j2", intent=redact(context.effective_intent()), commits=context.commits,
+        sections={k: redact(v) for k, v in context.sections.items()}, files=context.files,
+        omitted=omitted_note(packed.summary), evidence=[f for f in evidence if f.file or f.rule.startswith("tests/")],
+        looked=looked, around=redact(around), diffs=packed.text or "(no diff could be shown)",
+    )
+
+
+def _pack(context: ReviewContext, evidence: list[Finding], model: ChatModel, settings: ReviewerSettings,
+          system: str, around: str = "") -> tuple[PackedDiffs, int]:
+    """Diffs within (window - output reserve - everything else in the prompt), and the tokens of everything
+    else in the prompt."""
+    files = redacted_files(context)
+    empty = PackedDiffs("", pack_diffs([], model.count_tokens, 0).summary)
+    lines, names = line_choices(files)
+    schema = json.dumps(proposal_model(settings.max_findings_per_dimension, tuple(settings.dimensions.enabled()), 1,
+                                       lines[:300] or None, names or None).model_json_schema())
+    overhead = sum(model.count_tokens(text) for text in (
+        system, schema, render(PKG, "single_call.j2", dimensions=[], max_findings=9, candidates=True, several_files=True),
+        render(PKG, "dimension.j2", name="code_quality", title="x", max_findings=9, candidates=True,
+               several_files=True),
+        context_text(context.model_copy(update={"files": files}), empty, evidence, around=around),
+    )) + 64
+    if settings.lookaround.enabled:
+        overhead += settings.lookaround.max_calls * settings.lookaround.max_result_chars // 3
+    reserve = int(model.context_window * settings.output_reserve)
+    budget = max(200, model.context_window - reserve - overhead)
+    return pack_diffs(files, model.count_tokens, budget), overhead
