@@ -32,12 +32,28 @@ FIELDS = {"dimension", "source", "rule", "severity", "file", "line", "grounding"
           "metrics"}
 
 
-def review(model, repo: Path, timeout: float | None, run_tests: bool) -> dict:
+def reviewer_settings(timeout: float | None, sets: list[str]):
+    """The default reviewer settings, with ``timeout_seconds`` and each ``key.sub=value`` of ``--set``."""
     from acode.config.review import ReviewerSettings
+
+    data: dict = {} if timeout is None else {"timeout_seconds": timeout}
+    for item in sets:
+        key, _, value = item.partition("=")
+        *parents, leaf = key.strip().split(".")
+        node = data
+        for part in parents:
+            node = node.setdefault(part, {})
+        try:
+            node[leaf] = json.loads(value)
+        except json.JSONDecodeError:
+            node[leaf] = value
+    return ReviewerSettings.model_validate(data)
+
+
+def review(model, repo: Path, settings, run_tests: bool) -> dict:
     from acode.review.git_context import branch_context
     from acode.review.service import review_change
 
-    settings = ReviewerSettings() if timeout is None else ReviewerSettings(timeout_seconds=timeout)
     context = branch_context(repo, "main", max_diff_chars=settings.max_diff_chars, context_lines=settings.context_lines)
     started = time.monotonic()
     result = review_change(context, model, settings, run_tests=run_tests)
@@ -123,6 +139,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, help="reviewer.timeout_seconds (default: the reviewer's default)")
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: the model's default)")
     parser.add_argument("--run-tests", action="store_true", help="as `acode review --run-tests`")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a reviewer setting, e.g. regression.tests=false or strategy=checks_only (JSON values)")
     parser.add_argument("--records", type=Path, help="append every review as a JSON line here")
     parser.add_argument("--summarise", type=Path, nargs="+", help="no model: the figures of records files")
     parser.add_argument("--list", action="store_true", help="no model: list the set")
@@ -152,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.model.endswith(".gguf"):
         settings["path"] = args.model
     model = build_model(ModelSettings(**settings))
+    reviewer = reviewer_settings(args.timeout, args.set)
     rows = []
     out = args.records.open("a", encoding="utf-8") if args.records else None
     with tempfile.TemporaryDirectory(prefix="acode-real-commits-") as tmp:
@@ -160,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                 repo = rcs.build(fix, direction, Path(tmp) / f"{rcs.slug(fix)}-{direction}")
                 row = {"project": fix.project, "name": fix.name, "direction": direction, "model": args.model,
                        "expected": "APPROVED" if direction == "fix" else "REJECTED",
-                       **review(model, repo, args.timeout, args.run_tests)}
+                       "settings": args.set, **review(model, repo, reviewer, args.run_tests)}
                 rows.append(row)
                 print(f"{fix.name:<28} {direction:<6} {row['verdict']:<8} {row['status']:<8} {row['seconds']:6.1f}s "
                       f"{row['changed_lines']:4d} lines {'; '.join(causes(row)) if row['verdict'] != row['expected'] else ''}",

@@ -86,6 +86,11 @@ class RegressionSettings(BaseModel):
         "helper further down the file, an import at its top) before both versions, so using them is not new "
         "to the model",
     )
+    tests: bool = Field(
+        True, description="put the project's own tests of the changed function (those of the reviewed version that "
+        "call it; the ones the change adds first) before both versions, so each is read against what the project "
+        "says the code must do",
+    )
     intent: bool = Field(
         True, description="head both versions with the change's stated intent (commit messages, the run's request) "
         "as a comment, so a deliberate change is judged against what it set out to do",

@@ -40,6 +40,7 @@ from acode.review.git_context import read_new_text, read_old_text
 from acode.review.metered import MeteredModel
 from acode.review.models import Finding, ReviewContext
 from acode.review.preamble import preamble
+from acode.review.project_tests import ProjectTests, around_names
 from acode.review.regions import Region, changed_regions
 from acode.secrets import redact
 
@@ -209,6 +210,7 @@ def _regions(context: ReviewContext, settings: RegressionSettings,
     regions: list[Region] = []
     seen = 0
     left_out = {"not an edit": 0, "rewrite": 0}
+    tests = ProjectTests(context) if settings.tests else None
     for file in context.files:
         if file.change_type not in ("modified", "renamed") or (paths is not None and file.path not in paths):
             continue
@@ -220,7 +222,8 @@ def _regions(context: ReviewContext, settings: RegressionSettings,
         seen += len(changed)
         for region in changed:
             if is_edit(region, settings.max_edit_lines):
-                regions.append(_with_preamble(region, old, new) if settings.preamble else region)
+                region = _with_preamble(region, old, new) if settings.preamble else region
+                regions.append(_with_tests(region, new, tests) if tests is not None else region)
             else:
                 left_out["not an edit" if is_edit(region, 0) is False else "rewrite"] += 1
     return regions, seen, left_out
@@ -232,6 +235,16 @@ def _with_preamble(region: Region, old: str, new: str) -> Region:
         return region
     changed = "\n".join(list(region.removed) + region.new_text.splitlines()[: len(region.added)])
     extra = preamble(region.prefix, changed, new, old)
+    return replace(region, prefix=extra + region.prefix) if extra else region
+
+
+def _with_tests(region: Region, new: str, tests: ProjectTests) -> Region:
+    """The region with the project's tests of the code around it before it (see project_tests)."""
+    if not region.path.endswith(".py"):
+        return region
+    names = around_names(new, set(region.added) or {region.first_line})
+    changed = "\n".join(list(region.removed) + region.new_text.splitlines()[: len(region.added)])
+    extra = tests.for_region(names, changed)
     return replace(region, prefix=extra + region.prefix) if extra else region
 
 
