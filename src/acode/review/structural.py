@@ -21,10 +21,21 @@ analyzers read added code; a removed function is checked by its callers' change)
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+
+from acode.review.ast_parts import (
+    COMMON_NAMES,
+    callee_name,
+    functions_of,
+    names_read,
+    source_of,
+    source_of_body,
+    strip_docstring,
+    walk_own,
+)
+from acode.review.guard_conditions import narrower
 
 # calls that validate input, check permissions or make a comparison safe: matched on the words of the
 # callee's last name (validate_path, is_admin, check_permission, shlex.quote, hmac.compare_digest ...)
@@ -81,12 +92,12 @@ def structural_changes(old: str, new: str, helpers: dict[str, set[str]] | None =
     except (SyntaxError, ValueError):
         return []
     old_lines = old.splitlines()
-    old_functions, new_functions = _functions(old_tree), _functions(new_tree)
+    old_functions, new_functions = functions_of(old_tree), functions_of(new_tree)
     helpers = {**added_helpers(old, new), **(helpers or {})}
     out: list[Weakening] = []
     for name, old_fn in old_functions.items():
         new_fn = new_functions.get(name)
-        if new_fn is None or ast.dump(_strip_docstring(old_fn)) == ast.dump(_strip_docstring(new_fn)):
+        if new_fn is None or ast.dump(strip_docstring(old_fn)) == ast.dump(strip_docstring(new_fn)):
             continue
         out += _compare(name, old_fn, new_fn, old_lines, helpers)
     return sorted(out, key=lambda w: (w.old_line, w.what))
@@ -95,8 +106,8 @@ def structural_changes(old: str, new: str, helpers: dict[str, set[str]] | None =
 def added_helpers(old: str | None, new: str) -> dict[str, set[str]]:
     """Functions in ``new`` that ``old`` lacks: last name -> the kinds of protection each holds."""
     try:
-        new_functions = _functions(ast.parse(new))
-        old_functions = _functions(ast.parse(old)) if old else {}
+        new_functions = functions_of(ast.parse(new))
+        old_functions = functions_of(ast.parse(old)) if old else {}
     except (SyntaxError, ValueError):
         return {}
     return {name.rsplit(".", 1)[-1]: {p.kind for p in protections(fn)} for name, fn in new_functions.items()
@@ -151,7 +162,7 @@ def _own_names(fn: ast.AST) -> set[str]:
         names.add(args.vararg.arg)
     if args and args.kwarg:
         names.add(args.kwarg.arg)
-    names |= {n.id for n in _walk_own(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    names |= {n.id for n in walk_own(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     return names
 
 
@@ -186,33 +197,33 @@ _LABEL = {"guard-raise": "guard (if …: raise)", "guard-return": "early return 
 def protections(fn: ast.AST) -> list[Protection]:
     """The protections inside one function (nested functions and classes are compared on their own)."""
     out: list[Protection] = []
-    in_guard = {id(stmt) for node in _walk_own(fn) if isinstance(node, ast.If) and _exits(node.body)
+    in_guard = {id(stmt) for node in walk_own(fn) if isinstance(node, ast.If) and _exits(node.body)
                 for stmt in node.body}
-    for node in _walk_own(fn):
+    for node in walk_own(fn):
         if id(node) in in_guard and isinstance(node, ast.Raise):
             continue  # the guard around it stands for it
         if isinstance(node, ast.If) and _exits(node.body):
             kind = "guard-raise" if any(isinstance(s, ast.Raise) for s in node.body) else "guard-return"
-            out.append(Protection(kind, _src(node.test), node.lineno, _names(node.test), node))
+            out.append(Protection(kind, source_of(node.test), node.lineno, names_read(node.test), node))
         elif isinstance(node, ast.Assert):
-            out.append(Protection("assert", _src(node.test), node.lineno, _names(node.test), node))
+            out.append(Protection("assert", source_of(node.test), node.lineno, names_read(node.test), node))
         elif isinstance(node, ast.Raise):
-            out.append(Protection("raise", _src(node.exc) if node.exc else "raise", node.lineno,
-                                  _names(node.exc) if node.exc else frozenset(), node))
+            out.append(Protection("raise", source_of(node.exc) if node.exc else "raise", node.lineno,
+                                  names_read(node.exc) if node.exc else frozenset(), node))
         elif isinstance(node, ast.Call):
-            callee = _callee(node.func)
+            callee = callee_name(node.func)
             if callee.endswith(".acquire") or callee == "acquire":
-                out.append(Protection("lock", _src(node.func), node.lineno, _names(node.func), node))
+                out.append(Protection("lock", source_of(node.func), node.lineno, names_read(node.func), node))
             elif callee and is_safety_call(callee.rsplit(".", 1)[-1]):
-                out.append(Protection("call", callee, node.lineno, _names(node), node))
+                out.append(Protection("call", callee, node.lineno, names_read(node), node))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
-                text = _src(item.context_expr)
+                text = source_of(item.context_expr)
                 kind = "lock" if _LOCK_NAME.search(text) else "with"
-                out.append(Protection(kind, text, node.lineno, _names(item.context_expr), node))
+                out.append(Protection(kind, text, node.lineno, names_read(item.context_expr), node))
         elif isinstance(node, ast.Try) and node.finalbody:
-            out.append(Protection("finally", "finally:" + _src_body(node.finalbody), node.finalbody[0].lineno - 1,
-                                  frozenset(n for s in node.finalbody for n in _names(s)), node))
+            out.append(Protection("finally", "finally:" + source_of_body(node.finalbody), node.finalbody[0].lineno - 1,
+                                  frozenset(n for s in node.finalbody for n in names_read(s)), node))
     return out
 
 
@@ -226,92 +237,6 @@ def _weakened_guard(old: Protection, added: list[Protection]) -> tuple[Protectio
         why = narrower(old.node.test, new.node.test)
         if why:
             return new, why
-    return None
-
-
-def narrower(old: ast.expr, new: ast.expr) -> str | None:
-    """Why the condition ``new`` refuses fewer cases than ``old``, or None when that cannot be shown."""
-    if isinstance(old, ast.BoolOp) and isinstance(old.op, ast.Or):
-        old_parts = {_src(v) for v in old.values}
-        new_parts = {_src(v) for v in new.values} if isinstance(new, ast.BoolOp) and isinstance(new.op, ast.Or) \
-            else {_src(new)}
-        dropped = old_parts - new_parts
-        if dropped and new_parts < old_parts:
-            return f"the guard no longer refuses `{' or '.join(sorted(dropped))}`"
-    if isinstance(new, ast.BoolOp) and isinstance(new.op, ast.And):
-        old_parts = {_src(v) for v in old.values} if isinstance(old, ast.BoolOp) and isinstance(old.op, ast.And) \
-            else {_src(old)}
-        new_parts = {_src(v) for v in new.values}
-        extra = new_parts - old_parts
-        if extra and old_parts < new_parts:
-            return f"the guard now also requires `{' and '.join(sorted(extra))}` before it refuses"
-    if isinstance(old, ast.BoolOp) and isinstance(new, ast.BoolOp) and type(old.op) is type(new.op) \
-            and len(old.values) == len(new.values):
-        differ = [(a, b) for a, b in zip(old.values, new.values, strict=True) if _src(a) != _src(b)]
-        if len(differ) == 1:
-            return narrower(*differ[0])  # and/or are monotone: one narrower part narrows the whole
-    if isinstance(old, ast.Compare) and isinstance(new, ast.Compare) and len(old.ops) == len(new.ops) == 1:
-        return _looser_bound(old, new)
-    return None
-
-
-# For a guard `x OP bound`, how each operator's refused set grows with the bound: +1 refuses more as the
-# bound rises (x < b), -1 refuses fewer (x > b).
-_DIRECTION = {ast.Lt: 1, ast.LtE: 1, ast.Gt: -1, ast.GtE: -1}
-_FLIP = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
-
-
-def _looser_bound(old: ast.Compare, new: ast.Compare) -> str | None:
-    o_left, o_op, o_right = _oriented(old)
-    n_left, n_op, n_right = _oriented(new)
-    if _src(o_left) != _src(n_left):
-        return None
-    if type(o_op) in _DIRECTION and type(n_op) in _DIRECTION and _DIRECTION[type(o_op)] == _DIRECTION[type(n_op)]:
-        old_bound, new_bound = _number(o_right), _number(n_right)
-        direction = _DIRECTION[type(o_op)]
-        if _src(o_right) == _src(n_right) and type(o_op) is not type(n_op):
-            strict_now = isinstance(n_op, (ast.Lt, ast.Gt))
-            if strict_now:
-                return f"the bound check `{_src(old)}` became `{_src(new)}`: the bound itself is no longer refused"
-            return None
-        if old_bound is not None and new_bound is not None and (new_bound - old_bound) * direction < 0:
-            return f"the bound check `{_src(old)}` became `{_src(new)}`: it refuses fewer values"
-        if type(o_op) is type(n_op) and _raised(o_right, n_right) * direction < 0:
-            return f"the bound check `{_src(old)}` became `{_src(new)}`: it refuses fewer values"
-    return None
-
-
-def _raised(old: ast.expr, new: ast.expr) -> int:
-    """+1 when ``new`` is ``old`` made larger (old * k with k > 1, old + k with k > 0), -1 when made smaller,
-    0 when that cannot be told."""
-    if not isinstance(new, ast.BinOp) or _src(new.left) != _src(old):
-        return 0
-    k = _number(new.right)
-    if k is None:
-        return 0
-    if isinstance(new.op, ast.Mult) and k != 1:
-        return 1 if k > 1 else -1
-    if isinstance(new.op, ast.Add) and k != 0:
-        return 1 if k > 0 else -1
-    if isinstance(new.op, ast.Sub) and k != 0:
-        return -1 if k > 0 else 1
-    return 0
-
-
-def _oriented(cmp: ast.Compare) -> tuple[ast.expr, ast.cmpop, ast.expr]:
-    """(variable side, operator, constant side): `10 < x` is read as `x > 10`."""
-    left, op, right = cmp.left, cmp.ops[0], cmp.comparators[0]
-    if _number(left) is not None and _number(right) is None and type(op) in _FLIP:
-        return right, _FLIP[type(op)](), left
-    return left, op, right
-
-
-def _number(node: ast.expr) -> float | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return float(node.value)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _number(node.operand)
-        return None if inner is None else -inner
     return None
 
 
@@ -336,24 +261,24 @@ def _replaced(old: Protection, added: list[Protection]) -> bool:
 
 
 def _raise_texts(fn: ast.AST) -> Counter:
-    return Counter(_src(n) for n in _walk_own(fn) if isinstance(n, ast.Raise))
+    return Counter(source_of(n) for n in walk_own(fn) if isinstance(n, ast.Raise))
 
 
 def _guard_raises(guard: Protection) -> list[str]:
     body = getattr(guard.node, "body", [])
-    return [_src(stmt) for stmt in body if isinstance(stmt, ast.Raise)]
+    return [source_of(stmt) for stmt in body if isinstance(stmt, ast.Raise)]
 
 
 def _delegations(old_fn: ast.AST, new_fn: ast.AST, helpers: dict[str, set[str]]) -> list[tuple[set[str], frozenset[str]]]:
     """Calls the new version makes that the old one did not: (protection kinds the callee is known to hold,
     empty when it is not part of the change; the names passed to it)."""
-    before = {_callee(n.func).rsplit(".", 1)[-1] for n in _walk_own(old_fn) if isinstance(n, ast.Call)}
+    before = {callee_name(n.func).rsplit(".", 1)[-1] for n in walk_own(old_fn) if isinstance(n, ast.Call)}
     out = []
-    for node in _walk_own(new_fn):
+    for node in walk_own(new_fn):
         if isinstance(node, ast.Call):
-            last = _callee(node.func).rsplit(".", 1)[-1]
-            if last and last not in before and last not in _COMMON:
-                passed = frozenset().union(*(_names(a) for a in node.args), *(_names(k.value) for k in node.keywords))
+            last = callee_name(node.func).rsplit(".", 1)[-1]
+            if last and last not in before and last not in COMMON_NAMES:
+                passed = frozenset().union(*(names_read(a) for a in node.args), *(names_read(k.value) for k in node.keywords))
                 out.append((helpers.get(last, set()), passed))
     return out
 
@@ -367,8 +292,8 @@ def _moved(old: Protection, delegated: list[tuple[set[str], frozenset[str]]]) ->
 
 def _weakened_handlers(name: str, old_fn: ast.AST, new_fn: ast.AST, old_lines: list[str]) -> list[Weakening]:
     """An except clause that re-raised (or caught a narrow type) and now swallows a broader one."""
-    old_handlers = [h for h in _walk_own(old_fn) if isinstance(h, ast.ExceptHandler)]
-    new_handlers = [h for h in _walk_own(new_fn) if isinstance(h, ast.ExceptHandler)]
+    old_handlers = [h for h in walk_own(old_fn) if isinstance(h, ast.ExceptHandler)]
+    new_handlers = [h for h in walk_own(new_fn) if isinstance(h, ast.ExceptHandler)]
     out = []
     for index, old in enumerate(old_handlers):
         if index >= len(new_handlers):
@@ -387,7 +312,7 @@ def _weakened_handlers(name: str, old_fn: ast.AST, new_fn: ast.AST, old_lines: l
 
 
 def _handler_type(handler: ast.ExceptHandler) -> str | None:
-    return _src(handler.type) if handler.type is not None else None
+    return source_of(handler.type) if handler.type is not None else None
 
 
 def _reraises(handler: ast.ExceptHandler) -> bool:
@@ -397,71 +322,3 @@ def _reraises(handler: ast.ExceptHandler) -> bool:
 def _exits(body: list[ast.stmt]) -> bool:
     """A guard's body: it ends by leaving (raise/return/continue/break), within a few statements."""
     return bool(body) and len(body) <= 3 and isinstance(body[-1], (ast.Raise, ast.Return, ast.Continue, ast.Break))
-
-
-def _functions(tree: ast.AST) -> dict[str, ast.AST]:
-    """Qualified name -> function node, for every function and method (nested ones included)."""
-    out: dict[str, ast.AST] = {}
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                qual = f"{prefix}{child.name}"
-                out.setdefault(qual, child)
-                visit(child, qual + ".")
-            elif isinstance(child, ast.ClassDef):
-                visit(child, f"{prefix}{child.name}.")
-            else:
-                visit(child, prefix)
-
-    visit(tree, "")
-    return out
-
-
-def _walk_own(fn: ast.AST):
-    """Nodes of ``fn``'s own body, not of functions or classes defined inside it."""
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
-
-
-def _strip_docstring(fn: ast.AST) -> ast.AST:
-    body = getattr(fn, "body", [])
-    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        return ast.Module(body=body[1:], type_ignores=[])
-    return ast.Module(body=body, type_ignores=[])
-
-
-def _callee(func: ast.expr) -> str:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        inner = _callee(func.value)
-        return f"{inner}.{func.attr}" if inner else func.attr
-    return ""
-
-
-_COMMON = frozenset(dir(builtins)) | {"self", "cls"}
-
-
-def _names(node: ast.AST | None) -> frozenset[str]:
-    """The variables and attributes an expression reads (builtins and self/cls left out: they would make
-    unrelated protections look alike)."""
-    if node is None:
-        return frozenset()
-    found = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
-        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
-    return frozenset(found - _COMMON)
-
-
-def _src(node: ast.AST | None) -> str:
-    return ast.unparse(node) if node is not None else ""
-
-
-def _src_body(body: list[ast.stmt]) -> str:
-    return "; ".join(ast.unparse(s) for s in body)
