@@ -25,11 +25,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from review_scoring import review_record
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-FIELDS = {"dimension", "source", "rule", "severity", "file", "line", "grounding", "confidence", "status", "message",
-          "metrics"}
 
 
 def reviewer_settings(timeout: float | None, sets: list[str]):
@@ -57,19 +55,8 @@ def review(model, repo: Path, settings, run_tests: bool) -> dict:
     context = branch_context(repo, "main", max_diff_chars=settings.max_diff_chars, context_lines=settings.context_lines)
     started = time.monotonic()
     result = review_change(context, model, settings, run_tests=run_tests)
-    return {
-        "verdict": result.decision.verdict,
-        "status": result.status,
-        "seconds": round(time.monotonic() - started, 2),
-        "reasons": result.decision.reasons,
-        "levels": {d.name: d.level for d in result.dimensions},
-        "counting": [f.model_dump(include=FIELDS) for f in result.all_findings() if f.counts],
-        "findings": [f.model_dump(include=FIELDS) for f in result.all_findings()],
-        "plan": result.plan.model_dump() if getattr(result, "plan", None) else None,
-        "tokens": result.tokens.model_dump(),
-        "changed_lines": sum(f.additions + f.deletions for f in context.files),
-        "files": len(context.files),
-    }
+    return {**review_record(result, time.monotonic() - started),
+            "changed_lines": sum(f.additions + f.deletions for f in context.files), "files": len(context.files)}
 
 
 def causes(record: dict) -> list[str]:

@@ -38,7 +38,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from review_scoring import task_parity
+from review_scoring import review_record, task_parity
 
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = {
@@ -137,18 +137,8 @@ def review_one(model, context, strategy: str, decision: str, timeout: float, reg
     result = review_change(context, model, settings)
     changed = {(f.path, n) for f in context.files for n in changed_new_lines(f.diff)}
     counting = [f for f in result.all_findings() if f.source == "model" and f.counts]
-    return {
-        "verdict": result.decision.verdict,
-        "status": result.status,
-        "seconds": round(time.monotonic() - started, 2),
-        "reasons": result.decision.reasons,
-        "levels": {d.name: d.level for d in result.dimensions},
-        "findings": [f.model_dump(include={"dimension", "source", "rule", "severity", "file", "line", "grounding",
-                                           "confidence", "status", "message", "quote", "metrics"})
-                     for f in result.all_findings()],
-        "localised": any((f.file, f.line) in changed for f in counting) if counting else None,
-        "tokens": result.tokens.model_dump(),
-    }
+    return {**review_record(result, time.monotonic() - started),
+            "localised": any((f.file, f.line) in changed for f in counting) if counting else None}
 
 
 DESIGN_HELP = ("comma list of designs, each STRATEGY+REGRESSION or verdict: STRATEGY is single_call, per_dimension "

@@ -11,6 +11,25 @@ import json
 import statistics
 from pathlib import Path
 
+FINDING_FIELDS = {"dimension", "source", "rule", "severity", "file", "line", "grounding", "confidence", "status",
+                  "message", "quote", "metrics"}
+
+
+def review_record(result, seconds: float) -> dict:
+    """What a benchmark keeps of one review: enough to re-decide it without the model (``rescore``)."""
+    return {
+        "verdict": result.decision.verdict,
+        "status": result.status,
+        "seconds": round(seconds, 2),
+        "reasons": result.decision.reasons,
+        "levels": {d.name: d.level for d in result.dimensions},
+        "findings": [f.model_dump(include=FINDING_FIELDS) for f in result.all_findings()],
+        "counting": [f.model_dump(include=FINDING_FIELDS) for f in result.all_findings() if f.counts],
+        "plan": result.plan.model_dump() if getattr(result, "plan", None) else None,
+        "tokens": result.tokens.model_dump(),
+    }
+
+
 MARGINS = {"sum": (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0, 15.0, 20.0),
            "mean": (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)}
 

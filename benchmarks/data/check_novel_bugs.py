@@ -47,7 +47,7 @@ print(json.dumps({"ok": True}))
 def run(mode: str, code: str, entry_point: str) -> dict:
     try:
         proc = subprocess.run(
-            [sys.executable, "-I", "-c", DRIVER],
+            [sys.executable, "-I", "-c", DRIVER], check=False,
             input=json.dumps({"mode": mode, "code": code, "entry_point": entry_point}),
             capture_output=True, text=True, timeout=TIMEOUT,
         )
