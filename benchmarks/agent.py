@@ -61,7 +61,8 @@ class StepTimer(LoopObserver):
 def _session(settings, root: Path, timer: StepTimer, model=None):
     from acode.agent.session import AgentSession, SessionOptions
 
-    return AgentSession.open(settings, root, SessionOptions(approval_mode="yolo", observers=[timer]), model=model)
+    return AgentSession.open(settings, root, SessionOptions(approval_mode="yolo", observers=[timer]),
+                             model=model)
 
 
 def _repo() -> Path:
@@ -104,7 +105,8 @@ def real_run(model_name: str) -> dict[str, Any]:
         "stop_reason": result.stop_reason,
         "steps": rows,
         "median_model_s_per_step": statistics.median(r["model_s"] for r in rows) if rows else None,
-        "max_outside_pct_of_model": max((r["outside_model_s"] / r["model_s"] * 100 for r in tool_rows if r["model_s"]),
+        "max_outside_pct_of_model": max((r["outside_model_s"] / r["model_s"] * 100 for r in tool_rows
+                                         if r["model_s"]),
                                         default=None),
         "hello_py": (root / "hello.py").read_text() if (root / "hello.py").exists() else None,
     }
@@ -120,7 +122,8 @@ def scripted_run(steps: int) -> dict[str, Any]:
     script: list[Any] = []
     for i in range(steps):
         if i % 4 == 3:
-            script.append({"tool": "write_file", "arguments": {"file_path": f"out{i}.py", "content": f"x = {i}\n"}})
+            script.append(
+                {"tool": "write_file", "arguments": {"file_path": f"out{i}.py", "content": f"x = {i}\n"}})
         else:
             script.append({"tool": "read_file", "arguments": {"file_path": f"f{i}.py"}})
     script.append("Done.")
@@ -152,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
 
-    report: dict[str, Any] = {"benchmark": "agent loop overhead per tool step", "target_percent": TARGET_PERCENT}
+    report: dict[str, Any] = {"benchmark": "agent loop overhead per tool step",
+                              "target_percent": TARGET_PERCENT}
     report["scripted"] = scripted_run(args.scripted_steps)
     if not args.no_real:
         real = real_run(args.model)

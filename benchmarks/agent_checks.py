@@ -56,7 +56,8 @@ class Timed(Middleware):
 def _workspace(turns: int) -> Path:
     ws = Path(tempfile.mkdtemp(prefix="acode-bench-"))
     for i in range(turns):
-        (ws / f"mod{i:02d}.py").write_text(f"# module {i}\n" + "".join(f"def f{j}(x):\n    return x + {j}\n" for j in range(60)))
+        (ws / f"mod{i:02d}.py").write_text(
+            f"# module {i}\n" + "".join(f"def f{j}(x):\n    return x + {j}\n" for j in range(60)))
     return ws
 
 
@@ -64,21 +65,24 @@ def _script(turns: int) -> list[Any]:
     steps: list[Any] = []
     for i in range(turns - 1):
         if i % 4 == 3:
-            steps.append({"tool": "replace", "arguments": {"file_path": f"mod{i:02d}.py", "old_string": "return x + 0", "new_string": "return x"}})
+            steps.append({"tool": "replace", "arguments": {
+                "file_path": f"mod{i:02d}.py", "old_string": "return x + 0", "new_string": "return x"}})
         else:
             steps.append({"tool": "read_file", "arguments": {"file_path": f"mod{i:02d}.py"}})
     steps.append("Simplified the f0 functions.")
     return steps
 
 
-def measure_check_overhead(turns: int = 40, tokenizer=None, turn_seconds: float | None = None) -> dict[str, Any]:
+def measure_check_overhead(turns: int = 40, tokenizer=None,
+                           turn_seconds: float | None = None) -> dict[str, Any]:
     """Seconds per turn spent in the self-control middlewares of a scripted session; with
     ``turn_seconds`` (a real turn measured in the same run) also the percentage of a turn."""
     from acode.agent.session import AgentSession, SessionOptions
 
     ws = _workspace(turns)
     settings = Settings.model_validate(
-        {"compression": {"threshold": 0.9}, "loop_detection": {"model_check": False}, "model": {"context_window": 1_000_000}}
+        {"compression": {"threshold": 0.9}, "loop_detection": {"model_check": False},
+         "model": {"context_window": 1_000_000}}
     )
     model = ScriptedModel(_script(turns), context_window=1_000_000)
     if tokenizer is not None:
@@ -102,7 +106,8 @@ def measure_check_overhead(turns: int = 40, tokenizer=None, turn_seconds: float 
         "turns": result.turns,
         "stop_reason": result.stop_reason,
         "checks_seconds_per_turn": checks / max(1, result.turns),
-        "per_middleware_ms_per_turn": {k: round(1000 * v / max(1, result.turns), 4) for k, v in totals.items()},
+        "per_middleware_ms_per_turn": {k: round(1000 * v / max(1, result.turns), 4)
+                                       for k, v in totals.items()},
         "scripted_turn_seconds_total": wall / max(1, result.turns),
         "history_messages": len(session.state.history),
     }
@@ -118,7 +123,8 @@ def real_turn_seconds(repeats: int = 2) -> tuple[float, Any]:
     model = build_model(ModelSettings(backend="embedded", name="qwen2.5-coder-0.5b", context_window=4096))
     registry = chat_registry(False)
     history = [
-        Message.system("You are acode, a coding agent. Each reply is exactly one tool call, or a short answer."),
+        Message.system(
+            "You are acode, a coding agent. Each reply is exactly one tool call, or a short answer."),
         Message.user(f"Read mod{0:02d}.py and simplify f0."),
     ]
     times = []
@@ -137,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
 
-    report: dict[str, Any] = {"benchmark": "agent_checks", "method": __doc__.split("Method: ", 1)[1].split("\n\n")[0].replace("\n", " ")}
+    report: dict[str, Any] = {"benchmark": "agent_checks",
+                              "method": __doc__.split("Method: ", 1)[1].split("\n\n")[0].replace("\n", " ")}
     tokenizer = None
     turn = None
     if not args.no_real:

@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fix_tasks import FixTask, hidden_check, load_tasks, make_workspace, visible_check
 
 ONESHOT = ("{prompt}\n\n{module}\n```python\n{source}```\n\n{test_file}\n```python\n{test}```\n\n"
-           "`python -m pytest -q` prints:\n```\n{output}\n```\n\nReply with the whole corrected {module} in one "
+           "`python -m pytest -q` prints:\n```\n{output}\n```\n\nReply with the whole corrected {module} in "
+           "one "
            "```python block.")
 FENCE = re.compile(r"```[\w]*\n(.*?)```", re.DOTALL)
 
@@ -67,7 +68,8 @@ def run_acode(task: FixTask, root: Path, model: str, timeout: float, overrides: 
     acode = Path(sys.executable).parent / "acode"
     started, stderr = time.monotonic(), ""
     try:
-        done = subprocess.run([str(acode), "-p", task.prompt, "--approval-mode", "yolo", "--json", "--model", model],
+        done = subprocess.run([str(acode), "-p", task.prompt, "--approval-mode", "yolo", "--json", "--model",
+                               model],
                               cwd=root, capture_output=True, text=True, timeout=timeout, env=env, check=False)
         seconds = time.monotonic() - started
         report = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
@@ -76,7 +78,8 @@ def run_acode(task: FixTask, root: Path, model: str, timeout: float, overrides: 
     except subprocess.TimeoutExpired:
         seconds, report, stop = time.monotonic() - started, {}, "limit"
     steps = report.get("trajectory", [])
-    edited = any(s.get("type") == "tool" and s.get("name") in ("write_file", "replace") and s.get("ok") for s in steps)
+    edited = any(s.get("type") == "tool" and s.get("name") in ("write_file", "replace") and s.get("ok")
+                 for s in steps)
     tokens = report.get("tokens", {})
     problem = {} if report else {"stderr_tail": stderr[-600:]}
     return {**problem, "seconds": round(seconds, 1), "stop": stop, "edited": edited,
@@ -92,8 +95,8 @@ def run_oneshot(task: FixTask, root: Path, model) -> dict:
 
     started = time.monotonic()
     _, output = visible_check(root)
-    prompt = ONESHOT.format(prompt=task.prompt, module=task.module, source=task.source, test_file=task.test_file,
-                            test=task.visible_test, output=output.strip()[-2500:])
+    prompt = ONESHOT.format(prompt=task.prompt, module=task.module, source=task.source,
+                            test_file=task.test_file, test=task.visible_test, output=output.strip()[-2500:])
     completion = model.complete([Message.user(prompt)], max_tokens=1536, temperature=0.0, seed=0)
     blocks = FENCE.findall(completion.text)
     edited = bool(blocks)
@@ -118,13 +121,15 @@ def summarize(records: list[dict], arm: str) -> dict:
     return {"solved": solved, "total": len(rows), "rate": round(solved / len(rows), 3),
             "median_s": round(statistics.median(seconds), 1), "p90_s": percentile(seconds, 0.9),
             "model_calls_per_task": round(statistics.mean(r["model_calls"] for r in rows), 2),
-            "prompt_tokens_evaluated_per_task": round(statistics.mean(r["prompt_tokens_evaluated"] for r in rows)),
+            "prompt_tokens_evaluated_per_task": round(
+                statistics.mean(r["prompt_tokens_evaluated"] for r in rows)),
             "completion_tokens_per_task": round(statistics.mean(r["completion_tokens"] for r in rows)),
             "outcomes": dict(sorted(reasons.items()))}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--half", choices=["even", "odd", "all"], default="odd")
     parser.add_argument("--limit", type=int, default=0, help="first N tasks of the half (0: all)")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N tasks of the half")

@@ -54,8 +54,9 @@ def load_tasks(path: Path = DATA, half: str = "all") -> list[FixTask]:
         number = int(row["task_id"].split("/")[1])
         if (half == "even" and number % 2) or (half == "odd" and not number % 2):
             continue
-        tasks.append(FixTask(row["task_id"], number, row["entry_point"], row["prompt"] + row["buggy_solution"],
-                             _visible_test(row), row["test"] + f"\n\ncheck({row['entry_point']})\n"))
+        tasks.append(FixTask(row["task_id"], number, row["entry_point"],
+                             row["prompt"] + row["buggy_solution"], _visible_test(row),
+                             row["test"] + f"\n\ncheck({row['entry_point']})\n"))
     return tasks
 
 
@@ -63,8 +64,8 @@ def make_workspace(task: FixTask, root: Path) -> Path:
     root.mkdir(parents=True)
     (root / task.module).write_text(task.source)
     (root / task.test_file).write_text(task.visible_test)
-    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "b@e.f"], ["config", "user.name", "B"],
-                 ["add", "-A"], ["commit", "-q", "-m", "buggy"]):
+    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "b@e.f"],
+                 ["config", "user.name", "B"], ["add", "-A"], ["commit", "-q", "-m", "buggy"]):
         subprocess.run(["git", *args], cwd=root, check=True)
     return root
 

@@ -52,11 +52,13 @@ def review(model, repo: Path, settings, run_tests: bool) -> dict:
     from acode.review.git_context import branch_context
     from acode.review.service import review_change
 
-    context = branch_context(repo, "main", max_diff_chars=settings.max_diff_chars, context_lines=settings.context_lines)
+    context = branch_context(repo, "main", max_diff_chars=settings.max_diff_chars,
+                             context_lines=settings.context_lines)
     started = time.monotonic()
     result = review_change(context, model, settings, run_tests=run_tests)
     return {**review_record(result, time.monotonic() - started),
-            "changed_lines": sum(f.additions + f.deletions for f in context.files), "files": len(context.files)}
+            "changed_lines": sum(f.additions + f.deletions for f in context.files),
+            "files": len(context.files)}
 
 
 def causes(record: dict) -> list[str]:
@@ -120,14 +122,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="bundled model name or .gguf path")
     parser.add_argument("--projects", help="comma list (default: every project of the set)")
-    parser.add_argument("--per-project", type=int, help="at most this many fixes per project (the first ones)")
+    parser.add_argument("--per-project", type=int,
+                        help="at most this many fixes per project (the first ones)")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N fixes (resume a run)")
     parser.add_argument("--directions", default="fix,revert")
-    parser.add_argument("--timeout", type=float, help="reviewer.timeout_seconds (default: the reviewer's default)")
+    parser.add_argument("--timeout", type=float,
+                        help="reviewer.timeout_seconds (default: the reviewer's default)")
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: the model's default)")
     parser.add_argument("--run-tests", action="store_true", help="as `acode review --run-tests`")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="a reviewer setting, e.g. regression.tests=false or strategy=checks_only (JSON values)")
+                        help="a reviewer setting, e.g. regression.tests=false or strategy=checks_only (JSON "
+                             "values)")
     parser.add_argument("--records", type=Path, help="append every review as a JSON line here")
     parser.add_argument("--summarise", type=Path, nargs="+", help="no model: the figures of records files")
     parser.add_argument("--list", action="store_true", help="no model: list the set")
@@ -137,7 +142,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.summarise:
-        rows = [json.loads(line) for path in args.summarise for line in path.read_text().splitlines() if line.strip()]
+        rows = [json.loads(line) for path in args.summarise for line in path.read_text().splitlines()
+                if line.strip()]
         print(json.dumps(report(rows), indent=2))
         return 0
     import real_commits_set as rcs
@@ -148,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         fixes = [f for f in fixes if (seen.update([f.project]) or seen[f.project] <= args.per_project)]
     fixes = interleaved(fixes)[args.skip:]
     if args.list:
-        print(json.dumps([{"name": f.name, "files": len(f.changes), "lines": f.changed_lines} for f in fixes], indent=2))
+        print(json.dumps([{"name": f.name, "files": len(f.changes), "lines": f.changed_lines} for f in fixes],
+                         indent=2))
         return 0
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model
@@ -168,8 +175,10 @@ def main(argv: list[str] | None = None) -> int:
                        "expected": "APPROVED" if direction == "fix" else "REJECTED",
                        "settings": args.set, **review(model, repo, reviewer, args.run_tests)}
                 rows.append(row)
-                print(f"{fix.name:<28} {direction:<6} {row['verdict']:<8} {row['status']:<8} {row['seconds']:6.1f}s "
-                      f"{row['changed_lines']:4d} lines {'; '.join(causes(row)) if row['verdict'] != row['expected'] else ''}",
+                print(f"{fix.name:<28} {direction:<6} {row['verdict']:<8} {row['status']:<8} "
+                      f"{row['seconds']:6.1f}s "
+                      f"{row['changed_lines']:4d} lines "
+                      f"{'; '.join(causes(row)) if row['verdict'] != row['expected'] else ''}",
                       file=sys.stderr, flush=True)
                 if out:
                     out.write(json.dumps(row) + "\n")

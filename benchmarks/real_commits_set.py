@@ -59,19 +59,21 @@ ACODE_FIXES = (
 
 # PyPI packages and the runs of adjacent releases compared (patch releases: mostly fixes)
 PYPI_RELEASES = {
-    "click": ("8.1.0", "8.1.1", "8.1.2", "8.1.3", "8.1.4", "8.1.5", "8.1.6", "8.1.7", "8.1.8", "8.2.0", "8.2.1",
-              "8.3.0", "8.3.1", "8.3.2", "8.3.3"),
+    "click": ("8.1.0", "8.1.1", "8.1.2", "8.1.3", "8.1.4", "8.1.5", "8.1.6", "8.1.7", "8.1.8", "8.2.0",
+              "8.2.1", "8.3.0", "8.3.1", "8.3.2", "8.3.3"),
     "jinja2": ("3.1.0", "3.1.1", "3.1.2", "3.1.3", "3.1.4", "3.1.5", "3.1.6"),
-    "werkzeug": ("3.0.0", "3.0.1", "3.0.2", "3.0.3", "3.0.4", "3.0.5", "3.0.6", "3.1.0", "3.1.1", "3.1.2", "3.1.3",
-                 "3.1.4", "3.1.5", "3.1.6", "3.1.7"),
+    "werkzeug": ("3.0.0", "3.0.1", "3.0.2", "3.0.3", "3.0.4", "3.0.5", "3.0.6", "3.1.0", "3.1.1", "3.1.2",
+                 "3.1.3", "3.1.4", "3.1.5", "3.1.6", "3.1.7"),
     "flask": ("2.3.0", "2.3.1", "2.3.2", "2.3.3", "3.0.0", "3.0.1", "3.0.2", "3.0.3", "3.1.0", "3.1.1"),
-    "sqlparse": ("0.4.0", "0.4.1", "0.4.2", "0.4.3", "0.4.4", "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.5.4", "0.5.5"),
+    "sqlparse": ("0.4.0", "0.4.1", "0.4.2", "0.4.3", "0.4.4", "0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.5.4",
+                 "0.5.5"),
     "marshmallow": ("3.20.0", "3.20.1", "3.20.2", "3.21.0", "3.21.1", "3.21.2", "3.21.3", "3.23.0", "3.23.1",
                     "3.23.2", "3.23.3", "3.24.0", "3.24.1", "3.24.2", "3.25.0", "3.25.1", "3.26.0", "3.26.1"),
 }
 _SKIP_DIRS = {"docs", "doc", "examples", "example", "artwork", "benchmarks", "scripts", ".github"}
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]+$|_test\.py$|(^|/)conftest\.py$")
-_FIX_WORDS = re.compile(r"\b(fix(es|ed)?|bug|regression|incorrect(ly)?|crash|no longer|wrong)\b", re.IGNORECASE)
+_FIX_WORDS = re.compile(r"\b(fix(es|ed)?|bug|regression|incorrect(ly)?|crash|no longer|wrong)\b",
+                        re.IGNORECASE)
 _VERSION_LINE = re.compile(r"^\s*__version__\s*=")
 
 
@@ -191,7 +193,8 @@ def _clean_changelog(text: str) -> str:
     items: list[str] = []
     for line in text.splitlines():
         stripped = line.strip()
-        if not stripped or set(stripped) <= set("-=~^*") or stripped.lower().startswith(("released", "unreleased")):
+        if not stripped or set(stripped) <= set("-=~^*") or stripped.lower().startswith(
+            ("released", "unreleased")):
             continue
         if stripped.startswith(("- ", "* ")):
             items.append(stripped[2:].strip())
@@ -239,7 +242,8 @@ def git_tree(repo: Path, sha: str) -> Path:
         tmp = tree.with_suffix(".part")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        data = subprocess.run(["git", "archive", "--format=tar", full], cwd=repo, check=True, capture_output=True).stdout
+        data = subprocess.run(["git", "archive", "--format=tar", full], cwd=repo, check=True,
+                              capture_output=True).stdout
         with tarfile.open(fileobj=io.BytesIO(data)) as t:
             t.extractall(tmp, filter="data")
         tmp.rename(tree)
@@ -296,7 +300,8 @@ def build(fix: Fix, direction: str, dest: Path) -> Path:
     new = {p: n for p, (_, n) in fix.changes.items()}
     old = {p: o for p, (o, _) in fix.changes.items()}
     _git(dest, "init", "-q", "-b", "main")
-    for key, value in (("user.email", "bench@example.com"), ("user.name", "Bench"), ("commit.gpgsign", "false")):
+    for key, value in (("user.email", "bench@example.com"), ("user.name", "Bench"),
+                       ("commit.gpgsign", "false")):
         _git(dest, "config", key, value)
     if direction == "revert":
         _write(dest, new)

@@ -48,7 +48,8 @@ DATASETS = {
 }
 
 
-def load_tasks(data: str, split: str, limit: int | None, skip: int = 0, path: Path | None = None) -> list[dict]:
+def load_tasks(data: str, split: str, limit: int | None, skip: int = 0,
+               path: Path | None = None) -> list[dict]:
     rows = [json.loads(line) for line in (path or DATASETS[data]).read_text(encoding="utf-8").splitlines()
             if line.strip()]
     rows.sort(key=lambda r: int(r["task_id"].split("/")[1]))
@@ -104,7 +105,8 @@ def python_commits(repo: Path, limit: int | None, split: str) -> list[dict]:
     shas = git(repo, "log", "--no-merges", "--format=%H", "--", "*.py").split()
     chosen = []
     for sha in shas:
-        status = git(repo, "diff", "--name-status", f"{sha}^", sha, "--", "*.py") if _has_parent(repo, sha) else ""
+        status = git(repo, "diff", "--name-status", f"{sha}^", sha, "--", "*.py") if _has_parent(repo,
+                                                                                                 sha) else ""
         if any(line.startswith("M\t") for line in status.splitlines()):
             chosen.append(sha)
     # numbered from the oldest, so new commits do not move the tune/report split of older ones
@@ -141,8 +143,10 @@ def review_one(model, context, strategy: str, decision: str, timeout: float, reg
             "localised": any((f.file, f.line) in changed for f in counting) if counting else None}
 
 
-DESIGN_HELP = ("comma list of designs, each STRATEGY+REGRESSION or verdict: STRATEGY is single_call, per_dimension "
-               "or checks_only (no proposal call); REGRESSION is likelihood, question or off; verdict is the model's "
+DESIGN_HELP = ("comma list of designs, each STRATEGY+REGRESSION or verdict: STRATEGY is single_call, "
+               "per_dimension "
+               "or checks_only (no proposal call); REGRESSION is likelihood, question or off; verdict is the "
+               "model's "
                "overall APPROVED/REJECTED answer (the naive baseline)")
 
 
@@ -151,40 +155,51 @@ def parse_design(name: str) -> tuple[str, str, str]:
     if name == "verdict":
         return "per_dimension", "verdict", "off"
     strategy, _, regression = name.partition("+")
-    if strategy not in ("single_call", "per_dimension", "checks_only") or regression not in ("likelihood", "question", "off"):
+    if strategy not in ("single_call", "per_dimension", "checks_only") or regression not in (
+        "likelihood", "question", "off"):
         raise SystemExit(f"unknown design {name!r}: {DESIGN_HELP}")
     return strategy, "findings", regression
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--limit", type=int, default=None, help="tasks (each gives two changes) or commits to review")
-    parser.add_argument("--skip", type=int, default=0, help="leave out the first N tasks of the split (resume a run)")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="tasks (each gives two changes) or commits to review")
+    parser.add_argument("--skip", type=int, default=0,
+                        help="leave out the first N tasks of the split (resume a run)")
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="bundled model name or .gguf path")
     parser.add_argument("--data", default="humanevalpack", choices=[*sorted(DATASETS), "commits"])
     parser.add_argument("--data-file", type=Path, help="read the --data set from this file instead (e.g. "
                         "humanevalpack-python.jsonl when ../shared/data is not next to this checkout)")
-    parser.add_argument("--repo", type=Path, default=REPO, help="with --data commits: the repository (default: acode)")
+    parser.add_argument("--repo", type=Path, default=REPO,
+                        help="with --data commits: the repository (default: acode)")
     parser.add_argument("--split", choices=["tune", "report", "all"], default="report")
     parser.add_argument("--designs", default="checks_only+likelihood,checks_only+question", help=DESIGN_HELP)
     parser.add_argument("--context-window", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="llama.cpp threads (default: every core; figures need a quiet machine)")
     parser.add_argument("--timeout", type=float, default=600.0, help="per review")
-    parser.add_argument("--max-edit-lines", type=int, help="reviewer.regression.max_edit_lines for the run (a wider "
+    parser.add_argument("--max-edit-lines", type=int,
+                        help="reviewer.regression.max_edit_lines for the run (a wider "
                         "scope than the default lets --rescore --tune choose the limit afterwards)")
-    parser.add_argument("--records", type=Path, help="also write every review as JSON lines here (for tuning)")
-    parser.add_argument("--rescore", type=Path, nargs="+", help="no model: re-decide the reviews in these records files")
+    parser.add_argument("--records", type=Path,
+                        help="also write every review as JSON lines here (for tuning)")
+    parser.add_argument("--rescore", type=Path, nargs="+",
+                        help="no model: re-decide the reviews in these records files")
     parser.add_argument("--confirm", type=float, help="with --rescore: thresholds.confirm")
     parser.add_argument("--poor", type=float, help="with --rescore: thresholds.poor")
     parser.add_argument("--margin", type=float, help="with --rescore: regression.margin")
     parser.add_argument("--statistic", choices=["sum", "mean"], help="with --rescore: regression.statistic")
     parser.add_argument("--edit-lines", type=int, help="with --rescore: regression.max_edit_lines")
-    parser.add_argument("--evidence-from", type=Path, nargs="+", help="with --rescore: take the deterministic "
-                        "evidence of each review from these records (same changes) instead, keeping the model's findings")
+    parser.add_argument("--evidence-from", type=Path, nargs="+",
+                        help="with --rescore: take the deterministic "
+                        "evidence of each review from these records (same changes) instead, keeping the "
+                        "model's findings")
     parser.add_argument("--tune", action="store_true",
-                        help="with --rescore: choose regression.statistic, margin and max_edit_lines on the tuning half "
-                        "(even task numbers) of the humanevalpack and commits records, then report the odd halves and "
+                        help="with --rescore: choose regression.statistic, margin and max_edit_lines on the "
+                             "tuning half "
+                        "(even task numbers) of the humanevalpack and commits records, then report the odd "
+                        "halves and "
                         "the novel set with that choice")
     return parser.parse_args(argv)
 
@@ -211,10 +226,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.data == "commits":
             changes = commit_changes(args.repo, python_commits(args.repo, args.limit, args.split))
         else:
-            changes = pair_changes(load_tasks(args.data, args.split, args.limit, args.skip, args.data_file), Path(tmp))
+            changes = pair_changes(load_tasks(args.data, args.split, args.limit, args.skip, args.data_file),
+                                   Path(tmp))
         for head, context in changes:
             for design, (strategy, decision, regression) in designs.items():
-                record = {**head, "design": design, **review_one(model, context, strategy, decision, args.timeout,
+                record = {**head, "design": design,
+                          **review_one(model, context, strategy, decision, args.timeout,
                                                                  {"method": regression, **scope})}
                 records[design].append(record)
                 print(f"{head['task_id']:>11} {head['direction']:<12} {design:<26} {record['verdict']:<8} "
@@ -224,8 +241,8 @@ def main(argv: list[str] | None = None) -> int:
                     out.flush()
     if out:
         out.close()
-    print(json.dumps({"benchmark": "review_accuracy", "model": args.model, "data": args.data, "split": args.split,
-                      "changes": len(next(iter(records.values()), [])),
+    print(json.dumps({"benchmark": "review_accuracy", "model": args.model, "data": args.data,
+                      "split": args.split, "changes": len(next(iter(records.values()), [])),
                       "designs": {name: summarise(rows) for name, rows in records.items()}}, indent=2))
     return 0
 

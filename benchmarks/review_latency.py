@@ -42,7 +42,8 @@ def module_text(index: int, functions: int, variant: str) -> str:
         check = "value < 0" if variant == "old" else "value <= 0"
         parts.append(
             f"\n\ndef adjust_{index}_{n}(value: int, items: list[int]) -> int:\n"
-            f'    """Scale ``value`` by {factor} and add the positive ``items``; negative values are refused."""\n'
+            f'    """Scale ``value`` by {factor} and add the positive ``items``; negative values are '
+            'refused."""\n'
             f"    if {check}:\n"
             f"        raise ValueError('value must be positive')\n"
             f"    total = value * {factor}\n"
@@ -95,7 +96,8 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
         reset()  # every design starts with an empty KV cache
     marks: list[tuple[float, str]] = []
     started = time.monotonic()
-    result = review_change(context, model, settings, strategy=FindingsReview(naive_layout) if design == "naive" else None,
+    result = review_change(context, model, settings, strategy=FindingsReview(naive_layout)
+                           if design == "naive" else None,
                            progress=lambda message: marks.append((time.monotonic(), message)))
     ended = time.monotonic()
     changed = sum(f.additions + f.deletions for f in context.files)
@@ -109,8 +111,9 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
     }
 
 
-STEPS = (("looking at the project", "project"), ("collecting evidence", "evidence"), ("looking around", "look-around"),
-         ("asking for", "proposals"), ("assessing", "proposals"), ("checking finding", "checks"), ("comparing old and new", "regression"),
+STEPS = (("looking at the project", "project"), ("collecting evidence", "evidence"),
+         ("looking around", "look-around"), ("asking for", "proposals"), ("assessing", "proposals"),
+         ("checking finding", "checks"), ("comparing old and new", "regression"),
          ("not comparing", "regression"))
 
 
@@ -131,8 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--changes", default="simple,complex")
     parser.add_argument("--context-window", type=int, default=8192)
     parser.add_argument("--timeout", type=float, default=1800.0)
-    parser.add_argument("--repeat", type=int, default=1, help="reviews per design and change (the median is reported)")
-    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the model's setting)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="reviews per design and change (the median is reported)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="llama.cpp threads (default: the model's setting)")
     args = parser.parse_args(argv)
 
     from acode.config.model import ModelSettings
@@ -159,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
             for row in rows:
                 if base and row is not base and base["evaluated"]:
                     row["evaluated_vs_naive"] = round(row["evaluated"] / base["evaluated"], 3)
-                    row["seconds_vs_naive"] = round(row["seconds"] / base["seconds"], 3) if base["seconds"] else None
+                    row["seconds_vs_naive"] = round(row["seconds"] / base["seconds"],
+                                                    3) if base["seconds"] else None
             report["changes"][change] = rows
     print(json.dumps(report, indent=2))
     return 0

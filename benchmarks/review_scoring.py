@@ -11,8 +11,8 @@ import json
 import statistics
 from pathlib import Path
 
-FINDING_FIELDS = {"dimension", "source", "rule", "severity", "file", "line", "grounding", "confidence", "status",
-                  "message", "quote", "metrics"}
+FINDING_FIELDS = {"dimension", "source", "rule", "severity", "file", "line", "grounding", "confidence",
+                  "status", "message", "quote", "metrics"}
 
 
 def review_record(result, seconds: float) -> dict:
@@ -50,8 +50,10 @@ def rescore(record: dict, settings) -> str:
     fixes = {(f.file, f.line) for f in findings if f.rule.startswith("fixed/")}
     for f in findings:
         if f.rule == REGRESSION_RULE and f.status != "unchecked":
-            fixed = (f.file, int(f.metrics.get("fixed_line", -1))) in fixes  # the evidence shows a fix in the region
-            f.status = "confirmed" if is_regression(f.metrics, settings.regression) and not fixed else "dismissed"
+            # the evidence shows a fix in the region
+            fixed = (f.file, int(f.metrics.get("fixed_line", -1))) in fixes
+            f.status = "confirmed" if is_regression(f.metrics,
+                                                    settings.regression) and not fixed else "dismissed"
         elif f.source == "model" and f.confidence is not None and f.status in ("confirmed", "dismissed"):
             f.status = "confirmed" if f.confidence >= settings.thresholds.confirm else "dismissed"
     evidence = [f for f in findings if f.source != "model"]
@@ -73,7 +75,8 @@ def in_scope(finding: dict, max_edit_lines: int) -> bool:
         return True
     if metrics["removed_lines"] == 0:
         return False
-    return max_edit_lines == 0 or (metrics["removed_lines"] <= max_edit_lines and metrics["added_lines"] <= max_edit_lines)
+    return max_edit_lines == 0 or (metrics["removed_lines"] <= max_edit_lines
+                                   and metrics["added_lines"] <= max_edit_lines)
 
 
 def summarise(records: list[dict]) -> dict:
@@ -101,7 +104,8 @@ def summarise(records: list[dict]) -> dict:
         "localisation": _round(sum(r["localised"] for r in with_findings) / len(with_findings))
         if with_findings else None,
         "reviews_with_counting_findings": len(with_findings),
-        "proposed_findings_on_changed_lines": _round(sum(f["grounding"] == "changed" for f in proposed) / len(proposed))
+        "proposed_findings_on_changed_lines": _round(
+            sum(f["grounding"] == "changed" for f in proposed) / len(proposed))
         if proposed else None,
         "bug_line_found": _round(sum(bool(r["localised"]) for r in buggy) / len(buggy)) if buggy else None,
         "median_seconds": statistics.median(r["seconds"] for r in records) if records else None,
@@ -139,14 +143,16 @@ def candidates(rows: list[dict]):
     """Every (statistic, margin, max_edit_lines) the records can be re-decided under."""
     from acode.config.review import ReviewerSettings
 
-    measured = {k.removeprefix("delta_") for r in rows for f in r["findings"] for k in (f.get("metrics") or {})
+    measured = {k.removeprefix("delta_") for r in rows for f in r["findings"]
+                for k in (f.get("metrics") or {})
                 if k.startswith("delta_")}
     for statistic, margins in MARGINS.items():
         if statistic not in measured:
             continue
         for margin in margins:
             for lines in EDIT_LINES:
-                yield ReviewerSettings(regression={"statistic": statistic, "margin": margin, "max_edit_lines": lines})
+                yield ReviewerSettings(
+                    regression={"statistic": statistic, "margin": margin, "max_edit_lines": lines})
 
 
 def tune(rows: list[dict], tune_on: tuple[str, ...] = ("humanevalpack", "commits")) -> dict:
@@ -166,13 +172,15 @@ def tune(rows: list[dict], tune_on: tuple[str, ...] = ("humanevalpack", "commits
         score, _, settings = best
         reported = {}
         for source in dict.fromkeys(source_of(r) for r in mine):
-            held_out = [r for r in mine if source_of(r) == source and (source not in tune_on or task_parity(r) == 1)]
+            held_out = [r for r in mine if source_of(r) == source
+                        and (source not in tune_on or task_parity(r) == 1)]
             reported[source] = summarise([{**r, "verdict": rescore(r, settings)} for r in held_out])
         out[design] = {"chosen_on_tune": {**settings.regression.model_dump(include={"statistic", "margin",
                                                                                    "max_edit_lines"}),
                                           "tune_objective": round(score, 4), "tuned_on": list(tune_on)},
                        "report": reported}
-    return {"benchmark": "review_accuracy (tuned on even task numbers, reported on odd ones and on untuned sources)",
+    return {"benchmark": "review_accuracy (tuned on even task numbers, reported on odd ones and on untuned "
+                         "sources)",
             "designs": out}
 
 

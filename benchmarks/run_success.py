@@ -29,7 +29,8 @@ TASK = "add a function is_even(n) to util.py and a pytest test for it"
 
 def make_repo(path: Path, config: dict) -> Path:
     path.mkdir(parents=True)
-    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "b@e.f"], ["config", "user.name", "B"]):
+    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "b@e.f"],
+                 ["config", "user.name", "B"]):
         subprocess.run(["git", *args], cwd=path, check=True)
     (path / "util.py").write_text("def add(a, b):\n    return a + b\n")
     subprocess.run(["git", "add", "-A"], cwd=path, check=True)
@@ -42,7 +43,8 @@ def make_repo(path: Path, config: dict) -> Path:
 def independent_check(root: Path) -> dict:
     """Does the final tree have a test of is_even, and do the tests pass?"""
     tests = [p for p in root.rglob("*.py") if ".acode" not in p.parts and
-             (p.name.startswith("test_") or p.name.endswith("_test.py")) and "is_even" in p.read_text(errors="replace")]
+             (p.name.startswith("test_") or p.name.endswith("_test.py")) and "is_even" in p.read_text(
+                 errors="replace")]
     util = (root / "util.py").read_text(errors="replace") if (root / "util.py").is_file() else ""
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root,
                           capture_output=True, text=True, timeout=300, check=False)
@@ -108,7 +110,8 @@ def one_baseline_run(workdir: Path, index: int, model, settings_config: dict) ->
     config.max_turns = settings.pipeline.agent_max_turns * 2
     tools = default_registry().subset(["read_file", "write_file", "replace", "list_directory"])
     loop = AgentLoop(model, tools, ToolContext(workspace=root), config=config, policy=ApprovalPolicy())
-    state = loop.new_state("You are a coding agent. Use the tools to change files; answer in plain text when done.",
+    state = loop.new_state("You are a coding agent. Use the tools to change files; answer in plain text when "
+                           "done.",
                            session_id=f"baseline{index}", approval_mode="auto_edit")
     started = time.monotonic()
     result = loop.run(state, TASK)
@@ -139,10 +142,12 @@ def main() -> None:
         try:
             for i in range(args.runs):
                 runs.append(one_pipeline_run(Path(tmp), i, model, config))
-                print(json.dumps({"progress": f"pipeline run {i + 1}/{args.runs}", **runs[-1]}), file=sys.stderr)
+                print(json.dumps({"progress": f"pipeline run {i + 1}/{args.runs}", **runs[-1]}),
+                      file=sys.stderr)
                 if not args.no_baseline:
                     baseline.append(one_baseline_run(Path(tmp), i, model, config))
-                    print(json.dumps({"progress": f"baseline run {i + 1}/{args.runs}", **baseline[-1]}), file=sys.stderr)
+                    print(json.dumps({"progress": f"baseline run {i + 1}/{args.runs}", **baseline[-1]}),
+                          file=sys.stderr)
         except KeyboardInterrupt:  # Ctrl-C: report the runs that finished
             interrupted = True
 

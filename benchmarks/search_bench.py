@@ -19,7 +19,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-DEFAULT_PATTERNS = (r"def __init__\(self", "TODO|FIXME", r"^import (os|sys)$", "asyncio", "no_such_identifier_xyz")
+DEFAULT_PATTERNS = (r"def __init__\(self", "TODO|FIXME", r"^import (os|sys)$", "asyncio",
+                    "no_such_identifier_xyz")
 
 
 def build_stdlib_repo(target: Path) -> dict:
@@ -53,7 +54,8 @@ def _median_seconds(action: Callable[[], object], repeats: int) -> tuple[float, 
 
 
 def run_search_benchmark(
-    patterns: Sequence[str] = DEFAULT_PATTERNS, repeats: int = 3, tree: Path | None = None, max_results: int = 50
+    patterns: Sequence[str] = DEFAULT_PATTERNS, repeats: int = 3, tree: Path | None = None,
+    max_results: int = 50
 ) -> dict:
     """Median wall time per pattern for: plain ``git grep``, the search_in_files tool (auto engine,
     which lists files with git and locates lines with git grep), and the same tool forced to the
@@ -72,15 +74,18 @@ def run_search_benchmark(
         tools = {name: ToolRegistry([SearchInFiles(engine=name)]) for name in ("auto", "python")}
         rows = []
         for pattern in patterns:
-            call = ToolCall(name="search_in_files", arguments={"pattern": pattern, "max_results": max_results})
+            call = ToolCall(name="search_in_files",
+                            arguments={"pattern": pattern, "max_results": max_results})
             git_s, git_out = _median_seconds(
                 lambda p=pattern: subprocess.run(
-                    ["git", "grep", "-n", "-I", "-i", "-P", "-e", p], cwd=root, capture_output=True, check=False
+                    ["git", "grep", "-n", "-I", "-i", "-P", "-e", p], cwd=root, capture_output=True,
+                    check=False
                 ).stdout,
                 repeats,
             )
             tool_s, result = _median_seconds(lambda c=call: tools["auto"].dispatch(c, ctx), repeats)
-            python_s, python_result = _median_seconds(lambda c=call: tools["python"].dispatch(c, ctx), repeats)
+            python_s, python_result = _median_seconds(lambda c=call: tools["python"].dispatch(c, ctx),
+                                                      repeats)
             assert result.ok and python_result.ok, (result.error, python_result.error)
             rows.append(
                 {

@@ -24,7 +24,8 @@ SEEDED = {
     "aws-credentials-file": f"[default]\naws_secret_access_key = {AWS_SECRET}",
     "aws-in-code": f'AWS_SECRET = "{AWS_SECRET}"',
     "aws-key-id": 'key = "AKIAABCDEFGHIJKLMNOP"',
-    "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAz1Y2dGhpcyBpcyBub3QgYSByZWFs\n-----END RSA PRIVATE KEY-----",
+    "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAz1Y2dGhpcyBpcyBub3QgYSByZWFs\n-----END RSA "
+           "PRIVATE KEY-----",
     "github-token": "token ghp_" + "a1B2" * 9,
     "url-credentials": "https://deploy:pa55word99@example.com/repo.git",
     "quoted-password": 'password = "hunter2hunter2"',
@@ -37,7 +38,8 @@ def corpus(max_files: int) -> list[Path]:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     files: list[Path] = []
     for folder, dirs, names in os.walk(stdlib):
-        dirs[:] = sorted(d for d in dirs if d not in ("site-packages", "__pycache__", "test", "tests", "idle_test"))
+        dirs[:] = sorted(d for d in dirs
+                         if d not in ("site-packages", "__pycache__", "test", "tests", "idle_test"))
         files += [Path(folder) / n for n in sorted(names) if n.endswith(".py")]
     return files[:max_files]
 
@@ -45,7 +47,8 @@ def corpus(max_files: int) -> list[Path]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-files", type=int, default=400)
-    parser.add_argument("--path-aware", action="store_true", help="pass each file's name (source files: quoted values)")
+    parser.add_argument("--path-aware", action="store_true",
+                        help="pass each file's name (source files: quoted values)")
     args = parser.parse_args()
     from acode.secrets import find_secrets, redact
 

@@ -66,7 +66,8 @@ def bench_search(repeats: int, repo: Path) -> dict:
     run("warm.*up")  # starts the forkserver once
     return {
         "literal 'value_17' (in process) ms": round(_median_us(lambda: run("value_17"), repeats) / 1000, 2),
-        "regex 'value_1[0-9]+' (worker) ms": round(_median_us(lambda: run("value_1[0-9]+"), repeats) / 1000, 2),
+        "regex 'value_1[0-9]+' (worker) ms": round(_median_us(lambda: run("value_1[0-9]+"), repeats) / 1000,
+                                                   2),
     }
 
 
@@ -74,7 +75,8 @@ def make_repo(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     for i in range(50):
         (root / f"m{i}.py").write_text("".join(f"value_{j} = {j}\n" for j in range(200)))
-    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.email=a@b", "-c", "user.name=b", "commit", "-qm", "i"]):
+    for args in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.email=a@b", "-c", "user.name=b", "commit", "-qm", "i"]):
         subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
     return root
 

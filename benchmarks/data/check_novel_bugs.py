@@ -18,8 +18,10 @@ import sys
 from pathlib import Path
 
 DEFAULT = Path(__file__).resolve().parent / "novel_bugs.jsonl"
-FIELDS = {"task_id", "prompt", "canonical_solution", "buggy_solution", "bug_type", "entry_point", "test", "source"}
-BUG_TYPES = ("value misuse", "missing logic", "excess logic", "operator misuse", "variable misuse", "function misuse")
+FIELDS = {"task_id", "prompt", "canonical_solution", "buggy_solution", "bug_type", "entry_point", "test",
+          "source"}
+BUG_TYPES = ("value misuse", "missing logic", "excess logic", "operator misuse", "variable misuse",
+             "function misuse")
 PER_TYPE = 8
 SOURCE = "written for acode (original)"
 TIMEOUT = 20
@@ -94,14 +96,16 @@ def static_problems(i: int, row: dict) -> list[str]:
     if not 3 <= length <= 15:
         problems.append(f"canonical_solution has {length} lines (want 3-15)")
     old, new = canonical.splitlines(), buggy.splitlines()
-    changes = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
+    changes = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+               if op[0] != "equal"]
     if not changes:
         problems.append("buggy_solution equals canonical_solution")
     elif len(changes) > 1 or changes[0][2] - changes[0][1] > 2 or changes[0][4] - changes[0][3] > 2:
         problems.append("buggy_solution must differ from canonical_solution in one place of at most 2 lines")
     test = row["test"]
     asserts = sum(1 for line in test.splitlines() if line.strip().startswith("assert "))
-    if "def check(candidate):" not in test or not test.rstrip().endswith(f"check({ep})") or not 3 <= asserts <= 6:
+    if "def check(candidate):" not in test or not test.rstrip().endswith(
+        f"check({ep})") or not 3 <= asserts <= 6:
         problems.append(f"test must define check(candidate) with 3-6 asserts and call check({ep})")
     return problems
 

@@ -31,8 +31,10 @@ def problems_of(i: int, row: dict) -> list[str]:
     if f"def {row['entry_point']}(" not in row["prompt"] or not row["prompt"].endswith('"""\n'):
         problems.append("prompt must define the entry point and end with the docstring")
     old, new = row["canonical_solution"].splitlines(), row["buggy_solution"].splitlines()
-    changes = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if not changes or len(changes) > 1 or max(changes[0][2] - changes[0][1], changes[0][4] - changes[0][3]) > MAX_CHANGED_LINES:
+    changes = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+               if op[0] != "equal"]
+    if not changes or len(changes) > 1 or max(changes[0][2] - changes[0][1],
+                                              changes[0][4] - changes[0][3]) > MAX_CHANGED_LINES:
         problems.append(f"the two versions must differ in one place of at most {MAX_CHANGED_LINES} lines")
     return problems
 
@@ -45,10 +47,12 @@ def main(argv: list[str]) -> int:
     for i, row in enumerate(rows):
         found = problems_of(i, row)
         if not found or not found[0].startswith("fields"):
-            good = run("test", row["prompt"] + row["canonical_solution"] + "\n\n" + row["test"], row["entry_point"])
+            good = run("test", row["prompt"] + row["canonical_solution"] + "\n\n" + row["test"],
+                       row["entry_point"])
             if not good["ok"]:
                 found.append(f"canonical fails its test ({good.get('error')})")
-            bad = run("test", row["prompt"] + row["buggy_solution"] + "\n\n" + row["test"], row["entry_point"])
+            bad = run("test", row["prompt"] + row["buggy_solution"] + "\n\n" + row["test"],
+                      row["entry_point"])
             if not bad["ok"]:
                 vulnerable_fails.append(row["task_id"])
         problems += [f"{row.get('task_id', i)}: {p}" for p in found]

@@ -61,7 +61,8 @@ RULES: dict[str, RuleMap] = {
     "S308": _s("medium", "mark_safe on non-literal text skips escaping (CWE-79)"),
     # deserialization (CWE-502)
     "S301": _s("high", "unpickling data that crosses a trust boundary can run code (CWE-502)"),
-    "S302": _s("high", "marshal data that crosses a trust boundary can crash or mislead the interpreter (CWE-502)"),
+    "S302": _s("high",
+               "marshal data that crosses a trust boundary can crash or mislead the interpreter (CWE-502)"),
     "S506": _s("high", "yaml.load without a safe loader builds arbitrary objects (CWE-502)"),
     # transport and crypto (CWE-295, CWE-327, CWE-328, CWE-330)
     "S501": _s("high", "TLS certificate verification is turned off (CWE-295)"),
@@ -74,8 +75,10 @@ RULES: dict[str, RuleMap] = {
     "S304": _s("high", "a broken cipher (CWE-327)"),
     "S305": _s("high", "ECB mode leaks patterns of the plaintext (CWE-327)"),
     "S303": _s("medium", "MD5/SHA1 are broken for security uses (CWE-328); fine for checksums"),
-    "S324": _s("medium", "MD5/SHA1 are broken for security uses (CWE-328); pass usedforsecurity=False for checksums"),
-    "S311": _s("medium", "the random module is predictable (CWE-330); fine for jitter and sampling, not for tokens"),
+    "S324": _s("medium",
+               "MD5/SHA1 are broken for security uses (CWE-328); pass usedforsecurity=False for checksums"),
+    "S311": _s("medium",
+               "the random module is predictable (CWE-330); fine for jitter and sampling, not for tokens"),
     # credentials (CWE-798, CWE-259)
     "S105": _s("high", "a password or secret written into the code (CWE-798)"),
     "S106": _s("high", "a password passed as a literal argument (CWE-798)"),
@@ -85,22 +88,31 @@ RULES: dict[str, RuleMap] = {
     "S103": _s("high", "file permissions that let other users write or execute (CWE-732)"),
     "S108": _s("medium", "a fixed path in a shared temp directory can be raced or pre-created (CWE-377)"),
     "S306": _s("medium", "tempfile.mktemp returns a name another process can take first (CWE-377)"),
-    "S310": _s("medium", "urlopen of a non-literal URL also opens file:// and custom schemes (CWE-918/CWE-22)"),
+    "S310": _s("medium",
+               "urlopen of a non-literal URL also opens file:// and custom schemes (CWE-918/CWE-22)"),
     "S113": _s("low", "a request without a timeout can hang forever (CWE-400)"),
     "S104": _s("low", "binding to all interfaces exposes the service on every network (CWE-605)"),
     "S201": _s("high", "Flask debug mode runs an interactive debugger reachable over the network (CWE-94)"),
     "S612": _s("medium", "logging.config.listen accepts configuration (and code) over a socket (CWE-94)"),
     "S312": _s("medium", "Telnet sends everything in clear text (CWE-319)"),
     "S321": _s("medium", "FTP sends credentials in clear text (CWE-319)"),
-    "S313": _s("medium", "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
-    "S314": _s("medium", "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
-    "S315": _s("medium", "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
-    "S316": _s("medium", "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
-    "S317": _s("medium", "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
-    "S318": _s("medium", "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
-    "S319": _s("medium", "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
+    "S313": _s("medium",
+               "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
+    "S314": _s("medium",
+               "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
+    "S315": _s("medium",
+               "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
+    "S316": _s("medium",
+               "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
+    "S317": _s("medium",
+               "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
+    "S318": _s("medium",
+               "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
+    "S319": _s("medium",
+               "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
     # exceptions swallowed (CWE-390, CWE-703)
-    "S110": _s("medium", "try/except/pass hides failures (CWE-390); structural check rejects a handler made to swallow"),
+    "S110": _s("medium",
+               "try/except/pass hides failures (CWE-390); structural check rejects a handler made to swallow"),
     "S112": _s("medium", "try/except/continue hides failures, e.g. in a retry loop (CWE-390)"),
     "BLE001": _q("medium", "a blind except catches everything, bugs included (CWE-396)"),
     "B012": _q("high", "return/break/continue in finally silently drops the exception in flight (CWE-584)"),
@@ -234,8 +246,8 @@ def run_ruff(files: dict[str, str], timeout: float = 120.0) -> list[RuffHit] | N
             path = Path(item["filename"]).resolve().relative_to(root).as_posix()
             start = (item.get("location") or {}).get("row") or 1
             end = (item.get("end_location") or {}).get("row") or start
-            hits.append(RuffHit(path, item.get("code") or "invalid-syntax", item.get("message", ""), start, end,
-                                (item.get("fix") or {}).get("message") or ""))
+            hits.append(RuffHit(path, item.get("code") or "invalid-syntax", item.get("message", ""), start,
+                                end, (item.get("fix") or {}).get("message") or ""))
         return hits
 
 
@@ -246,7 +258,8 @@ def new_hits(path: str, old: str | None, new: str, added: set[int]) -> list[tupl
     return new_hits_many({path: (old, new, added)}).get(path, [])
 
 
-def new_hits_many(files: dict[str, tuple[str | None, str, set[int]]]) -> dict[str, list[tuple[RuffHit, RuleMap, str]]]:
+def new_hits_many(
+    files: dict[str, tuple[str | None, str, set[int]]]) -> dict[str, list[tuple[RuffHit, RuleMap, str]]]:
     return compare_versions(files)[0]
 
 
@@ -307,7 +320,8 @@ def _command_built_in_place(text: str, hit: RuffHit) -> bool:
     command = calls[0].args[0]
     if isinstance(command, (ast.JoinedStr, ast.BinOp)):
         return True
-    if isinstance(command, ast.Call) and isinstance(command.func, ast.Attribute) and command.func.attr in ("format", "join"):
+    if isinstance(command, ast.Call) and isinstance(command.func, ast.Attribute) and command.func.attr in (
+        "format", "join"):
         return True
     return not isinstance(command, (ast.Name, ast.Attribute, ast.Subscript, ast.Constant))
 

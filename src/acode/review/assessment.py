@@ -73,7 +73,8 @@ class Verdict(_Slim):
 
 @lru_cache(maxsize=64)
 def proposal_model(max_items: int, dimensions: tuple[str, ...] | None = None, min_items: int = 0,
-                   lines: tuple[int, ...] | None = None, files: tuple[str, ...] | None = None) -> type[BaseModel]:
+                   lines: tuple[int, ...] | None = None,
+                   files: tuple[str, ...] | None = None) -> type[BaseModel]:
     """``{"findings": [...]}`` with ``min_items``..``max_items`` items. Each item names its dimension
     (when ``dimensions``), its file (when several ``files`` are shown) and an added line by number
     (one of ``lines`` when given), then the problem, a severity and a fix."""
@@ -83,7 +84,8 @@ def proposal_model(max_items: int, dimensions: tuple[str, ...] | None = None, mi
     if files and len(files) > 1:
         fields["file"] = (Literal[files], ...)  # type: ignore[valid-type]
     if lines and len(lines) <= MAX_LINE_CHOICES:
-        fields["line_number"] = (Literal[lines], Field(description="the number shown before an added (+) line"))  # type: ignore[valid-type]
+        fields["line_number"] = (Literal[lines], Field(
+            description="the number shown before an added (+) line"))  # type: ignore[valid-type]
     else:
         fields["line_number"] = (int, ProposedFinding.model_fields["line_number"])
     for name in ("problem", "severity", "suggestion"):
@@ -144,7 +146,8 @@ def propose(
     if strategy == "single_call":
         output = proposal_model(max_findings, tuple(dimensions), min_findings, *_nonempty(choices))
         task = render(PKG, "single_call.j2", dimensions=[(d, TITLES[d]) for d in dimensions],
-                      max_findings=max_findings, candidates=min_findings > 0, several_files=len(choices[1]) > 1)
+                      max_findings=max_findings, candidates=min_findings > 0,
+                      several_files=len(choices[1]) > 1)
         progress("asking for findings on all dimensions at once")
         try:
             answer = complete_json(model, with_task(messages, task), output, max_tokens=max_tokens,
@@ -210,7 +213,8 @@ class PartialProposals(Exception):
         self.proposals = proposals
 
 
-def ask_verdict(model: ChatModel, messages: list[Message], *, timeout: float, max_tokens: int) -> Verdict | str:
+def ask_verdict(model: ChatModel, messages: list[Message], *, timeout: float,
+                max_tokens: int) -> Verdict | str:
     """The naive baseline: the model's overall verdict. Returns the reason text when it is unreadable."""
     try:
         return complete_json(model, with_task(messages, render(PKG, "verdict.j2")), Verdict,

@@ -24,7 +24,8 @@ from pydantic import BaseModel, Field
 from acode.llm.types import Usage
 
 CHECK_QUESTION_TOKENS = 90  # the yes/no question about one finding, besides the shared context
-FINDING_TOKENS = 70  # one proposed finding as JSON: keys, a line number, a problem (<= 160 chars), a fix (<= 120)
+# one proposed finding as JSON: keys, a line number, a problem (<= 160 chars), a fix (<= 120)
+FINDING_TOKENS = 70
 
 
 @dataclass
@@ -102,7 +103,7 @@ def proposal_seconds(pace: Pace, context_tokens: int, *, answer_tokens: int, fin
 def diff_tokens_for(pace: Pace, seconds: float, overhead_tokens: int, *, answer_tokens: int, findings: int,
                     calls: int = 1, task_tokens: int = 150) -> int:
     """The most diff tokens the proposals and their checks can read in ``seconds`` (may be negative)."""
-    fixed = proposal_seconds(pace, overhead_tokens, answer_tokens=answer_tokens, findings=findings, calls=calls,
-                             task_tokens=task_tokens)
+    fixed = proposal_seconds(pace, overhead_tokens, answer_tokens=answer_tokens, findings=findings,
+                             calls=calls, task_tokens=task_tokens)
     # every diff token is read twice: by the proposal prompt and by the first check question
     return int((seconds - fixed) * pace.prompt_rate() / 2)

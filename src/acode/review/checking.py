@@ -125,7 +125,8 @@ def check_findings(
                 progress(f"checking finding {done}/{total}")
                 key = (path, line, _norm(item.problem).lower())
                 if key not in asked:
-                    question = render(PKG, "check.j2", file=path or "", line=line, quote=text, problem=item.problem)
+                    question = render(PKG, "check.j2", file=path or "", line=line, quote=text,
+                                      problem=item.problem)
                     answer = model.complete(with_task(messages, question), max_tokens=1, temperature=0.0,
                                             logprobs=10, timeout=timeout())
                     asked[key] = yes_probability(answer)

@@ -45,7 +45,8 @@ def note_unfinished(plan: ReviewPlan, assessed: Assessed) -> None:
     total = sum(len(items) for items in proposals.findings.values())
     done = sum(len(items) for items in assessed.checked.values())
     if done < total:
-        plan.skipped.append(f"{total - done} of {total} proposed finding(s) not checked before the time limit "
+        plan.skipped.append(f"{total - done} of {total} proposed finding(s) not checked before the time "
+                            "limit "
                             "(left out, not counted)")
 
 
@@ -56,7 +57,8 @@ def fill_dimensions(run: ReviewRun, assessed: Assessed) -> list[DimensionResult]
     named in the plan. After a time-out with nothing assessed, every dimension says so."""
     if run.result.status == "timeout":
         why = "not assessed before the timeout"
-        return [DimensionResult(name=name, status="timeout", error=why, explanation=why) for name in assessed.enabled]
+        return [DimensionResult(name=name, status="timeout", error=why, explanation=why)
+                for name in assessed.enabled]
     settings, evidence = run.settings, run.evidence.findings
     unfinished = _unfinished(run, assessed)
     proposals = assessed.proposals
@@ -73,8 +75,9 @@ def fill_dimensions(run: ReviewRun, assessed: Assessed) -> list[DimensionResult]
         note = explain(combined)
         if name in unfinished:
             note = f"the model's part was not finished before the time limit; {note}"
-        out.append(DimensionResult(name=name, level=dimension_level(combined, settings.thresholds), findings=found,
-                                   explanation=note, status="partial" if name in unfinished else "assessed"))
+        out.append(DimensionResult(name=name, level=dimension_level(combined, settings.thresholds),
+                                   findings=found, explanation=note, status="partial" if name in unfinished
+                                   else "assessed"))
     return out
 
 

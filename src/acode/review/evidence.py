@@ -34,8 +34,9 @@ _CODE_SUFFIXES = {".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".
 # logic as protection (an "excess logic" fix removes one), and a plain `with` block is resource handling:
 # medium. A guard, assert or raise that tests none of the function's parameters or locals (only the
 # environment, e.g. `if shutil.which("git") is None`) is not input validation: medium.
-STRUCTURAL_SEVERITY = {"guard-raise": "high", "assert": "high", "raise": "high", "call": "high", "lock": "high",
-                       "finally": "high", "except": "high", "guard-return": "medium", "with": "medium"}
+STRUCTURAL_SEVERITY = {"guard-raise": "high", "assert": "high", "raise": "high", "call": "high",
+                       "lock": "high", "finally": "high", "except": "high", "guard-return": "medium",
+                       "with": "medium"}
 _INPUT_KINDS = {"guard-raise", "assert", "raise"}
 
 
@@ -98,7 +99,8 @@ def cut_notes(context: ReviewContext) -> dict[str, str]:
         if changed.truncated:
             seen = changed.diff.rsplit("... [", 1)[0]
             total = len(changed.whole_diff)
-            notes[changed.path] = (f"the model saw the first {len(seen):,} of {total:,} characters of the diff "
+            notes[changed.path] = (f"the model saw the first {len(seen):,} of {total:,} characters of the "
+                                   "diff "
                                    f"(reviewer.max_diff_chars); the evidence read all "
                                    f"{len(added_lines(changed.whole_diff))} added lines")
     return notes
@@ -150,7 +152,8 @@ def structural_findings(context: ReviewContext) -> list[Finding]:
         if new is not None:
             helpers.update(added_helpers(old, new))
             # a test's asserts check the code, they do not protect it: tests are not compared
-            if old is not None and changed.change_type in ("modified", "renamed") and not is_test_path(changed.path):
+            if old is not None and changed.change_type in ("modified", "renamed") and not is_test_path(
+                changed.path):
                 versions[changed.path] = (changed, old, new)
     findings = []
     for changed, old, new in versions.values():
@@ -160,9 +163,11 @@ def structural_findings(context: ReviewContext) -> list[Finding]:
             if added.kind == "removed" and (added.what == "lock" or (
                     added.what == "call" and added.key.rsplit(".", 1)[-1] in FIX_CALLS)):
                 findings.append(Finding(
-                    dimension="safety", source="structural", rule=f"fixed/structural/{added.what}", severity="info",
-                    message=f"the change adds `{redact(added.old_text)}` to {added.function}()", file=changed.path,
-                    line=added.old_line, end_line=added.old_line, quote=redact(added.old_text), confidence=1.0,
+                    dimension="safety", source="structural", rule=f"fixed/structural/{added.what}",
+                    severity="info",
+                    message=f"the change adds `{redact(added.old_text)}` to {added.function}()",
+                    file=changed.path, line=added.old_line, end_line=added.old_line,
+                    quote=redact(added.old_text), confidence=1.0,
                 ))
         for change in structural_changes(old, new, helpers):
             line = new_position(changed.whole_diff, change.old_line) or change.new_line
@@ -179,7 +184,8 @@ def structural_findings(context: ReviewContext) -> list[Finding]:
 
 
 def _tests_touched(context: ReviewContext) -> list[Finding]:
-    code = [f for f in context.files if PurePosixPath(f.path).suffix in _CODE_SUFFIXES and not is_test_path(f.path)
+    code = [f for f in context.files if PurePosixPath(f.path).suffix in _CODE_SUFFIXES
+            and not is_test_path(f.path)
             and f.change_type != "deleted"]
     if not code or any(is_test_path(f.path) for f in context.files):
         return []

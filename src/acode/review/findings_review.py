@@ -49,12 +49,14 @@ class FindingsReview:
         plan.note_rates(run.model.pace)
         plan.regions_compared = len(assessed.regression)
         if run.result.status == "complete" and plan.skipped:
-            run.result.status = "partial"  # the plan left something out: decided on what was assessed, and says so
+            # the plan left something out: decided on what was assessed, and says so
+            run.result.status = "partial"
         run.result.dimensions = fill_dimensions(run, assessed)
         run.result.decision = decide_from_levels(run.result.dimensions, run.evidence.findings, settings)
         if run.result.status == "partial" and settings.budget.on_partial == "reject" and run.result.decision.approved:
             run.result.decision = Decision(verdict="REJECTED", strategy="findings", reasons=[
-                "the review is partial (" + "; ".join(plan.skipped) + ") and reviewer.budget.on_partial is reject"])
+                "the review is partial (" + "; ".join(
+                    plan.skipped) + ") and reviewer.budget.on_partial is reject"])
 
     def _propose_and_check(self, run: ReviewRun, assessed: Assessed) -> None:
         settings = run.settings
@@ -82,7 +84,8 @@ class FindingsReview:
         )
         if proposals.failed and settings.on_model_failure == "error":
             name, why = next(iter(proposals.failed.items()))
-            raise ModelOutputError("ACODE-REVIEW-020", f"the model's answer for {name} could not be read: {why}",
+            raise ModelOutputError("ACODE-REVIEW-020",
+                                   f"the model's answer for {name} could not be read: {why}",
                                    hint="set reviewer.on_model_failure: reject, or use a larger model")
         return proposals
 
@@ -143,8 +146,10 @@ def _fit_to_time(run: ReviewRun, enabled: list[str]) -> None:
     fits = diff_tokens_for(pace, left, run.overhead, **shape)
     if fits < min(settings.budget.min_diff_tokens, max(1, run.packed.summary.used_tokens)):
         plan.proposals = False
-        plan.skipped.append(f"model proposals and their checks: about {left:.0f} s were left, too little to read "
-                            f"{settings.budget.min_diff_tokens} tokens of diff at {pace.prompt_rate():.0f} tokens/s")
+        plan.skipped.append(f"model proposals and their checks: about {left:.0f} s were left, too little to "
+                            "read "
+                            f"{settings.budget.min_diff_tokens} tokens of diff at {pace.prompt_rate():.0f} "
+                            "tokens/s")
         return
     if fits < run.packed.summary.used_tokens:
         run.repack(fits, "did not fit the time plan")
@@ -155,5 +160,6 @@ def _fit_to_time(run: ReviewRun, enabled: list[str]) -> None:
             plan.proposals = False
             plan.skipped.append("model proposals: no file's diff fitted the time plan")
     plan.diff_tokens = run.packed.summary.used_tokens
-    plan.proposal_seconds_estimated = round(proposal_seconds(pace, run.overhead + run.packed.summary.used_tokens,
+    plan.proposal_seconds_estimated = round(proposal_seconds(pace,
+                                                             run.overhead + run.packed.summary.used_tokens,
                                                              **shape), 1)

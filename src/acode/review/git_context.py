@@ -55,7 +55,8 @@ def branch_context(start: Path, base: str | None = None, *, intent: str = "", ma
         raise UsageError(
             "ACODE-GIT-004",
             f"HEAD is detached in {root}, so there is no branch to review",
-            hint="check out a branch (git switch -c my-change), or review one commit: acode review --commit <sha>",
+            hint="check out a branch (git switch -c my-change), or review one commit: acode review --commit "
+                 "<sha>",
         )
     base = base or default_base(root)
     base_sha = _verify(root, base)
@@ -67,7 +68,8 @@ def branch_context(start: Path, base: str | None = None, *, intent: str = "", ma
         )
     head_sha = _verify(root, "HEAD")
     if head_sha is None:
-        raise UsageError("ACODE-REVIEW-008", f"the branch in {root} has no commits yet", hint="commit something first")
+        raise UsageError("ACODE-REVIEW-008", f"the branch in {root} has no commits yet",
+                         hint="commit something first")
     merge_base = _git(root, "merge-base", base_sha, head_sha, check=False).stdout.strip() or EMPTY_TREE
     files = _changed_files(root, [merge_base, head_sha], max_diff_chars, context_lines)
     if not files:
@@ -93,12 +95,13 @@ def uncommitted_context(start: Path, *, intent: str = "", max_diff_chars: int = 
     files += _untracked_files(root, max_diff_chars)
     if not files:
         raise UsageError(
-            "ACODE-GIT-005", f"no uncommitted changes in {root}", hint="edit something, or review a branch with --base"
+            "ACODE-GIT-005", f"no uncommitted changes in {root}",
+            hint="edit something, or review a branch with --base"
         )
     head_ref = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
     return ReviewContext(
-        target="uncommitted", root=root, base_ref="HEAD", base_sha=head_sha or "", head_ref=head_ref or "HEAD",
-        head_sha="", head_rev=None, intent=intent, files=files,
+        target="uncommitted", root=root, base_ref="HEAD", base_sha=head_sha or "", head_ref=head_ref
+        or "HEAD", head_sha="", head_rev=None, intent=intent, files=files,
     )
 
 
@@ -110,12 +113,14 @@ def pipeline_context(start: Path, *, request: str, sections: dict[str, str] | No
     and verification results as extra sections."""
     root = repo_root(start)
     against = base_sha or _verify(root, "HEAD") or EMPTY_TREE
-    files = _changed_files(root, [against], max_diff_chars, context_lines) + _untracked_files(root, max_diff_chars)
+    files = _changed_files(root, [against], max_diff_chars, context_lines) + _untracked_files(root,
+                                                                                              max_diff_chars)
     if not files:
         raise UsageError("ACODE-GIT-005", f"the run changed no files in {root}", hint="nothing to review")
     return ReviewContext(
-        target="pipeline", root=root, base_ref=against[:12], base_sha=against if against != EMPTY_TREE else "",
-        head_ref="working tree", head_rev=None, intent=request, files=files, sections=dict(sections or {}),
+        target="pipeline", root=root, base_ref=against[:12], base_sha=against if against != EMPTY_TREE
+        else "", head_ref="working tree", head_rev=None, intent=request, files=files,
+        sections=dict(sections or {}),
     )
 
 
@@ -124,7 +129,8 @@ def commit_context(start: Path, sha: str, *, intent: str = "", max_diff_chars: i
     root = repo_root(start)
     full = _verify(root, sha)
     if full is None:
-        raise UsageError("ACODE-REVIEW-006", f"unknown commit '{sha}' in {root}", hint="check the hash with `git log`")
+        raise UsageError("ACODE-REVIEW-006", f"unknown commit '{sha}' in {root}",
+                         hint="check the hash with `git log`")
     parent = _verify(root, f"{full}^") or EMPTY_TREE
     files = _changed_files(root, [parent, full], max_diff_chars, context_lines)
     if not files:
@@ -161,7 +167,8 @@ def _changed_files(root: Path, revs: list[str], max_chars: int, context_lines: i
             i += 2
         added, deleted, binary = counts.get(path, (0, 0, False))
         change = {"A": "added", "D": "deleted", "R": "renamed", "C": "added"}.get(code[0], "modified")
-        whole = _git(root, "diff", f"-U{context_lines}", "-M", *revs, "--", *([old] if old else []), path).stdout
+        whole = _git(root, "diff", f"-U{context_lines}", "-M", *revs, "--", *([old] if old else []),
+                     path).stdout
         diff, cut = truncate_diff(whole, max_chars)
         files.append(ChangedFile(
             path=path, old_path=old if code.startswith("R") else None,
@@ -196,7 +203,8 @@ def _untracked_files(root: Path, max_chars: int) -> list[ChangedFile]:
             continue
         done = _git(root, "diff", "--no-index", "--numstat", "--", "/dev/null", name, check=False)
         binary = done.stdout.startswith("-")
-        whole = "" if binary else _git(root, "diff", "--no-index", "--", "/dev/null", name, check=False).stdout
+        whole = "" if binary else _git(root, "diff", "--no-index", "--", "/dev/null", name,
+                                       check=False).stdout
         diff, cut = truncate_diff(whole, max_chars)
         added = 0 if binary else int((done.stdout.split("\t") or ["0"])[0] or 0)
         files.append(ChangedFile(path=name, change_type="binary" if binary else "added", additions=added,

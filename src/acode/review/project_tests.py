@@ -128,7 +128,8 @@ def _test_files_naming(context: ReviewContext, name: str) -> list[str]:
                        check=False)
     except AcodeError:  # git missing or too slow: no tests, the check goes on without them
         return []
-    paths = [line.split(":", 1)[1] if rev and ":" in line else line for line in (done.stdout or "").splitlines()]
+    paths = [line.split(":", 1)[1] if rev and ":" in line else line
+             for line in (done.stdout or "").splitlines()]
     return [p for p in paths if is_test_path(p)][:MAX_FILES]
 
 
@@ -149,5 +150,6 @@ def _test_functions(context: ReviewContext, path: str) -> list[ProjectTest]:
             body = lines[first - 1 : min(last, first + MAX_TEST_LINES - 1)]
             text = textwrap.dedent("\n".join(body))
             out.append(ProjectTest(path=path, name=node.name, text=text,
-                                   changed=any(first <= n <= last for n in changed), tokens=frozenset(_tokens(text))))
+                                   changed=any(first <= n <= last for n in changed),
+                                   tokens=frozenset(_tokens(text))))
     return out

@@ -19,14 +19,16 @@ class Region:
     prefix: str  # identical lines before the change (from the new file)
     old_text: str  # removed lines + the unchanged lines after them
     new_text: str  # added lines + the same unchanged lines
-    first_line: int  # 1-based number of the first added line in the new file (or of the line after a deletion)
+    # 1-based number of the first added line in the new file (or of the line after a deletion)
+    first_line: int
     added: tuple[int, ...]  # 1-based numbers of the added lines in the new file
     removed: tuple[str, ...]  # the removed lines' text
     size: int  # changed lines (removed + added), for choosing the largest regions
     code_changed: bool = True  # False when every changed line is a comment, a docstring or other string text
 
 
-def changed_regions(path: str, old: str, new: str, *, context_lines: int = 60, after_lines: int = 30) -> list[Region]:
+def changed_regions(path: str, old: str, new: str, *, context_lines: int = 60,
+                    after_lines: int = 30) -> list[Region]:
     old_lines = old.splitlines(keepends=True)
     new_lines = new.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
@@ -47,7 +49,8 @@ def changed_regions(path: str, old: str, new: str, *, context_lines: int = 60, a
             continue  # whitespace only
         regions.append(Region(path=path, prefix=prefix, old_text=old_text, new_text=new_text,
                               first_line=j1 + 1, added=tuple(range(j1 + 1, j2 + 1)),
-                              removed=tuple(line.rstrip("\n") for line in old_lines[i1:i2]), size=(i2 - i1) + (j2 - j1),
+                              removed=tuple(line.rstrip("\n") for line in old_lines[i1:i2]),
+                              size=(i2 - i1) + (j2 - j1),
                               code_changed=_any_code(old_lines, range(i1, i2), old_prose)
                               or _any_code(new_lines, range(j1, j2), new_prose)))
     return regions
@@ -58,7 +61,8 @@ def _any_code(lines: list[str], indexes: range, prose: set[int]) -> bool:
 
 
 _COMMENT_STARTS = ("#", "//", "/*", "*", "--", "<!--")
-_PROSE_TOKENS = {tokenize.COMMENT, tokenize.STRING, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+_PROSE_TOKENS = {tokenize.COMMENT, tokenize.STRING, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+                 tokenize.DEDENT,
                  *(getattr(tokenize, name) for name in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END")
                    if hasattr(tokenize, name))}
 
@@ -73,7 +77,8 @@ def prose_lines(path: str, text: str) -> set[int]:
             for token in tokenize.generate_tokens(io.StringIO(text).readline):
                 if token.type == tokenize.ENDMARKER:
                     continue
-                (prose if token.type in _PROSE_TOKENS else code).update(range(token.start[0], token.end[0] + 1))
+                (prose if token.type in _PROSE_TOKENS else code).update(
+                    range(token.start[0], token.end[0] + 1))
             return prose - code
         except (tokenize.TokenError, SyntaxError):
             pass

@@ -68,7 +68,8 @@ class RegionPlan:
             "time": "beyond the time plan (reviewer.timeout_seconds)",
         }
         parts = [f"{count} {reasons[why]}" for why, count in self.left_out.items() if count]
-        return f"not comparing {sum(self.left_out.values())} changed region(s): " + "; ".join(parts) if parts else ""
+        return f"not comparing {sum(self.left_out.values())} changed region(s): " + "; ".join(
+            parts) if parts else ""
 
 
 def plan_regions(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
@@ -111,9 +112,10 @@ def _estimated_seconds(model: MeteredModel, region: Region, header: str, method:
     return model.pace.seconds(2 * prefix + old + new + 200, 2)
 
 
-def compare_regions(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, plan: RegionPlan,
-                    *, timeout: Callable[[], float], progress: Callable[[str], None] = lambda _: None,
-                    out: list[Finding], seconds_left: Callable[[], float | None] = lambda: None,
+def compare_regions(context: ReviewContext, model: MeteredModel, settings: RegressionSettings,
+                    plan: RegionPlan, *, timeout: Callable[[], float],
+                    progress: Callable[[str], None] = lambda _: None, out: list[Finding],
+                    seconds_left: Callable[[], float | None] = lambda: None,
                     fixed: dict[str, set[int]] | None = None) -> None:
     """Compare each planned region, appending its finding to ``out`` as soon as it is measured (so a
     review that runs out of time keeps the regions it compared). With ``seconds_left`` the plan is checked
@@ -132,13 +134,16 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
         if left is not None and scorer is not None:
             if not model.pace.measured and not calibrated:
                 # the head of the prefix (a few dozen tokens, reused from the KV cache when the region is read)
-                model.record(scorer.score_text(region.prefix[:CALIBRATION_CHARS], "", timeout=timeout()).usage)
+                model.record(
+                    scorer.score_text(region.prefix[:CALIBRATION_CHARS], "", timeout=timeout()).usage)
                 calibrated, left = True, seconds_left()
-            cost = model.pace.seconds(model.count_tokens(region.old_text) + model.count_tokens(region.new_text))
+            cost = model.pace.seconds(
+                model.count_tokens(region.old_text) + model.count_tokens(region.new_text))
             if left is not None and cost > left:
                 plan.left_out["time"] = plan.left_out.get("time", 0) + 1
                 continue
-        progress(f"comparing old and new code ({index}/{len(plan.regions)}, {region.path}:{region.first_line})")
+        progress(
+            f"comparing old and new code ({index}/{len(plan.regions)}, {region.path}:{region.first_line})")
         if plan.method == "likelihood":
             metrics, line = _by_likelihood(model, region, timeout)
         else:
@@ -152,14 +157,16 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
 
 def regression_findings(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
                         timeout: Callable[[], float], progress: Callable[[str], None] = lambda _: None,
-                        paths: set[str] | None = None, fixed: dict[str, set[int]] | None = None) -> list[Finding]:
+                        paths: set[str] | None = None,
+                        fixed: dict[str, set[int]] | None = None) -> list[Finding]:
     """Plan (without a time limit) and compare; the findings of every compared region. ``fixed``: see
     ``compare_regions``."""
     plan = plan_regions(context, model, settings, paths=paths)
     if plan.note(settings.max_edit_lines):
         progress(plan.note(settings.max_edit_lines))
     findings: list[Finding] = []
-    compare_regions(context, model, settings, plan, timeout=timeout, progress=progress, out=findings, fixed=fixed)
+    compare_regions(context, model, settings, plan, timeout=timeout, progress=progress, out=findings,
+                    fixed=fixed)
     return findings
 
 
@@ -176,8 +183,8 @@ def intent_header(intent: str, *, max_lines: int = 3, max_chars: int = 160) -> l
     return [line[:max_chars] for line in lines[:max_lines]]
 
 
-_SLASH_COMMENTS = {".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".go", ".java", ".js", ".jsx", ".kt", ".rs", ".scala",
-                   ".swift", ".ts", ".tsx", ".php", ".dart"}
+_SLASH_COMMENTS = {".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".go", ".java", ".js", ".jsx", ".kt", ".rs",
+                   ".scala", ".swift", ".ts", ".tsx", ".php", ".dart"}
 _DASH_COMMENTS = {".sql", ".lua", ".hs"}
 
 
@@ -191,7 +198,8 @@ def is_edit(region: Region, max_edit_lines: int) -> bool:
     small enough that the two versions are alternatives to each other."""
     if not any(line.strip() for line in region.removed) or not region.code_changed:
         return False
-    return max_edit_lines == 0 or (len(region.removed) <= max_edit_lines and len(region.added) <= max_edit_lines)
+    return max_edit_lines == 0 or (len(region.removed) <= max_edit_lines
+                                   and len(region.added) <= max_edit_lines)
 
 
 def resolve_method(model: ChatModel, method: str) -> str:
@@ -248,7 +256,8 @@ def _with_tests(region: Region, new: str, tests: ProjectTests) -> Region:
     return replace(region, prefix=extra + region.prefix) if extra else region
 
 
-def _by_likelihood(model: MeteredModel, region: Region, timeout: Callable[[], float]) -> tuple[dict[str, float], int]:
+def _by_likelihood(model: MeteredModel, region: Region,
+                   timeout: Callable[[], float]) -> tuple[dict[str, float], int]:
     scorer = scorer_of(model)
     if scorer is None:
         raise ModelError("ACODE-REVIEW-040", f"the {model.name} backend cannot score text "
@@ -279,8 +288,8 @@ def _by_question(model: MeteredModel, region: Region, timeout: Callable[[], floa
     tail = region.new_text.count("\n") - len(region.added)
     for version, text in (("old", region.old_text), ("new", region.new_text)):
         changed = max(1, text.count("\n") - tail)
-        question = render(PKG, "regression_question.j2", path=region.path, version=version, code=region.prefix + text,
-                          first=shown_before + 1, last=shown_before + changed)
+        question = render(PKG, "regression_question.j2", path=region.path, version=version,
+                          code=region.prefix + text, first=shown_before + 1, last=shown_before + changed)
         answer = model.complete([Message.system(render(PKG, "system.j2")), Message.user(question)],
                                 max_tokens=1, temperature=0.0, logprobs=10, timeout=timeout())
         p_yes = yes_probability(answer)
@@ -294,24 +303,29 @@ def _by_question(model: MeteredModel, region: Region, timeout: Callable[[], floa
 
 def _finding(region: Region, line: int, metrics: dict[str, float], settings: RegressionSettings) -> Finding:
     quote = region.new_text.splitlines()[line - region.first_line].strip() if region.added else ""
-    where = {"dimension": DIMENSION, "source": "model", "rule": RULE, "file": region.path, "line": line, "end_line": line,
+    where = {"dimension": DIMENSION, "source": "model", "rule": RULE, "file": region.path, "line": line,
+             "end_line": line,
                  "quote": quote, "grounding": "changed" if region.added else "context", "metrics": metrics}
     if "unreadable" in metrics:
         return Finding(**where, severity="high", status="unchecked",
-                       message="the regression check's answer could not be read; an unreadable answer never approves")
+                       message="the regression check's answer could not be read; an unreadable answer never "
+                               "approves")
     value = delta_from(metrics, settings.statistic)
     regression = is_regression(metrics, settings)
     if FIXED in metrics and "unreadable" not in metrics:
         return Finding(**where, severity="info", status="dismissed", confidence=None,
                        message=f"not judged by the likelihood: the change fixes a known problem here (line "
-                               f"{int(metrics[FIXED])}, see the evidence); {'log-likelihood' if 'new_sum' in metrics else 'yes/no log-odds'} "
+                               f"{int(metrics[FIXED])}, see the evidence); "
+                               f"{'log-likelihood' if 'new_sum' in metrics else 'yes/no log-odds'} "
                                f"{value:+.2f} ({settings.statistic})")
     was = next((line.strip() for line in region.removed if line.strip()), "")
-    replaced = f" (it replaced `{was}`)" if was and region.added else (f" (`{was}` was removed)" if was else "")
+    replaced = f" (it replaced `{was}`)" if was and region.added else (f" (`{was}` was removed)" if was
+                                                                       else "")
     how = "log-likelihood" if "new_sum" in metrics else "yes/no log-odds"
     message = (f"the model finds the changed code less right than the code it replaces{replaced}: {how} "
                f"{value:+.2f} ({settings.statistic}) for the new version" if regression else
-               f"the new code reads as at least as right as the old ({how} {value:+.2f}, {settings.statistic})")
+               f"the new code reads as at least as right as the old ({how} {value:+.2f}, "
+               f"{settings.statistic})")
     where["suggestion"] = ("check the changed lines against the documentation; if the behaviour change is "
                            "intended, update the documentation with it") if regression else ""
     return Finding(**where, severity="high" if regression else "info", message=message,

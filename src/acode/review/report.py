@@ -56,13 +56,15 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
         console.print("[bold]Findings[/]")
         for f in counting:
             conf = f" p={f.confidence:.2f}" if f.source == "model" and f.confidence is not None else ""
-            console.print(f"  [{'red' if f.severity in ('critical', 'high') else 'yellow'}]{f.severity:<8}[/] "
+            console.print("  "
+                          f"[{'red' if f.severity in ('critical', 'high') else 'yellow'}]{f.severity:<8}[/] "
                           f"{escape(_where(f))} [dim]{escape(f.rule)}{conf}[/] {escape(redact(f.message))}")
             if f.suggestion:
                 console.print(f"           [dim]fix:[/] {escape(redact(f.suggestion))}")
     dismissed = sum(1 for f in result.all_findings() if f.status in ("dismissed", "ungrounded"))
     if dismissed:
-        console.print(f"[dim]{dismissed} raised finding(s) did not survive their check or quoted no changed line[/]")
+        console.print(
+            f"[dim]{dismissed} raised finding(s) did not survive their check or quoted no changed line[/]")
     if result.packing.omitted:
         names = ", ".join(f"{p} ({why})" for p, why in result.packing.omitted.items())
         console.print(f"[dim]not sent to the model: {escape(names)}[/]")
@@ -74,7 +76,8 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
         console.print(f"[dim]skipped: {escape(item)}[/]")
     verdict_style = "bold green" if result.approved else "bold red"
     label = {"timeout": "TIMEOUT (nothing assessed in time)",
-             "partial": f"{result.decision.verdict} (partial: the time limit passed; decided on what was assessed)",
+             "partial": f"{result.decision.verdict} (partial: the time limit passed; decided on what was "
+                        "assessed)",
              }.get(result.status, result.decision.verdict)
     console.print(f"[{verdict_style}]{label}[/]")
     for reason in result.decision.reasons:
@@ -84,9 +87,11 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
 def render_markdown(result: ReviewResult) -> str:
     lines = [f"# Review of {_title(result)}", "",
              f"**Decision: {result.decision.verdict}**"
-             + {"timeout": " (timed out: nothing assessed)", "partial": " (partial: decided on what was assessed "
+             + {"timeout": " (timed out: nothing assessed)",
+                "partial": " (partial: decided on what was assessed "
                 "before the time limit)"}.get(result.status, ""), ""]
-    lines += [f"- {redact(r)}" for r in result.decision.reasons] + ["", "| dimension | level | notes |", "|---|---|---|"]
+    lines += [f"- {redact(r)}" for r in result.decision.reasons] + ["", "| dimension | level | notes |",
+                                                                    "|---|---|---|"]
     for dim in result.dimensions:
         note = redact(dim.explanation).replace("|", "\\|")
         lines.append(f"| {dim.name.replace('_', ' ')} | {dim.level or dim.status} | {note} |")
@@ -95,7 +100,8 @@ def render_markdown(result: ReviewResult) -> str:
         lines += ["", "## Findings", ""]
         for f in counting:
             conf = f", confidence {f.confidence:.2f}" if f.source == "model" and f.confidence is not None else ""
-            lines.append(f"- **{f.severity}** `{_where(f)}` ({f.rule}, {f.source}{conf}): {redact(f.message)}")
+            lines.append(
+                f"- **{f.severity}** `{_where(f)}` ({f.rule}, {f.source}{conf}): {redact(f.message)}")
             if f.quote:
                 lines.append(f"  - line: `{redact(f.quote)}`")
             if f.suggestion:
@@ -103,9 +109,11 @@ def render_markdown(result: ReviewResult) -> str:
     if skipped(result):
         lines += ["", "Skipped: " + "; ".join(skipped(result))]
     if result.packing.omitted:
-        lines += ["", "Not sent to the model: " + ", ".join(f"`{p}` ({w})" for p, w in result.packing.omitted.items())]
+        lines += ["", "Not sent to the model: " + ", ".join(f"`{p}` ({w})"
+                                                            for p, w in result.packing.omitted.items())]
     if result.cut:
-        lines += ["", "Diffs cut for the model: " + "; ".join(f"`{p}`: {note}" for p, note in result.cut.items())]
+        lines += ["",
+                  "Diffs cut for the model: " + "; ".join(f"`{p}`: {note}" for p, note in result.cut.items())]
     footer = (f"_model {result.model}, {result.duration_seconds:.1f} s, prompt tokens evaluated "
               f"{result.tokens.evaluated}, reused {result.tokens.reused}_")
     lines += ["", footer, ""]
@@ -152,12 +160,12 @@ def to_sarif(result: ReviewResult) -> dict[str, Any]:
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "acode-review", "version": __version__, "semanticVersion": __version__,
-                                "rules": list(rules.values())}},
+            "tool": {"driver": {"name": "acode-review", "version": __version__,
+                                "semanticVersion": __version__, "rules": list(rules.values())}},
             "results": results,
-            "properties": {"decision": result.decision.verdict, "status": result.status, "diffsCut": result.cut,
-                           "reasons": [redact(r) for r in result.decision.reasons], "model": result.model,
-                           "levels": {d.name: d.level for d in result.dimensions}},
+            "properties": {"decision": result.decision.verdict, "status": result.status,
+                           "diffsCut": result.cut, "reasons": [redact(r) for r in result.decision.reasons],
+                           "model": result.model, "levels": {d.name: d.level for d in result.dimensions}},
         }],
     }
 

@@ -75,9 +75,9 @@ class ReviewRun:
             base_ref=context.base_ref, base_sha=context.base_sha, head_ref=context.head_ref,
             head_sha=context.head_sha, context_hash=context.content_hash(), plan=plan, cut=cut_notes(context),
         )
-        return cls(context=context, model=metered, settings=settings, say=say, started=started, evidence=evidence,
-                   around=around, system=system, packed=packed, overhead=overhead, plan=plan, result=result,
-                   model_started=time.monotonic(), tools=tools)
+        return cls(context=context, model=metered, settings=settings, say=say, started=started,
+                   evidence=evidence, around=around, system=system, packed=packed, overhead=overhead,
+                   plan=plan, result=result, model_started=time.monotonic(), tools=tools)
 
     def remaining(self) -> float:
         """Seconds left before the limit; raises ModelTimeoutError when none are."""
@@ -91,7 +91,8 @@ class ReviewRun:
         """Seconds the plan may still spend (None: no planning)."""
         if not self.settings.budget.enabled:
             return None
-        return self.settings.timeout_seconds * self.settings.budget.safety - (time.monotonic() - self.model_started)
+        return self.settings.timeout_seconds * self.settings.budget.safety - (
+            time.monotonic() - self.model_started)
 
     def look_around(self) -> None:
         """The model's own look at the repository with read-only tools, when configured."""
@@ -100,8 +101,9 @@ class ReviewRun:
             return
         self.say("looking around the repository")
         lookaround = self.settings.lookaround
-        found = look_around(self.model, self.messages(), tools, self.context.root, max_calls=lookaround.max_calls,
-                            max_result_chars=lookaround.max_result_chars, timeout=self.remaining, progress=self.say)
+        found = look_around(self.model, self.messages(), tools, self.context.root,
+                            max_calls=lookaround.max_calls, max_result_chars=lookaround.max_result_chars,
+                            timeout=self.remaining, progress=self.say)
         self.looked, self.result.tool_calls = found.notes, found.calls
 
     def messages(self, *, with_callers: bool = False) -> list[Message]:
@@ -135,8 +137,9 @@ def context_text(context: ReviewContext, packed: PackedDiffs, evidence: list[Fin
     return render(
         PKG, "context.j2", intent=redact(context.effective_intent()), commits=context.commits,
         sections={k: redact(v) for k, v in context.sections.items()}, files=context.files,
-        omitted=omitted_note(packed.summary), evidence=[f for f in evidence if f.file or f.rule.startswith("tests/")],
-        looked=looked, around=redact(around), diffs=packed.text or "(no diff could be shown)",
+        omitted=omitted_note(packed.summary),
+        evidence=[f for f in evidence if f.file or f.rule.startswith("tests/")], looked=looked,
+        around=redact(around), diffs=packed.text or "(no diff could be shown)",
     )
 
 
@@ -147,10 +150,12 @@ def _pack(context: ReviewContext, evidence: list[Finding], model: ChatModel, set
     files = redacted_files(context)
     empty = PackedDiffs("", pack_diffs([], model.count_tokens, 0).summary)
     lines, names = line_choices(files)
-    schema = json.dumps(proposal_model(settings.max_findings_per_dimension, tuple(settings.dimensions.enabled()), 1,
-                                       lines[:300] or None, names or None).model_json_schema())
+    schema = json.dumps(proposal_model(settings.max_findings_per_dimension,
+                                       tuple(settings.dimensions.enabled()), 1, lines[:300] or None, names
+                                       or None).model_json_schema())
     overhead = sum(model.count_tokens(text) for text in (
-        system, schema, render(PKG, "single_call.j2", dimensions=[], max_findings=9, candidates=True, several_files=True),
+        system, schema,
+        render(PKG, "single_call.j2", dimensions=[], max_findings=9, candidates=True, several_files=True),
         render(PKG, "dimension.j2", name="code_quality", title="x", max_findings=9, candidates=True,
                several_files=True),
         context_text(context.model_copy(update={"files": files}), empty, evidence, around=around),

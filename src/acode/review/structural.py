@@ -40,9 +40,10 @@ from acode.review.guard_conditions import narrower
 # calls that validate input, check permissions or make a comparison safe: matched on the words of the
 # callee's last name (validate_path, is_admin, check_permission, shlex.quote, hmac.compare_digest ...)
 SAFETY_WORDS = frozenset({
-    "validate", "validated", "valid", "verify", "verified", "authorize", "authorise", "authorized", "authenticate",
-    "authenticated", "permission", "permissions", "permitted", "allowed", "sanitize", "sanitise", "escape",
-    "quote", "check", "ensure", "require", "required", "csrf", "admin", "owner", "perm", "perms",
+    "validate", "validated", "valid", "verify", "verified", "authorize", "authorise", "authorized",
+    "authenticate", "authenticated", "permission", "permissions", "permitted", "allowed", "sanitize",
+    "sanitise", "escape", "quote", "check", "ensure", "require", "required", "csrf", "admin", "owner", "perm",
+    "perms",
 })
 SAFETY_NAMES = frozenset({"compare_digest", "secure_filename", "is_relative_to", "commonpath", "realpath",
                           "safe_load", "literal_eval", "login_required", "has_perm"})
@@ -222,7 +223,8 @@ def protections(fn: ast.AST) -> list[Protection]:
                 kind = "lock" if _LOCK_NAME.search(text) else "with"
                 out.append(Protection(kind, text, node.lineno, names_read(item.context_expr), node))
         elif isinstance(node, ast.Try) and node.finalbody:
-            out.append(Protection("finally", "finally:" + source_of_body(node.finalbody), node.finalbody[0].lineno - 1,
+            out.append(Protection("finally", "finally:" + source_of_body(node.finalbody),
+                                  node.finalbody[0].lineno - 1,
                                   frozenset(n for s in node.finalbody for n in names_read(s)), node))
     return out
 
@@ -249,7 +251,8 @@ def _replaced(old: Protection, added: list[Protection]) -> bool:
     for new in added:
         if new.kind not in kinds:
             continue
-        if old.kind == "call" and old.key.rsplit(".", 1)[-1] == "compare_digest" != new.key.rsplit(".", 1)[-1]:
+        if old.kind == "call" and old.key.rsplit(".", 1)[-1] == "compare_digest" != new.key.rsplit(".",
+                                                                                                   1)[-1]:
             continue  # only another constant-time comparison replaces a constant-time comparison
         if old.kind == "call" and old.key.rsplit(".", 1)[-1] == new.key.rsplit(".", 1)[-1]:
             return True
@@ -269,7 +272,8 @@ def _guard_raises(guard: Protection) -> list[str]:
     return [source_of(stmt) for stmt in body if isinstance(stmt, ast.Raise)]
 
 
-def _delegations(old_fn: ast.AST, new_fn: ast.AST, helpers: dict[str, set[str]]) -> list[tuple[set[str], frozenset[str]]]:
+def _delegations(old_fn: ast.AST, new_fn: ast.AST,
+                 helpers: dict[str, set[str]]) -> list[tuple[set[str], frozenset[str]]]:
     """Calls the new version makes that the old one did not: (protection kinds the callee is known to hold,
     empty when it is not part of the change; the names passed to it)."""
     before = {callee_name(n.func).rsplit(".", 1)[-1] for n in walk_own(old_fn) if isinstance(n, ast.Call)}
@@ -278,7 +282,8 @@ def _delegations(old_fn: ast.AST, new_fn: ast.AST, helpers: dict[str, set[str]])
         if isinstance(node, ast.Call):
             last = callee_name(node.func).rsplit(".", 1)[-1]
             if last and last not in before and last not in COMMON_NAMES:
-                passed = frozenset().union(*(names_read(a) for a in node.args), *(names_read(k.value) for k in node.keywords))
+                passed = frozenset().union(*(names_read(a) for a in node.args),
+                                           *(names_read(k.value) for k in node.keywords))
                 out.append((helpers.get(last, set()), passed))
     return out
 
@@ -321,4 +326,5 @@ def _reraises(handler: ast.ExceptHandler) -> bool:
 
 def _exits(body: list[ast.stmt]) -> bool:
     """A guard's body: it ends by leaving (raise/return/continue/break), within a few statements."""
-    return bool(body) and len(body) <= 3 and isinstance(body[-1], (ast.Raise, ast.Return, ast.Continue, ast.Break))
+    return bool(body) and len(body) <= 3 and isinstance(body[-1],
+                                                        (ast.Raise, ast.Return, ast.Continue, ast.Break))
