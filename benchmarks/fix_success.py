@@ -35,8 +35,7 @@ from fix_tasks import FixTask, hidden_check, load_tasks, make_workspace, visible
 
 ONESHOT = ("{prompt}\n\n{module}\n```python\n{source}```\n\n{test_file}\n```python\n{test}```\n\n"
            "`python -m pytest -q` prints:\n```\n{output}\n```\n\nReply with the whole corrected {module} in "
-           "one "
-           "```python block.")
+           "one ```python block.")
 FENCE = re.compile(r"```[\w]*\n(.*?)```", re.DOTALL)
 
 

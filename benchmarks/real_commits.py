@@ -131,8 +131,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: the model's default)")
     parser.add_argument("--run-tests", action="store_true", help="as `acode review --run-tests`")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="a reviewer setting, e.g. regression.tests=false or strategy=checks_only (JSON "
-                             "values)")
+                        help="a reviewer setting, e.g. regression.tests=false or strategy=checks_only "
+                             "(JSON values)")
     parser.add_argument("--records", type=Path, help="append every review as a JSON line here")
     parser.add_argument("--summarise", type=Path, nargs="+", help="no model: the figures of records files")
     parser.add_argument("--list", action="store_true", help="no model: list the set")

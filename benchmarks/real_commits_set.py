@@ -193,8 +193,8 @@ def _clean_changelog(text: str) -> str:
     items: list[str] = []
     for line in text.splitlines():
         stripped = line.strip()
-        if not stripped or set(stripped) <= set("-=~^*") or stripped.lower().startswith(
-            ("released", "unreleased")):
+        if (not stripped or set(stripped) <= set("-=~^*")
+                or stripped.lower().startswith(("released", "unreleased"))):
             continue
         if stripped.startswith(("- ", "* ")):
             items.append(stripped[2:].strip())

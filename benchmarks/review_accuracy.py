@@ -105,8 +105,8 @@ def python_commits(repo: Path, limit: int | None, split: str) -> list[dict]:
     shas = git(repo, "log", "--no-merges", "--format=%H", "--", "*.py").split()
     chosen = []
     for sha in shas:
-        status = git(repo, "diff", "--name-status", f"{sha}^", sha, "--", "*.py") if _has_parent(repo,
-                                                                                                 sha) else ""
+        status = (git(repo, "diff", "--name-status", f"{sha}^", sha, "--", "*.py") if _has_parent(repo, sha)
+                  else "")
         if any(line.startswith("M\t") for line in status.splitlines()):
             chosen.append(sha)
     # numbered from the oldest, so new commits do not move the tune/report split of older ones
@@ -144,10 +144,8 @@ def review_one(model, context, strategy: str, decision: str, timeout: float, reg
 
 
 DESIGN_HELP = ("comma list of designs, each STRATEGY+REGRESSION or verdict: STRATEGY is single_call, "
-               "per_dimension "
-               "or checks_only (no proposal call); REGRESSION is likelihood, question or off; verdict is the "
-               "model's "
-               "overall APPROVED/REJECTED answer (the naive baseline)")
+               "per_dimension or checks_only (no proposal call); REGRESSION is likelihood, question or off; "
+               "verdict is the model's overall APPROVED/REJECTED answer (the naive baseline)")
 
 
 def parse_design(name: str) -> tuple[str, str, str]:
@@ -155,8 +153,8 @@ def parse_design(name: str) -> tuple[str, str, str]:
     if name == "verdict":
         return "per_dimension", "verdict", "off"
     strategy, _, regression = name.partition("+")
-    if strategy not in ("single_call", "per_dimension", "checks_only") or regression not in (
-        "likelihood", "question", "off"):
+    if (strategy not in ("single_call", "per_dimension", "checks_only")
+            or regression not in ("likelihood", "question", "off")):
         raise SystemExit(f"unknown design {name!r}: {DESIGN_HELP}")
     return strategy, "findings", regression
 
@@ -180,8 +178,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="llama.cpp threads (default: every core; figures need a quiet machine)")
     parser.add_argument("--timeout", type=float, default=600.0, help="per review")
     parser.add_argument("--max-edit-lines", type=int,
-                        help="reviewer.regression.max_edit_lines for the run (a wider "
-                        "scope than the default lets --rescore --tune choose the limit afterwards)")
+                        help="reviewer.regression.max_edit_lines for the run (a wider scope than the "
+                        "default lets --rescore --tune choose the limit afterwards)")
     parser.add_argument("--records", type=Path,
                         help="also write every review as JSON lines here (for tuning)")
     parser.add_argument("--rescore", type=Path, nargs="+",
@@ -192,15 +190,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--statistic", choices=["sum", "mean"], help="with --rescore: regression.statistic")
     parser.add_argument("--edit-lines", type=int, help="with --rescore: regression.max_edit_lines")
     parser.add_argument("--evidence-from", type=Path, nargs="+",
-                        help="with --rescore: take the deterministic "
-                        "evidence of each review from these records (same changes) instead, keeping the "
-                        "model's findings")
+                        help="with --rescore: take the deterministic evidence of each review from these "
+                        "records (same changes) instead, keeping the model's findings")
     parser.add_argument("--tune", action="store_true",
                         help="with --rescore: choose regression.statistic, margin and max_edit_lines on the "
-                             "tuning half "
-                        "(even task numbers) of the humanevalpack and commits records, then report the odd "
-                        "halves and "
-                        "the novel set with that choice")
+                        "tuning half (even task numbers) of the humanevalpack and commits records, then "
+                        "report the odd halves and the novel set with that choice")
     return parser.parse_args(argv)
 
 
@@ -232,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
             for design, (strategy, decision, regression) in designs.items():
                 record = {**head, "design": design,
                           **review_one(model, context, strategy, decision, args.timeout,
-                                                                 {"method": regression, **scope})}
+                                       {"method": regression, **scope})}
                 records[design].append(record)
                 print(f"{head['task_id']:>11} {head['direction']:<12} {design:<26} {record['verdict']:<8} "
                       f"(expected {head['expected']}) {record['seconds']:6.1f}s", file=sys.stderr, flush=True)

@@ -96,8 +96,8 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
         reset()  # every design starts with an empty KV cache
     marks: list[tuple[float, str]] = []
     started = time.monotonic()
-    result = review_change(context, model, settings, strategy=FindingsReview(naive_layout)
-                           if design == "naive" else None,
+    result = review_change(context, model, settings,
+                           strategy=FindingsReview(naive_layout) if design == "naive" else None,
                            progress=lambda message: marks.append((time.monotonic(), message)))
     ended = time.monotonic()
     changed = sum(f.additions + f.deletions for f in context.files)
@@ -164,8 +164,8 @@ def main(argv: list[str] | None = None) -> int:
             for row in rows:
                 if base and row is not base and base["evaluated"]:
                     row["evaluated_vs_naive"] = round(row["evaluated"] / base["evaluated"], 3)
-                    row["seconds_vs_naive"] = round(row["seconds"] / base["seconds"],
-                                                    3) if base["seconds"] else None
+                    row["seconds_vs_naive"] = (round(row["seconds"] / base["seconds"], 3) if base["seconds"]
+                                               else None)
             report["changes"][change] = rows
     print(json.dumps(report, indent=2))
     return 0

@@ -52,8 +52,8 @@ def rescore(record: dict, settings) -> str:
         if f.rule == REGRESSION_RULE and f.status != "unchecked":
             # the evidence shows a fix in the region
             fixed = (f.file, int(f.metrics.get("fixed_line", -1))) in fixes
-            f.status = "confirmed" if is_regression(f.metrics,
-                                                    settings.regression) and not fixed else "dismissed"
+            f.status = ("confirmed" if is_regression(f.metrics, settings.regression) and not fixed
+                        else "dismissed")
         elif f.source == "model" and f.confidence is not None and f.status in ("confirmed", "dismissed"):
             f.status = "confirmed" if f.confidence >= settings.thresholds.confirm else "dismissed"
     evidence = [f for f in findings if f.source != "model"]
@@ -201,8 +201,8 @@ def load_records(path: Path) -> list[dict]:
 
 
 def with_evidence_from(rows: list[dict], others: list[dict]) -> list[dict]:
-    """``rows`` with their deterministic evidence replaced by the evidence another run (e.g. another version of
-    the evidence code, ``--designs checks_only+off``) found on the same changes: the model's findings are
+    """``rows`` with their deterministic evidence replaced by the evidence another run (e.g. another version
+    of the evidence code, ``--designs checks_only+off``) found on the same changes: the model's findings are
     kept, so two versions of the evidence are compared on one set of model runs."""
     evidence = {(o["task_id"], o["direction"]): [f for f in o["findings"] if f.get("source") != "model"]
                 for o in others}

@@ -43,8 +43,8 @@ def make_repo(path: Path, config: dict) -> Path:
 def independent_check(root: Path) -> dict:
     """Does the final tree have a test of is_even, and do the tests pass?"""
     tests = [p for p in root.rglob("*.py") if ".acode" not in p.parts and
-             (p.name.startswith("test_") or p.name.endswith("_test.py")) and "is_even" in p.read_text(
-                 errors="replace")]
+             (p.name.startswith("test_") or p.name.endswith("_test.py"))
+             and "is_even" in p.read_text(errors="replace")]
     util = (root / "util.py").read_text(errors="replace") if (root / "util.py").is_file() else ""
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root,
                           capture_output=True, text=True, timeout=300, check=False)
@@ -110,8 +110,8 @@ def one_baseline_run(workdir: Path, index: int, model, settings_config: dict) ->
     config.max_turns = settings.pipeline.agent_max_turns * 2
     tools = default_registry().subset(["read_file", "write_file", "replace", "list_directory"])
     loop = AgentLoop(model, tools, ToolContext(workspace=root), config=config, policy=ApprovalPolicy())
-    state = loop.new_state("You are a coding agent. Use the tools to change files; answer in plain text when "
-                           "done.",
+    state = loop.new_state("You are a coding agent. Use the tools to change files; "
+                           "answer in plain text when done.",
                            session_id=f"baseline{index}", approval_mode="auto_edit")
     started = time.monotonic()
     result = loop.run(state, TASK)

@@ -66,8 +66,8 @@ def bench_search(repeats: int, repo: Path) -> dict:
     run("warm.*up")  # starts the forkserver once
     return {
         "literal 'value_17' (in process) ms": round(_median_us(lambda: run("value_17"), repeats) / 1000, 2),
-        "regex 'value_1[0-9]+' (worker) ms": round(_median_us(lambda: run("value_1[0-9]+"), repeats) / 1000,
-                                                   2),
+        "regex 'value_1[0-9]+' (worker) ms": round(
+            _median_us(lambda: run("value_1[0-9]+"), repeats) / 1000, 2),
     }
 
 

@@ -104,8 +104,8 @@ def static_problems(i: int, row: dict) -> list[str]:
         problems.append("buggy_solution must differ from canonical_solution in one place of at most 2 lines")
     test = row["test"]
     asserts = sum(1 for line in test.splitlines() if line.strip().startswith("assert "))
-    if "def check(candidate):" not in test or not test.rstrip().endswith(
-        f"check({ep})") or not 3 <= asserts <= 6:
+    if ("def check(candidate):" not in test or not test.rstrip().endswith(f"check({ep})")
+            or not 3 <= asserts <= 6):
         problems.append(f"test must define check(candidate) with 3-6 asserts and call check({ep})")
     return problems
 

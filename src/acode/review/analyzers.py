@@ -112,7 +112,8 @@ RULES: dict[str, RuleMap] = {
                "the standard XML parsers are open to entity expansion; use defusedxml (CWE-776/CWE-611)"),
     # exceptions swallowed (CWE-390, CWE-703)
     "S110": _s("medium",
-               "try/except/pass hides failures (CWE-390); structural check rejects a handler made to swallow"),
+               "try/except/pass hides failures (CWE-390); "
+               "structural check rejects a handler made to swallow"),
     "S112": _s("medium", "try/except/continue hides failures, e.g. in a retry loop (CWE-390)"),
     "BLE001": _q("medium", "a blind except catches everything, bugs included (CWE-396)"),
     "B012": _q("high", "return/break/continue in finally silently drops the exception in flight (CWE-584)"),
@@ -258,13 +259,14 @@ def new_hits(path: str, old: str | None, new: str, added: set[int]) -> list[tupl
     return new_hits_many({path: (old, new, added)}).get(path, [])
 
 
-def new_hits_many(
-    files: dict[str, tuple[str | None, str, set[int]]]) -> dict[str, list[tuple[RuffHit, RuleMap, str]]]:
+def new_hits_many(files: dict[str, tuple[str | None, str, set[int]]]
+                  ) -> dict[str, list[tuple[RuffHit, RuleMap, str]]]:
     return compare_versions(files)[0]
 
 
 def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]
-                     ) -> tuple[dict[str, list[tuple[RuffHit, RuleMap, str]]], dict[str, list[tuple[RuffHit, RuleMap, str]]]]:
+                     ) -> tuple[dict[str, list[tuple[RuffHit, RuleMap, str]]],
+                                dict[str, list[tuple[RuffHit, RuleMap, str]]]]:
     """(findings the change introduces on added lines, findings of the old version the change removes). Both
     are keyed by path; the removed ones carry old line numbers and the old line's text."""
     changed = {p: v for p, v in files.items() if v[2]}
@@ -320,8 +322,8 @@ def _command_built_in_place(text: str, hit: RuffHit) -> bool:
     command = calls[0].args[0]
     if isinstance(command, (ast.JoinedStr, ast.BinOp)):
         return True
-    if isinstance(command, ast.Call) and isinstance(command.func, ast.Attribute) and command.func.attr in (
-        "format", "join"):
+    if (isinstance(command, ast.Call) and isinstance(command.func, ast.Attribute)
+            and command.func.attr in ("format", "join")):
         return True
     return not isinstance(command, (ast.Name, ast.Attribute, ast.Subscript, ast.Constant))
 

@@ -84,8 +84,8 @@ def proposal_model(max_items: int, dimensions: tuple[str, ...] | None = None, mi
     if files and len(files) > 1:
         fields["file"] = (Literal[files], ...)  # type: ignore[valid-type]
     if lines and len(lines) <= MAX_LINE_CHOICES:
-        fields["line_number"] = (Literal[lines], Field(
-            description="the number shown before an added (+) line"))  # type: ignore[valid-type]
+        fields["line_number"] = (Literal[lines],  # type: ignore[valid-type]
+                                 Field(description="the number shown before an added (+) line"))
     else:
         fields["line_number"] = (int, ProposedFinding.model_fields["line_number"])
     for name in ("problem", "severity", "suggestion"):

@@ -32,8 +32,8 @@ def cap_unconfirmed(finding: Finding, thresholds: Thresholds, evidence: list[Fin
     """A model's proposal is shown as high or critical only when its check firmly confirmed it (P(yes) at or
     above ``thresholds.poor``) or deterministic evidence points at the same line; otherwise at most medium.
     The level it gives is the same either way (``finding_level``): this is what the report shows."""
-    if finding.source != "model" or finding.rule == REGRESSION_RULE or finding.severity not in ("critical",
-                                                                                                "high"):
+    if (finding.source != "model" or finding.rule == REGRESSION_RULE
+            or finding.severity not in ("critical", "high")):
         return finding
     firm = finding.status == "confirmed" and (finding.confidence or 0.0) >= thresholds.poor
     backed = any(e.file == finding.file and e.line == finding.line and e.severity in ("critical", "high")
@@ -104,8 +104,8 @@ def decide_from_levels(dimensions: list[DimensionResult], evidence: list[Finding
         return Decision(verdict="REJECTED", strategy="findings", reasons=reasons)
     confirmed = sum(1 for d in dimensions for f in d.findings if f.counts)
     return Decision(verdict="APPROVED", strategy="findings", reasons=[
-        f"no dimension is poor, {len(needs_work)} need work (at most {settings.thresholds.max_needs_work} "
-        "may)"
+        f"no dimension is poor, {len(needs_work)} need work "
+        f"(at most {settings.thresholds.max_needs_work} may)"
         + (f", minimum {settings.min_quality} met" if settings.min_quality else "")
         + f"; {confirmed} confirmed finding(s)"
     ])
@@ -116,8 +116,8 @@ def decide_from_verdict(verdict_text: str | None, reason: str, evidence: list[Fi
     secrets = secret_reasons(evidence)
     if verdict_text not in ("APPROVED", "REJECTED"):
         return Decision(verdict="REJECTED", strategy="verdict",
-                        reasons=[
-                            f"the model's verdict could not be read ({reason}); it never approves"] + secrets)
+                        reasons=[f"the model's verdict could not be read ({reason}); it never approves"]
+                        + secrets)
     if secrets:
         return Decision(verdict="REJECTED", strategy="verdict", reasons=secrets + [f"model: {reason}"])
     return Decision(verdict=verdict_text, strategy="verdict", reasons=[f"model: {reason}"])  # type: ignore[arg-type]

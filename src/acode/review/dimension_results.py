@@ -46,8 +46,7 @@ def note_unfinished(plan: ReviewPlan, assessed: Assessed) -> None:
     done = sum(len(items) for items in assessed.checked.values())
     if done < total:
         plan.skipped.append(f"{total - done} of {total} proposed finding(s) not checked before the time "
-                            "limit "
-                            "(left out, not counted)")
+                            "limit (left out, not counted)")
 
 
 def fill_dimensions(run: ReviewRun, assessed: Assessed) -> list[DimensionResult]:
@@ -76,8 +75,8 @@ def fill_dimensions(run: ReviewRun, assessed: Assessed) -> list[DimensionResult]
         if name in unfinished:
             note = f"the model's part was not finished before the time limit; {note}"
         out.append(DimensionResult(name=name, level=dimension_level(combined, settings.thresholds),
-                                   findings=found, explanation=note, status="partial" if name in unfinished
-                                   else "assessed"))
+                                   findings=found, explanation=note,
+                                   status="partial" if name in unfinished else "assessed"))
     return out
 
 

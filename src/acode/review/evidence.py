@@ -78,7 +78,8 @@ def gather_evidence(context: ReviewContext, *, test_command: str | None = None,
     return evidence
 
 
-# calls whose addition is a fix the likelihood contrast cannot judge (it reads rarer, safer calls as less likely)
+# calls whose addition is a fix the likelihood contrast cannot judge
+# (it reads rarer, safer calls as less likely)
 FIX_CALLS = frozenset({"compare_digest", "escape", "quote", "secure_filename", "is_relative_to", "commonpath",
                        "safe_load", "literal_eval"})
 
@@ -100,8 +101,7 @@ def cut_notes(context: ReviewContext) -> dict[str, str]:
             seen = changed.diff.rsplit("... [", 1)[0]
             total = len(changed.whole_diff)
             notes[changed.path] = (f"the model saw the first {len(seen):,} of {total:,} characters of the "
-                                   "diff "
-                                   f"(reviewer.max_diff_chars); the evidence read all "
+                                   "diff (reviewer.max_diff_chars); the evidence read all "
                                    f"{len(added_lines(changed.whole_diff))} added lines")
     return notes
 
@@ -152,13 +152,13 @@ def structural_findings(context: ReviewContext) -> list[Finding]:
         if new is not None:
             helpers.update(added_helpers(old, new))
             # a test's asserts check the code, they do not protect it: tests are not compared
-            if old is not None and changed.change_type in ("modified", "renamed") and not is_test_path(
-                changed.path):
+            if (old is not None and changed.change_type in ("modified", "renamed")
+                    and not is_test_path(changed.path)):
                 versions[changed.path] = (changed, old, new)
     findings = []
     for changed, old, new in versions.values():
-        # the same comparison the other way round: protections the change adds (a fix, when it is one of FIX_CALLS
-        # or a lock); old_line is then a line of the new version
+        # the same comparison the other way round: protections the change adds (a fix, when it is one of
+        # FIX_CALLS or a lock); old_line is then a line of the new version
         for added in structural_changes(new, old):
             if added.kind == "removed" and (added.what == "lock" or (
                     added.what == "call" and added.key.rsplit(".", 1)[-1] in FIX_CALLS)):

@@ -53,10 +53,11 @@ class FindingsReview:
             run.result.status = "partial"
         run.result.dimensions = fill_dimensions(run, assessed)
         run.result.decision = decide_from_levels(run.result.dimensions, run.evidence.findings, settings)
-        if run.result.status == "partial" and settings.budget.on_partial == "reject" and run.result.decision.approved:
+        if (run.result.status == "partial" and settings.budget.on_partial == "reject"
+                and run.result.decision.approved):
             run.result.decision = Decision(verdict="REJECTED", strategy="findings", reasons=[
-                "the review is partial (" + "; ".join(
-                    plan.skipped) + ") and reviewer.budget.on_partial is reject"])
+                "the review is partial (" + "; ".join(plan.skipped)
+                + ") and reviewer.budget.on_partial is reject"])
 
     def _propose_and_check(self, run: ReviewRun, assessed: Assessed) -> None:
         settings = run.settings
@@ -147,9 +148,8 @@ def _fit_to_time(run: ReviewRun, enabled: list[str]) -> None:
     if fits < min(settings.budget.min_diff_tokens, max(1, run.packed.summary.used_tokens)):
         plan.proposals = False
         plan.skipped.append(f"model proposals and their checks: about {left:.0f} s were left, too little to "
-                            "read "
-                            f"{settings.budget.min_diff_tokens} tokens of diff at {pace.prompt_rate():.0f} "
-                            "tokens/s")
+                            f"read {settings.budget.min_diff_tokens} tokens of diff at "
+                            f"{pace.prompt_rate():.0f} tokens/s")
         return
     if fits < run.packed.summary.used_tokens:
         run.repack(fits, "did not fit the time plan")

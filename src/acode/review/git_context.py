@@ -100,8 +100,8 @@ def uncommitted_context(start: Path, *, intent: str = "", max_diff_chars: int = 
         )
     head_ref = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
     return ReviewContext(
-        target="uncommitted", root=root, base_ref="HEAD", base_sha=head_sha or "", head_ref=head_ref
-        or "HEAD", head_sha="", head_rev=None, intent=intent, files=files,
+        target="uncommitted", root=root, base_ref="HEAD", base_sha=head_sha or "",
+        head_ref=head_ref or "HEAD", head_sha="", head_rev=None, intent=intent, files=files,
     )
 
 
@@ -113,14 +113,14 @@ def pipeline_context(start: Path, *, request: str, sections: dict[str, str] | No
     and verification results as extra sections."""
     root = repo_root(start)
     against = base_sha or _verify(root, "HEAD") or EMPTY_TREE
-    files = _changed_files(root, [against], max_diff_chars, context_lines) + _untracked_files(root,
-                                                                                              max_diff_chars)
+    files = (_changed_files(root, [against], max_diff_chars, context_lines)
+             + _untracked_files(root, max_diff_chars))
     if not files:
         raise UsageError("ACODE-GIT-005", f"the run changed no files in {root}", hint="nothing to review")
     return ReviewContext(
-        target="pipeline", root=root, base_ref=against[:12], base_sha=against if against != EMPTY_TREE
-        else "", head_ref="working tree", head_rev=None, intent=request, files=files,
-        sections=dict(sections or {}),
+        target="pipeline", root=root, base_ref=against[:12],
+        base_sha=against if against != EMPTY_TREE else "", head_ref="working tree", head_rev=None,
+        intent=request, files=files, sections=dict(sections or {}),
     )
 
 

@@ -13,16 +13,14 @@ def narrower(old: ast.expr, new: ast.expr) -> str | None:
     """Why the condition ``new`` refuses fewer cases than ``old``, or None when that cannot be shown."""
     if isinstance(old, ast.BoolOp) and isinstance(old.op, ast.Or):
         old_parts = {source_of(v) for v in old.values}
-        new_parts = {source_of(v) for v in new.values} if isinstance(new, ast.BoolOp) and isinstance(new.op,
-                                                                                                     ast.Or) \
-            else {source_of(new)}
+        new_parts = {source_of(v) for v in new.values} \
+            if isinstance(new, ast.BoolOp) and isinstance(new.op, ast.Or) else {source_of(new)}
         dropped = old_parts - new_parts
         if dropped and new_parts < old_parts:
             return f"the guard no longer refuses `{' or '.join(sorted(dropped))}`"
     if isinstance(new, ast.BoolOp) and isinstance(new.op, ast.And):
-        old_parts = {source_of(v) for v in old.values} if isinstance(old, ast.BoolOp) and isinstance(
-            old.op, ast.And) \
-            else {source_of(old)}
+        old_parts = {source_of(v) for v in old.values} \
+            if isinstance(old, ast.BoolOp) and isinstance(old.op, ast.And) else {source_of(old)}
         new_parts = {source_of(v) for v in new.values}
         extra = new_parts - old_parts
         if extra and old_parts < new_parts:
@@ -48,14 +46,15 @@ def _looser_bound(old: ast.Compare, new: ast.Compare) -> str | None:
     n_left, n_op, n_right = _oriented(new)
     if source_of(o_left) != source_of(n_left):
         return None
-    if type(o_op) in _DIRECTION and type(
-        n_op) in _DIRECTION and _DIRECTION[type(o_op)] == _DIRECTION[type(n_op)]:
+    if (type(o_op) in _DIRECTION and type(n_op) in _DIRECTION
+            and _DIRECTION[type(o_op)] == _DIRECTION[type(n_op)]):
         old_bound, new_bound = _number(o_right), _number(n_right)
         direction = _DIRECTION[type(o_op)]
         if source_of(o_right) == source_of(n_right) and type(o_op) is not type(n_op):
             strict_now = isinstance(n_op, (ast.Lt, ast.Gt))
             if strict_now:
-                return f"the bound check `{source_of(old)}` became `{source_of(new)}`: the bound itself is no longer refused"
+                return (f"the bound check `{source_of(old)}` became `{source_of(new)}`: the bound itself "
+                        "is no longer refused")
             return None
         if old_bound is not None and new_bound is not None and (new_bound - old_bound) * direction < 0:
             return f"the bound check `{source_of(old)}` became `{source_of(new)}`: it refuses fewer values"
@@ -90,8 +89,8 @@ def _oriented(cmp: ast.Compare) -> tuple[ast.expr, ast.cmpop, ast.expr]:
 
 
 def _number(node: ast.expr) -> float | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value,
-                                                                                                  bool):
+    if (isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
+            and not isinstance(node.value, bool)):
         return float(node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         inner = _number(node.operand)

@@ -83,7 +83,8 @@ def pack_diffs(files: list[ChangedFile], count_tokens: Callable[[str], int], bud
     for changed in _by_relevance(candidates):
         compact = compact_diff(changed.diff)
         if not any(line.startswith("@@") for line in compact.splitlines()):
-            summary.omitted[changed.path] = "only deletions" if changed.change_type != "deleted" else "deleted"
+            summary.omitted[changed.path] = ("only deletions" if changed.change_type != "deleted"
+                                             else "deleted")
             continue
         block = file_block(changed, compact)
         cost = count_tokens(block)

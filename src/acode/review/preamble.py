@@ -44,8 +44,8 @@ def _defined(code: str) -> list[ast.AST]:
             try:
                 node = ast.parse(stripped.rstrip(":") + ": ...").body[0]
             except (SyntaxError, ValueError, IndexError):
-                name = stripped.split()[1 if not stripped.startswith("async") else 2].split("(")[0].rstrip(
-                    ":")
+                name = (stripped.split()[1 if not stripped.startswith("async") else 2]
+                        .split("(")[0].rstrip(":"))
                 node = ast.FunctionDef(name=name)  # type: ignore[call-arg]
             out.append(node)
     return out

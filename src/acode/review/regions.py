@@ -61,8 +61,8 @@ def _any_code(lines: list[str], indexes: range, prose: set[int]) -> bool:
 
 
 _COMMENT_STARTS = ("#", "//", "/*", "*", "--", "<!--")
-_PROSE_TOKENS = {tokenize.COMMENT, tokenize.STRING, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-                 tokenize.DEDENT,
+_PROSE_TOKENS = {tokenize.COMMENT, tokenize.STRING, tokenize.NL, tokenize.NEWLINE,
+                 tokenize.INDENT, tokenize.DEDENT,
                  *(getattr(tokenize, name) for name in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END")
                    if hasattr(tokenize, name))}
 

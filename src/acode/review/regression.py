@@ -68,8 +68,8 @@ class RegionPlan:
             "time": "beyond the time plan (reviewer.timeout_seconds)",
         }
         parts = [f"{count} {reasons[why]}" for why, count in self.left_out.items() if count]
-        return f"not comparing {sum(self.left_out.values())} changed region(s): " + "; ".join(
-            parts) if parts else ""
+        return (f"not comparing {sum(self.left_out.values())} changed region(s): " + "; ".join(parts)
+                if parts else "")
 
 
 def plan_regions(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
@@ -133,7 +133,8 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
         left = seconds_left()
         if left is not None and scorer is not None:
             if not model.pace.measured and not calibrated:
-                # the head of the prefix (a few dozen tokens, reused from the KV cache when the region is read)
+                # the head of the prefix (a few dozen tokens, reused from the KV cache when the region
+                # is read)
                 model.record(
                     scorer.score_text(region.prefix[:CALIBRATION_CHARS], "", timeout=timeout()).usage)
                 calibrated, left = True, seconds_left()
@@ -319,8 +320,8 @@ def _finding(region: Region, line: int, metrics: dict[str, float], settings: Reg
                                f"{'log-likelihood' if 'new_sum' in metrics else 'yes/no log-odds'} "
                                f"{value:+.2f} ({settings.statistic})")
     was = next((line.strip() for line in region.removed if line.strip()), "")
-    replaced = f" (it replaced `{was}`)" if was and region.added else (f" (`{was}` was removed)" if was
-                                                                       else "")
+    replaced = (f" (it replaced `{was}`)" if was and region.added
+                else (f" (`{was}` was removed)" if was else ""))
     how = "log-likelihood" if "new_sum" in metrics else "yes/no log-odds"
     message = (f"the model finds the changed code less right than the code it replaces{replaced}: {how} "
                f"{value:+.2f} ({settings.statistic}) for the new version" if regression else

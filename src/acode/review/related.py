@@ -55,8 +55,8 @@ def look_around(context: ReviewContext, *, max_callers: int = 6, per_name: int =
     changed_paths = {f.path for f in context.files}
     modules: list[str] = []
     for changed in context.files:
-        if not changed.path.endswith(".py") or changed.change_type in ("deleted", "binary") or is_test_path(
-            changed.path):
+        if (not changed.path.endswith(".py") or changed.change_type in ("deleted", "binary")
+                or is_test_path(changed.path)):
             continue
         source = read_new_text(context, changed.path)
         if source is None:

@@ -90,8 +90,8 @@ def render_markdown(result: ReviewResult) -> str:
              + {"timeout": " (timed out: nothing assessed)",
                 "partial": " (partial: decided on what was assessed "
                 "before the time limit)"}.get(result.status, ""), ""]
-    lines += [f"- {redact(r)}" for r in result.decision.reasons] + ["", "| dimension | level | notes |",
-                                                                    "|---|---|---|"]
+    lines += ([f"- {redact(r)}" for r in result.decision.reasons]
+              + ["", "| dimension | level | notes |", "|---|---|---|"])
     for dim in result.dimensions:
         note = redact(dim.explanation).replace("|", "\\|")
         lines.append(f"| {dim.name.replace('_', ' ')} | {dim.level or dim.status} | {note} |")
@@ -99,7 +99,8 @@ def render_markdown(result: ReviewResult) -> str:
     if counting:
         lines += ["", "## Findings", ""]
         for f in counting:
-            conf = f", confidence {f.confidence:.2f}" if f.source == "model" and f.confidence is not None else ""
+            conf = (f", confidence {f.confidence:.2f}" if f.source == "model" and f.confidence is not None
+                    else "")
             lines.append(
                 f"- **{f.severity}** `{_where(f)}` ({f.rule}, {f.source}{conf}): {redact(f.message)}")
             if f.quote:

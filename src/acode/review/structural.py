@@ -42,8 +42,8 @@ from acode.review.guard_conditions import narrower
 SAFETY_WORDS = frozenset({
     "validate", "validated", "valid", "verify", "verified", "authorize", "authorise", "authorized",
     "authenticate", "authenticated", "permission", "permissions", "permitted", "allowed", "sanitize",
-    "sanitise", "escape", "quote", "check", "ensure", "require", "required", "csrf", "admin", "owner", "perm",
-    "perms",
+    "sanitise", "escape", "quote", "check", "ensure", "require", "required", "csrf", "admin", "owner",
+    "perm", "perms",
 })
 SAFETY_NAMES = frozenset({"compare_digest", "secure_filename", "is_relative_to", "commonpath", "realpath",
                           "safe_load", "literal_eval", "login_required", "has_perm"})
@@ -230,7 +230,8 @@ def protections(fn: ast.AST) -> list[Protection]:
 
 
 def _weakened_guard(old: Protection, added: list[Protection]) -> tuple[Protection, str] | None:
-    """A guard of the same kind in the new version over the same names whose condition holds for fewer values."""
+    """A guard of the same kind in the new version over the same names whose condition holds for fewer
+    values."""
     assert isinstance(old.node, ast.If)
     for new in added:
         if new.kind != old.kind or not (old.names & new.names):
@@ -251,8 +252,8 @@ def _replaced(old: Protection, added: list[Protection]) -> bool:
     for new in added:
         if new.kind not in kinds:
             continue
-        if old.kind == "call" and old.key.rsplit(".", 1)[-1] == "compare_digest" != new.key.rsplit(".",
-                                                                                                   1)[-1]:
+        if (old.kind == "call"
+                and old.key.rsplit(".", 1)[-1] == "compare_digest" != new.key.rsplit(".", 1)[-1]):
             continue  # only another constant-time comparison replaces a constant-time comparison
         if old.kind == "call" and old.key.rsplit(".", 1)[-1] == new.key.rsplit(".", 1)[-1]:
             return True
