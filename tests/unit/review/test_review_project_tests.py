@@ -57,13 +57,13 @@ def test_the_tests_the_change_adds_come_first_and_unrelated_tests_never(tmp_path
 
 def test_both_versions_read_the_same_tests_in_either_direction(tmp_path):
     for repo in (_fix(tmp_path), _revert(tmp_path)):
-        regions, _, _ = _regions(branch_context(repo), RegressionSettings(), None)
+        regions, _, _ = _regions(branch_context(repo), RegressionSettings(tests=True), None)
         assert len(regions) == 1
         assert "The project's tests of the code below" in regions[0].prefix
         assert "parse_size('1K') == 1024" in regions[0].prefix
         assert "parse_size('1K')" not in regions[0].old_text + regions[0].new_text
-    regions, _, _ = _regions(branch_context(_revert(tmp_path / "off")), RegressionSettings(tests=False), None)
-    assert "The project's tests" not in regions[0].prefix
+    regions, _, _ = _regions(branch_context(_revert(tmp_path / "off")), RegressionSettings(), None)
+    assert "The project's tests" not in regions[0].prefix  # off by default
 
 
 def test_the_contrast_reads_each_version_after_the_tests(tmp_path):
@@ -73,11 +73,11 @@ def test_the_contrast_reads_each_version_after_the_tests(tmp_path):
         return (-0.5 if "'1K'" in prefix else -3.0) if ".lower()" in line else -1.0
 
     model = ScriptedModel([], scorer=scorer)
-    settings = ReviewerSettings(strategy="checks_only")
+    settings = ReviewerSettings(strategy="checks_only", regression=RegressionSettings(tests=True))
     result = review_change(branch_context(_revert(tmp_path)), model, settings)
     assert result.decision.verdict == "REJECTED"
     found = [f for f in result.all_findings() if f.rule == "review/regression"]
     assert found and found[0].status == "confirmed"
-    off = ReviewerSettings(strategy="checks_only", regression=RegressionSettings(tests=False))
+    off = ReviewerSettings(strategy="checks_only")
     assert review_change(branch_context(_revert(tmp_path / "off")), ScriptedModel([], scorer=scorer),
                          off).decision.verdict == "APPROVED"
