@@ -73,11 +73,17 @@ def fill_dimensions(run: ReviewRun, assessed: Assessed) -> list[DimensionResult]
         combined = found + [f for f in evidence if f.dimension == name]
         note = explain(combined)
         if name in unfinished:
-            note = f"the model's part was not finished before the time limit; {note}"
+            note = f"{_why_unfinished(run.plan, name)}; {note}"
         out.append(DimensionResult(name=name, level=dimension_level(combined, settings.thresholds),
                                    findings=found, explanation=note,
                                    status="partial" if name in unfinished else "assessed"))
     return out
+
+
+def _why_unfinished(plan: ReviewPlan, dimension: str) -> str:
+    if dimension != REGRESSION_DIMENSION and not plan.proposals:
+        return "the time plan left the model's proposals out (see the plan)"
+    return "the model's part was not finished before the time limit"
 
 
 def _unfinished(run: ReviewRun, assessed: Assessed) -> list[str]:

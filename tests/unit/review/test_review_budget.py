@@ -70,6 +70,8 @@ def test_a_slow_model_skips_the_proposals_and_says_so(tmp_path):
     assert any("model proposals" in item for item in result.plan.skipped)
     assert model.calls == []  # no chat call was made
     assert result.decision.verdict == "REJECTED"  # the regression check decided on its own
+    safety = next(d for d in result.dimensions if d.name == "safety")
+    assert safety.status == "partial" and safety.explanation.startswith("the time plan left the model's proposals out")
     assert result.plan.regions_compared == 1
     statuses = {d.name: d.status for d in result.dimensions}
     assert statuses["safety"] == "partial" and statuses["intent_alignment"] == "partial"
