@@ -50,6 +50,7 @@ class ProjectTests:
     def __init__(self, context: ReviewContext) -> None:
         self._context = context
         self._by_name: dict[str, list[ProjectTest]] = {}
+        self._by_path: dict[str, list[ProjectTest]] = {}
 
     def for_region(self, names: list[str], changed_code: str, mark: str = "#") -> str:
         """A comment-headed block of the tests that name one of ``names`` (the definitions around a
@@ -71,8 +72,13 @@ class ProjectTests:
     def _naming(self, name: str) -> list[ProjectTest]:
         if name not in self._by_name:
             self._by_name[name] = [t for path in _test_files_naming(self._context, name)
-                                   for t in _test_functions(self._context, path) if _names(t.text, name)]
+                                   for t in self._in_file(path) if _names(t.text, name)]
         return self._by_name[name]
+
+    def _in_file(self, path: str) -> list[ProjectTest]:
+        if path not in self._by_path:
+            self._by_path[path] = _test_functions(self._context, path)
+        return self._by_path[path]
 
 
 def block(tests: list[ProjectTest], mark: str = "#", *, max_tests: int = MAX_TESTS,
