@@ -77,10 +77,6 @@ class ProjectPaths:
         """Full tool outputs that were cut before reaching the model."""
         return self.acode_dir / "outputs"
 
-    @property
-    def logs_dir(self) -> Path:
-        return self.acode_dir / "logs"
-
 
 # What acode writes into a project's .acode/ while it works. Settings, custom commands, extensions and
 # agent definitions stay committable; the rest must never be committed by accident (it holds session

@@ -74,7 +74,7 @@ def test_one_shot_fixes_a_failing_test_through_the_test_driven_path(tmp_path):
 @pytest.mark.real_model
 def test_a_plan_step_is_written_whole_by_the_real_model(tmp_path, real_model):
     from acode.agent.fixing.writer import StepWriter, step_files
-    from acode.agent.loop import AgentLoop, LoopConfig
+    from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
     from acode.tools.base import ToolContext
     from acode.tools.builtin import default_registry
 

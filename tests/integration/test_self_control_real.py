@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.loop_detection import LoopDetection
-from acode.agent.middleware import AgentState
-from acode.agent.next_speaker import CONTINUE_MESSAGE, NextSpeakerCheck
-from acode.config.control import LoopDetectionSettings
+from acode.agent.loop.middleware import AgentState
+from acode.agent.middlewares.loop_detection import LoopDetection
+from acode.agent.middlewares.next_speaker import CONTINUE_MESSAGE, NextSpeakerCheck
+from acode.config.middlewares import LoopDetectionSettings
 from acode.llm.types import Completion, Message, ToolCall
 
 

@@ -12,7 +12,7 @@ from acode.errors import ModelTimeoutError, ServerError
 from acode.llm import server_caps
 from acode.llm.factory import build_model
 from acode.llm.llama_server import free_port
-from acode.llm.openai_compat import OpenAIModel
+from acode.llm.openai.model import OpenAIModel
 from acode.llm.protocol import ChatModel
 from acode.llm.structured import tool_envelope_schema
 from acode.llm.types import Message, ToolCall, ToolSpec

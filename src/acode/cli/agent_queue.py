@@ -38,7 +38,7 @@ def _store(root: Path):
 
 
 def _agents(root: Path, selection: list[str] | None, problems: list[str] | None = None):
-    from acode.agent.definitions import load_agents
+    from acode.agent.subagents.definitions import load_agents
     from acode.extensions.loader import load_enabled_extensions
 
     return load_agents(root, load_enabled_extensions(root, selection), problems=problems)
@@ -56,7 +56,7 @@ def start(
     prompt: str = typer.Argument(..., help="The task for the agent."),
 ) -> None:
     """Create a pending task for AGENT."""
-    from acode.agent.definitions import get_agent
+    from acode.agent.subagents.definitions import get_agent
 
     root = project_root()
     get_agent(_agents(root, _selection(ctx)), agent)
@@ -114,7 +114,7 @@ def _run_workers(root: Path, workers: int, run_all: bool, model: str | None, bac
 
 
 def _task_runner(root: Path, model: str | None, backend: str | None, selection: list[str] | None):
-    from acode.agent.loop import LoopConfig
+    from acode.agent.loop.agent_loop import LoopConfig
     from acode.llm.factory import build_model
     from acode.queue.agent_runner import make_task_runner
     from acode.queue.worker import TaskOutcome

@@ -10,10 +10,10 @@ from typing import Any
 from rich.console import Console
 from rich.syntax import Syntax
 
-from acode.agent.approval import Answer, ApprovalRequest
-from acode.agent.middleware import AgentState
-from acode.agent.observer import LoopObserver
-from acode.agent.result import AgentResult, ModelStep, ToolStep
+from acode.agent.approval.policy import Answer, ApprovalRequest
+from acode.agent.loop.middleware import AgentState
+from acode.agent.loop.observer import LoopObserver
+from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
 from acode.llm.types import ToolCall
 from acode.tools.base import ToolResult
 

@@ -11,11 +11,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from acode.cli.common import console, err_console, model_overrides, print_json, project_root, settings_for
-from acode.errors import EXIT_FAILURE, EXIT_HUMAN_DECLINED, EXIT_OK, AcodeError, UsageError
-
-EXIT_INTERRUPTED = 130
-# A plan left unapproved in a non-interactive plan-mode run is a human decision, not a failure.
-_STOP_EXIT_CODES = {"interrupted": EXIT_INTERRUPTED, "plan_not_approved": EXIT_HUMAN_DECLINED}
+from acode.errors import AcodeError, UsageError
 
 
 def start_agent(
@@ -33,7 +29,7 @@ def start_agent(
     output_format: str = "text",
     auto_commit: bool = False,
 ) -> None:
-    from acode.agent.session import SessionOptions
+    from acode.agent.session.agent_session import SessionOptions
 
     root = project_root()
     settings = settings_for(root, agent__approval_mode=approval_mode, git__auto_commit=auto_commit or None,
@@ -43,17 +39,14 @@ def start_agent(
         prompt = sys.stdin.read().strip()
         if not prompt:
             raise UsageError("ACODE-AGENT-002", "no prompt given", hint='use acode -p "<task>", or run acode in a terminal')
-    from acode.extensions.loader import excluded_tools, extensions_context, load_enabled_extensions
+    from acode.extensions.loader import load_enabled_extensions
 
-    enabled = load_enabled_extensions(root, extensions)
     options = SessionOptions(
         interactive=chat,
         resume=resume,
         no_loop_detection=no_loop_detection,
         approve_plan=approve_plan,
-        extra_sections=[extensions_context(enabled)],
-        exclude_tools=sorted(excluded_tools(enabled)),
-        extra={"extensions": [ext.name for ext in enabled]},  # names: see extensions.loader.selection_of
+        extensions=load_enabled_extensions(root, extensions),
     )
     if not chat:
         from acode.cli.chat_input import expand_prompt
@@ -72,11 +65,11 @@ def start_agent(
 
 def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verbose: bool = False) -> int:
     """Non-interactive: progress on stderr, the answer (or the JSON trajectory) on stdout."""
-    from acode.agent.session import AgentSession
+    from acode.agent.session.builder import build_session
     from acode.cli.agent_view import ConsoleView
 
     options.observers = [ConsoleView(err_console, verbose=verbose)]
-    session = AgentSession.open(settings, root, options)
+    session = build_session(settings, root, options)
     from acode.cli.turn_hooks import attach_turn_observers
 
     attach_turn_observers(session, settings, err_console)  # git: what each turn changed, auto-commit
@@ -90,27 +83,25 @@ def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verb
         sys.stdout.write(result.answer.rstrip() + "\n")
     if not result.ok:
         err_console.print(f"session {result.session_id}: resume with acode -r {result.session_id}", highlight=False)
-    if result.ok:
-        return EXIT_OK
-    return _STOP_EXIT_CODES.get(result.stop_reason, EXIT_FAILURE)
+    return result.exit_code
 
 
 def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Console | None = None) -> None:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
 
-    from acode.agent.session import AgentSession
+    from acode.agent.session.builder import build_session
     from acode.cli import slash
     from acode.cli.agent_view import ConsoleApprover, ConsoleView, console_ask_user
-    from acode.cli.slash_control import ChatControlUI
+    from acode.cli.slash_session import ChatSessionUI
     from acode.paths import ProjectPaths
 
     out = out or console
     options.approver = ConsoleApprover(out)
-    options.ui = options.ui or ChatControlUI(out)
+    options.ui = options.ui or ChatSessionUI(out)
     options.ask_user = console_ask_user(out)
     options.observers = [ConsoleView(out, verbose=verbose)]
-    session = AgentSession.open(settings, root, options)
+    session = build_session(settings, root, options)
     from acode.cli.turn_hooks import attach_turn_observers
 
     attach_turn_observers(session, settings, out)  # git: what each turn changed, auto-commit

@@ -13,7 +13,7 @@ app = typer.Typer(help="Memory: facts acode remembers (~/.config/acode/ACODE.md)
 @app.command("add")
 def add(fact: str = typer.Argument(..., help="What to remember, e.g. 'run tests with pytest -q'.")) -> None:
     """Append a fact to your global ACODE.md (read by every session in every project)."""
-    from acode.agent.memory import add_memory
+    from acode.agent.session.memory import add_memory
 
     path = add_memory(fact)
     console.print(f"remembered in {path}", markup=False, highlight=False)
@@ -22,7 +22,7 @@ def add(fact: str = typer.Argument(..., help="What to remember, e.g. 'run tests 
 @app.command("show")
 def show(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """The context files as a session would load them (imports expanded, caps applied)."""
-    from acode.agent.context_files import find_context_files
+    from acode.agent.session.context_files import find_context_files
 
     files = find_context_files(project_root())
     if json_out:
@@ -38,8 +38,8 @@ def show(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
 @app.command("list")
 def list_places(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Where acode looks for context files: global, project root down to here, sub-folders."""
-    from acode.agent.context_files import CONTEXT_FILE_NAMES
-    from acode.agent.memory import hierarchy
+    from acode.agent.session.context_files import CONTEXT_FILE_NAMES
+    from acode.agent.session.memory import hierarchy
 
     places = hierarchy(project_root(), CONTEXT_FILE_NAMES)
     if json_out:

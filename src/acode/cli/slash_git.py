@@ -1,4 +1,4 @@
-"""``/undo`` and ``/diff`` in the chat (see acode.agent.git_turns)."""
+"""``/undo`` and ``/diff`` in the chat (see acode.agent.session.git_turns)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def diff(chat: ChatContext, args: str) -> None:
 
 @register("undo", "Undo acode's last commit (only while it is HEAD and no tracked file has changes)")
 def undo(chat: ChatContext, args: str) -> None:
-    from acode.agent.git_turns import undo_last_commit
+    from acode.agent.session.git_turns import undo_last_commit
     from acode.llm.types import Message
 
     outcome = undo_last_commit(chat.session.workspace)

@@ -53,10 +53,10 @@ def stats(chat: ChatContext, args: str) -> None:
 
 @register("mcp", "MCP servers: status, transport and their tools")
 def mcp(chat: ChatContext, args: str) -> None:
-    extras = chat.session.extras
-    manager = getattr(extras, "mcp", None)
-    connections = list(getattr(manager, "connections", []) or [])
-    problems = [p for p in (getattr(extras, "problems", None) or []) if p.startswith("MCP server")]
+    added = chat.session.added_tools
+    manager = added.mcp if added else None
+    connections = list(manager.connections) if manager else []
+    problems = [p for p in (added.problems if added else []) if p.startswith("MCP server")]
     if not connections and not problems:
         chat.console.print("no MCP servers configured (mcp_servers in .acode/config.yml; see docs/agents.md)")
         return

@@ -1,4 +1,4 @@
-"""``/memory show|add|refresh|list`` in the chat (see acode.agent.memory)."""
+"""``/memory show|add|refresh|list`` in the chat (see acode.agent.session.memory)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from acode.cli.slash import ChatContext, register
 
 def refresh(chat: ChatContext) -> int:
     """Re-read the context files into this session's system prompt; returns how many were loaded."""
-    from acode.agent.context_files import find_context_files
+    from acode.agent.session.context_files import find_context_files
     from acode.llm.types import Message
 
     session = chat.session
@@ -17,7 +17,7 @@ def refresh(chat: ChatContext) -> int:
 
 
 def _show(chat: ChatContext) -> None:
-    from acode.agent.context_files import find_context_files
+    from acode.agent.session.context_files import find_context_files
 
     files = find_context_files(chat.session.workspace, names=chat.session.options.context_file_names)
     if not files:
@@ -33,7 +33,7 @@ def _show(chat: ChatContext) -> None:
 
 
 def _list(chat: ChatContext) -> None:
-    from acode.agent.memory import hierarchy
+    from acode.agent.session.memory import hierarchy
 
     for place in hierarchy(chat.session.workspace, chat.session.options.context_file_names):
         if place.scope in ("project", "above project", "working folder") and not place.exists:
@@ -55,7 +55,7 @@ def memory(chat: ChatContext, args: str) -> None:
     if verb in ("", "show"):
         _show(chat)
     elif verb == "add":
-        from acode.agent.memory import add_memory
+        from acode.agent.session.memory import add_memory
 
         path = add_memory(rest)
         refresh(chat)

@@ -10,9 +10,9 @@ from typing import IO, Any
 
 from pydantic import BaseModel
 
-from acode.agent.middleware import AgentState
-from acode.agent.observer import LoopObserver
-from acode.agent.result import AgentResult, ModelStep, ToolStep
+from acode.agent.loop.middleware import AgentState
+from acode.agent.loop.observer import LoopObserver
+from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
 from acode.cli.stream_events import (
     ErrorEvent,
     InitEvent,
@@ -109,25 +109,20 @@ def result_event(result: AgentResult, exit_code: int) -> ResultEvent:
     )
 
 
-def exit_code_of(result: AgentResult) -> int:
-    from acode.cli.chat import _STOP_EXIT_CODES
-    from acode.errors import EXIT_FAILURE
-
-    return EXIT_OK if result.ok else _STOP_EXIT_CODES.get(result.stop_reason, EXIT_FAILURE)
 
 
 def run_stream(settings: Any, root: Path, options: Any, prompt: str, *, verbose: bool = False,
                out: IO[str] | None = None) -> int:
     """One-shot run printing stream-json on ``out`` (stdout); returns the exit code."""
     from acode import __version__
-    from acode.agent.session import AgentSession
+    from acode.agent.session.builder import build_session
     from acode.cli.agent_view import ConsoleView
     from acode.cli.common import err_console
 
     writer = StreamWriter(out)
     options.observers = [StreamJsonView(writer), ConsoleView(err_console, verbose=verbose)]
     try:
-        session = AgentSession.open(settings, root, options)
+        session = build_session(settings, root, options)
     except AcodeError as exc:
         writer.emit(ErrorEvent(severity="error", message=exc.message, code=exc.code))
         writer.emit(ResultEvent(status="error", session_id="", answer="", stop_reason="error", message=exc.message,
@@ -146,7 +141,7 @@ def run_stream(settings: Any, root: Path, options: Any, prompt: str, *, verbose:
         result = session.send(prompt)
     finally:
         session.close()
-    code = exit_code_of(result)
+    code = result.exit_code
     if not result.ok:
         writer.emit(ErrorEvent(severity="error", message=f"{result.stop_reason}: {result.message}".strip()))
     writer.emit(result_event(result, code))

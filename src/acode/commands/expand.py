@@ -96,7 +96,7 @@ def run_injected_shell(command: str, workspace: Path, timeout: float = 60.0, arg
 def shell_allowed(
     command: str, confirm: ConfirmShell | None, allow_prefixes: Sequence[str], workspace: Path, shown: str | None = None
 ) -> bool:
-    from acode.agent.shell_rules import judge_shell
+    from acode.agent.approval.shell_rules import judge_shell
 
     judged = judge_shell(command, deny=[], allow=list(allow_prefixes), mode="default", workspace=workspace)
     if judged.allowed_by_rules and not judged.denied and not judged.writes:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import time
 
-from acode.agent.approval import ApprovalPolicy
+from acode.agent.approval.policy import ApprovalPolicy
 from acode.agent.fixing.writer import StepWriter, step_files
-from acode.agent.loop import AgentLoop, LoopConfig
-from acode.agent.middleware import AgentState, Middleware
-from acode.agent.result import AgentResult
+from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
+from acode.agent.loop.middleware import AgentState, Middleware
+from acode.agent.loop.result import AgentResult
 from acode.llm.types import ToolCall
 from acode.pipeline import gitops
 from acode.pipeline.models import StepResult
@@ -132,14 +132,8 @@ def run_agent(ctx: RunContext, prompt: str, session_id: str, *, paths: list[str]
     config = LoopConfig.from_settings(settings)
     config.max_turns = options.agent_max_turns
     config.max_seconds = options.timeouts.executor
-    tool_ctx = ToolContext(
-        workspace=ctx.root,
-        outputs_dir=ctx.run_dir / "outputs",
-        interactive=False,
-        session_id=session_id,
-        shell_inactivity_timeout=settings.agent.shell_inactivity_timeout,
-        output_budget_chars=settings.agent.output_budget_chars,
-    )
+    tool_ctx = ToolContext.from_settings(ctx.root, settings.agent, outputs_dir=ctx.run_dir / "outputs",
+                                         session_id=session_id)
     tools = executor_tools(ctx)
     solver = StepWriter(paths) if paths and options.whole_file_steps else None
     loop = AgentLoop(ctx.model, tools, tool_ctx, config=config, policy=ApprovalPolicy(settings.agent.rules),

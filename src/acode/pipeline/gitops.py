@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from acode.gitcmd import run_git
-from acode.pipeline.control import RunError
 from acode.pipeline.models import ChangedFile
+from acode.pipeline.stops import RunError
 
 # The run's own records live in .acode/; they are never part of "the changes".
 EXCLUDE = ":(exclude).acode"

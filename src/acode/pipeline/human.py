@@ -14,9 +14,9 @@ from rich.markup import escape
 from rich.syntax import Syntax
 
 from acode.pipeline import gitops
-from acode.pipeline.control import HumanDeclined, RunError
 from acode.pipeline.events import now_iso
 from acode.pipeline.models import HumanDecision
+from acode.pipeline.stops import HumanDeclined, RunError
 from acode.pipeline.summary import build_summary, render_summary
 from acode.secrets import redact, redact_data
 from acode.store.audit import AuditLog

@@ -8,9 +8,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acode.errors import AcodeError, ModelTimeoutError
+from acode.errors import EXIT_INTERRUPTED, AcodeError, ModelTimeoutError
 from acode.paths import ensure_runtime_ignore
-from acode.pipeline.control import (
+from acode.pipeline.events import EVENTS_FILE, EventLog, now_iso
+from acode.pipeline.executor import ExecutorStage
+from acode.pipeline.models import RunState, StageName
+from acode.pipeline.planner import PlannerStage
+from acode.pipeline.records import write_record_json
+from acode.pipeline.reviewer_stage import ReviewerStage
+from acode.pipeline.stages import RunContext, Stage, StageResult, new_session_id, runs_dir
+from acode.pipeline.stops import (
     SUMMARY_FAILED,
     Approved,
     Rejected,
@@ -20,13 +27,6 @@ from acode.pipeline.control import (
     RunFinished,
     StageTimeout,
 )
-from acode.pipeline.events import EVENTS_FILE, EventLog, now_iso
-from acode.pipeline.executor import ExecutorStage
-from acode.pipeline.models import RunState, StageName
-from acode.pipeline.planner import PlannerStage
-from acode.pipeline.records import write_record_json
-from acode.pipeline.reviewer_stage import ReviewerStage
-from acode.pipeline.stages import RunContext, Stage, StageResult, new_session_id, runs_dir
 from acode.pipeline.summary import build_summary
 from acode.pipeline.undo import record_start
 from acode.pipeline.verifier import VerifierStage
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from acode.tools.base import ToolRegistry
 
 log = logging.getLogger("acode.pipeline")
-EXIT_INTERRUPTED = 130
 
 
 @dataclass

@@ -11,9 +11,9 @@ import time
 from typing import Any
 
 from acode.pipeline import gitops
-from acode.pipeline.control import REVIEW_FAILED, RunFailed
 from acode.pipeline.models import ReviewIssue, ReviewOutcome
 from acode.pipeline.stages import RunContext, Stage, StageResult
+from acode.pipeline.stops import REVIEW_FAILED, RunFailed
 from acode.prompts import render
 
 log = logging.getLogger("acode.pipeline")

@@ -15,8 +15,8 @@ from rich.text import Text
 
 from acode.gitcmd import GitError
 from acode.pipeline import gitops
-from acode.pipeline.control import RunError
 from acode.pipeline.models import RunState
+from acode.pipeline.stops import RunError
 
 _FINAL = {
     "approved": "APPROVED",

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acode.pipeline import gitops
-from acode.pipeline.control import RunError
 from acode.pipeline.models import RunState
+from acode.pipeline.stops import RunError
 
 log = logging.getLogger("acode.pipeline")
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from acode.agent.definitions import AgentDefinition
-from acode.agent.middleware import AgentState
-from acode.agent.observer import LoopObserver
-from acode.agent.result import ModelStep, ToolStep
+from acode.agent.loop.middleware import AgentState
+from acode.agent.loop.observer import LoopObserver
+from acode.agent.loop.result import ModelStep, ToolStep
+from acode.agent.subagents.definitions import AgentDefinition
 from acode.queue.model import TaskState
 from acode.queue.store import QueueLayout
 from acode.queue.worker import TaskOutcome, TaskRunner
@@ -66,8 +66,8 @@ def make_task_runner(
     loop_config: Any = None,
 ) -> TaskRunner:
     """A TaskRunner for the queue. The model is built on first use (once per worker process)."""
-    from acode.agent.approval import ApprovalPolicy
-    from acode.agent.subagent import SubagentRunner
+    from acode.agent.approval.policy import ApprovalPolicy
+    from acode.agent.subagents.runner import SubagentRunner
 
     cache: dict[str, Any] = {}
 

@@ -151,18 +151,6 @@ def try_lock(path: Path) -> Iterator[TaskLock | None]:
         lock.release()
 
 
-def pid_alive(pid: int | None) -> bool:
-    if not pid or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class TaskStore:
     def __init__(self, base: Path, *, max_attempts: int = MAX_ATTEMPTS):
         self.layout = QueueLayout(base)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from acode.agent.approval import ApprovalPolicy
-from acode.agent.loop import AgentLoop, LoopConfig
+from acode.agent.approval.policy import ApprovalPolicy
+from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
 from acode.config.agent import ToolRules
 from acode.tools.base import Tool, ToolContext, ToolError, ToolRegistry, ToolResult
 

@@ -7,8 +7,8 @@ import json
 
 from agent_fakes import BrokenTool, InterruptingTool, SlowReadTool, make_loop, new_state
 
-from acode.agent.control import AgentStop, LoopDetected
-from acode.agent.middleware import Middleware, ToolDecision
+from acode.agent.loop.middleware import Middleware, ToolDecision
+from acode.agent.loop.stops import AgentStop, LoopDetected
 from acode.errors import ModelOutputError
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Completion, ToolCall

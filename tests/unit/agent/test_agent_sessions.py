@@ -7,9 +7,10 @@ import json
 
 from agent_fakes import registry
 
-from acode.agent.context_files import find_context_files
-from acode.agent.middleware import Middleware
-from acode.agent.session import AgentSession, SessionOptions
+from acode.agent.loop.middleware import Middleware
+from acode.agent.session.agent_session import SessionOptions
+from acode.agent.session.builder import build_session
+from acode.agent.session.context_files import find_context_files
 from acode.config import Settings
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Message
@@ -23,7 +24,7 @@ QUIET = {name: {"enabled": False} for name in ("next_speaker", "compression", "l
 
 def open_session(root, model, **options):
     settings = Settings.model_validate(QUIET)
-    return AgentSession.open(settings, root, SessionOptions(**options), model=model, registry=registry())
+    return build_session(settings, root, SessionOptions(**options), model=model, registry=registry())
 
 
 def test_every_message_is_stored_as_it_is_produced(git_repo):
@@ -160,7 +161,7 @@ def test_sessions_list_json(git_repo, monkeypatch):
 
 def test_session_built_registry_offers_reviewer_and_subagents_when_turned_on(git_repo):
     settings = Settings.model_validate({**QUIET, "agent": {"reviewer_tool": True, "subagents": True}})
-    session = AgentSession.open(settings, git_repo, SessionOptions(), model=ScriptedModel([]))
+    session = build_session(settings, git_repo, SessionOptions(), model=ScriptedModel([]))
     try:
         names = session.loop.registry.names()
         assert "reviewer" in names and "invoke_agent" in names
@@ -169,7 +170,7 @@ def test_session_built_registry_offers_reviewer_and_subagents_when_turned_on(git
         session.close()
 
     settings = Settings.model_validate(QUIET)  # the default: both off
-    session = AgentSession.open(settings, git_repo, SessionOptions(), model=ScriptedModel([]))
+    session = build_session(settings, git_repo, SessionOptions(), model=ScriptedModel([]))
     try:
         assert not {"reviewer", "invoke_agent"} & set(session.loop.registry.names())
     finally:
@@ -184,7 +185,7 @@ def test_validation_nudge_asks_once_to_run_something_after_edits(git_repo):
         "Ran hello.py: it printed hello.",
     ])
     settings = Settings.model_validate({**QUIET, "agent": {"approval_mode": "yolo", "nudge_validation": True}})
-    session = AgentSession.open(settings, git_repo, SessionOptions(), model=model)
+    session = build_session(settings, git_repo, SessionOptions(), model=model)
     try:
         result = session.send("create hello.py that prints hello, then run it")
     finally:
@@ -200,7 +201,7 @@ def test_validation_nudge_stays_quiet_when_a_command_could_not_run(git_repo):
         "Wrote a.txt.",
     ])
     settings = Settings.model_validate({**QUIET, "agent": {"approval_mode": "auto_edit", "nudge_validation": True}})
-    session = AgentSession.open(settings, git_repo, SessionOptions(), model=model)  # non-interactive
+    session = build_session(settings, git_repo, SessionOptions(), model=model)  # non-interactive
     try:
         assert session.send("write a.txt").answer == "Wrote a.txt."
     finally:

@@ -8,8 +8,8 @@ import pytest
 from agent_fakes import ReadTool, ShellTool, WriteTool, make_loop, new_state
 from pydantic import BaseModel
 
-from acode.agent.approval import ApprovalPolicy
-from acode.agent.middleware import AgentState
+from acode.agent.approval.policy import ApprovalPolicy
+from acode.agent.loop.middleware import AgentState
 from acode.config.agent import ToolRules
 from acode.llm.types import ToolCall
 from acode.tools.base import Tool, ToolContext, ToolResult

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.checkpoints import Checkpoints
-from acode.agent.middleware import AgentState
+from acode.agent.loop.middleware import AgentState
+from acode.agent.middlewares.checkpoints import Checkpoints
 from acode.errors import UsageError
 from acode.llm.types import Message, ToolCall
 from acode.tools.base import ToolResult

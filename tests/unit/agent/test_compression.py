@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acode.agent.compression import Compression
-from acode.agent.history_tokens import MASK_MARKER, TokenMeter, choose_split
-from acode.agent.middleware import AgentState
-from acode.config.control import CompressionSettings
+from acode.agent.loop.middleware import AgentState
+from acode.agent.middlewares.compression import Compression
+from acode.agent.middlewares.history_tokens import MASK_MARKER, TokenMeter, choose_split
+from acode.config.middlewares import CompressionSettings
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Message, ToolCall
 

@@ -12,7 +12,8 @@ import pytest
 from acode.agent.fixing.detect import command_in_request, is_test_file, plan_fix
 from acode.agent.fixing.outcome import implicated_files, imported_files, read_outcome
 from acode.agent.fixing.rewrite import FileView, parse_reply
-from acode.agent.session import AgentSession, SessionOptions
+from acode.agent.session.agent_session import AgentSession, SessionOptions
+from acode.agent.session.builder import build_session
 from acode.config import Settings
 from acode.llm.scripted import ScriptedModel
 
@@ -38,7 +39,7 @@ def project(git_repo: Path) -> Path:
 def session(root: Path, model, *, mode: str = "yolo", **fix) -> AgentSession:
     fix.setdefault("test_command", f"{sys.executable} -m pytest -q -p no:cacheprovider")
     settings = Settings.model_validate({**QUIET, "agent": {"fix": fix}})
-    return AgentSession.open(settings, root, SessionOptions(approval_mode=mode), model=model)
+    return build_session(settings, root, SessionOptions(approval_mode=mode), model=model)
 
 
 # -- when it applies -----------------------------------------------------------------------------
@@ -164,7 +165,7 @@ def test_questions_and_plan_mode_go_to_the_tool_loop(project):
 # -- whole-file plan steps (acode run's executor) --------------------------------------------------
 def step_loop(root: Path, model, paths: list[str]):
     from acode.agent.fixing.writer import StepWriter
-    from acode.agent.loop import AgentLoop
+    from acode.agent.loop.agent_loop import AgentLoop
     from acode.tools.base import ToolContext
     from acode.tools.builtin import default_registry
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.hook_runner import HookRunner
-from acode.agent.hooks import HooksMiddleware, HookStopped
-from acode.agent.middleware import AgentState
+from acode.agent.loop.middleware import AgentState
+from acode.agent.middlewares.hook_runner import HookRunner
+from acode.agent.middlewares.hooks import HooksMiddleware, HookStopped
 from acode.config.hooks import HooksSettings
 from acode.llm.types import Message, ToolCall
 from acode.tools.base import ToolResult

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.control import LoopDetected
-from acode.agent.loop_detection import ChantDetector, LoopDetection, call_key, repeating_cycle
-from acode.agent.middleware import AgentState
-from acode.config.control import LoopDetectionSettings
+from acode.agent.loop.middleware import AgentState
+from acode.agent.loop.stops import LoopDetected
+from acode.agent.middlewares.loop_detection import ChantDetector, LoopDetection, call_key, repeating_cycle
+from acode.config.middlewares import LoopDetectionSettings
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Completion, Message, ToolCall
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.approval import ApprovalPolicy
-from acode.agent.loop import AgentLoop
-from acode.agent.plan_mode import PlanDecision, PlanMode, plan_tools
-from acode.agent.system_prompt import MODE_NOTES
+from acode.agent.approval.policy import ApprovalPolicy
+from acode.agent.loop.agent_loop import AgentLoop
+from acode.agent.middlewares.plan_mode import PlanDecision, PlanMode, plan_tools
+from acode.agent.session.system_prompt import MODE_NOTES
 from acode.llm.scripted import ScriptedModel
 from acode.tools.base import ToolContext, ToolRegistry
 from acode.tools.builtin import default_registry

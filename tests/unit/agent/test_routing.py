@@ -6,17 +6,17 @@ import logging
 
 import pytest
 
-from acode.agent.middleware import AgentState
-from acode.agent.routing import (
-    ModelRouter,
-    RoutedModel,
-    RoutingMiddleware,
-    build_agent_model,
-    classify_prompt,
-)
+from acode.agent.loop.middleware import AgentState
+from acode.agent.middlewares.routing import RoutingMiddleware
 from acode.config.model import ModelSettings
 from acode.config.routing import RoutingSettings
 from acode.config.settings import Settings
+from acode.llm.routing import (
+    ModelRouter,
+    RoutedModel,
+    build_agent_model,
+    classify_prompt,
+)
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Message
 

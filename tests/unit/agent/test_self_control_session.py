@@ -9,7 +9,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from acode.agent.session import AgentSession, SessionOptions
+from acode.agent.session.agent_session import AgentSession, SessionOptions
+from acode.agent.session.builder import build_session
 from acode.cli import slash
 from acode.config.settings import Settings
 from acode.llm.scripted import ScriptedModel
@@ -24,7 +25,7 @@ def open_session(ws: Path, steps, *, config: dict | None = None, context_window:
     settings = Settings.model_validate(config or {})
     model = ScriptedModel(steps, context_window=context_window)
     opts = SessionOptions(approval_mode=options.pop("approval_mode", "yolo"), **options)
-    return AgentSession.open(settings, ws, opts, model=model)
+    return build_session(settings, ws, opts, model=model)
 
 
 def names(session: AgentSession) -> list[str]:

@@ -13,9 +13,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from acode.agent.approval import ApprovalPolicy
-from acode.agent.middleware import AgentState
-from acode.agent.shell_rules import judge_shell
+from acode.agent.approval.policy import ApprovalPolicy
+from acode.agent.approval.shell_rules import judge_shell
+from acode.agent.loop.middleware import AgentState
 from acode.config.agent import ToolRules
 from acode.llm.types import ToolCall
 from acode.tools.base import ToolContext

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from acode.agent.session import AgentSession, SessionOptions
+from acode.agent.session.agent_session import SessionOptions
+from acode.agent.session.builder import build_session
 from acode.cli import slash
 from acode.config.settings import Settings
 from acode.llm.scripted import ScriptedModel
@@ -14,7 +15,7 @@ from acode.llm.scripted import ScriptedModel
 
 def chat_for(root: Path, steps: list) -> tuple[slash.ChatContext, Console, ScriptedModel]:
     model = ScriptedModel(steps)
-    session = AgentSession.open(Settings(), root, SessionOptions(approval_mode="yolo"), model=model)
+    session = build_session(Settings(), root, SessionOptions(approval_mode="yolo"), model=model)
     console = Console(record=True, width=200)
     slash.load_modules()
     return slash.ChatContext(session, console, session.send), console, model

@@ -10,7 +10,7 @@ import os
 from tests.conftest import make_git_repo
 from tests.unit.agent.test_agent_cli import run_cli, write_script
 
-from acode.agent.at_refs import expand_at_refs, find_refs
+from acode.agent.session.at_refs import expand_at_refs, find_refs
 from acode.tools.base import ToolContext
 
 

@@ -7,7 +7,7 @@ import pexpect
 from tests.conftest import git, make_git_repo
 from tests.unit.agent.test_agent_cli import PROMPT, run_cli, spawn_chat, write_script
 
-from acode.agent.git_turns import TRAILER, changed_paths, snapshot_tree, undo_last_commit
+from acode.agent.session.git_turns import TRAILER, changed_paths, snapshot_tree, undo_last_commit
 
 
 def test_snapshots_see_tool_and_shell_changes_but_not_acode_dir(git_repo):

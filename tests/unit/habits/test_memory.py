@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tests.conftest import make_git_repo
 
-from acode.agent.context_files import find_context_files
-from acode.agent.memory import MAX_IMPORT_DEPTH, MEMORY_SECTION, add_memory, expand_imports, hierarchy
+from acode.agent.session.context_files import find_context_files
+from acode.agent.session.memory import MAX_IMPORT_DEPTH, MEMORY_SECTION, add_memory, expand_imports, hierarchy
 
 
 def test_add_memory_creates_and_extends_one_section(tmp_path):

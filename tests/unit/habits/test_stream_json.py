@@ -121,7 +121,7 @@ def test_a_refused_server_still_gives_a_parseable_stream(git_repo):
 def test_a_tool_call_without_a_model_step_still_gets_its_tool_use_first():
     import io
 
-    from acode.agent.result import ToolStep
+    from acode.agent.loop.result import ToolStep
     from acode.cli.stream_json import StreamJsonView, StreamWriter
     from acode.llm.types import ToolCall
     from acode.tools.base import ToolResult

@@ -24,9 +24,9 @@ from run_helpers import (
 from acode.errors import ModelTimeoutError
 from acode.llm.scripted import ScriptedModel
 from acode.paths import ProjectPaths
-from acode.pipeline.control import RunError
 from acode.pipeline.human import HumanGate
 from acode.pipeline.stages import load_state
+from acode.pipeline.stops import RunError
 from acode.store.audit import AuditLog
 from acode.store.summaries import SummaryStore
 

@@ -125,7 +125,8 @@ def test_the_loader_keeps_harmless_project_settings_of_an_untrusted_folder(git_r
 
 
 def test_project_extensions_and_commands_that_run_things_are_found_and_held_back(git_repo):
-    from acode.agent.extras import attach_extras
+    from acode.agent.session.added_tools import add_tools
+    from acode.extensions.loader import load_enabled_extensions
     from acode.llm.scripted import ScriptedModel
     from acode.tools.builtin import default_registry
 
@@ -140,11 +141,11 @@ def test_project_extensions_and_commands_that_run_things_are_found_and_held_back
     found = project_commands(git_repo, {})
     assert any("deploy.toml" in f for f in found) and any("MCP server notes" in f for f in found)
 
-    extras = attach_extras(default_registry(), ScriptedModel(["ok"]), load_settings(git_repo), git_repo,
-                           reviewer=False, subagents=False)
-    extras.close()
+    added = add_tools(default_registry(), ScriptedModel(["ok"]), load_settings(git_repo), git_repo,
+                      load_enabled_extensions(git_repo), reviewer=False, subagents=False)
+    added.close()
     assert not marker.exists()
-    assert any("not trusted" in p and "notes" in p for p in extras.problems)
+    assert any("not trusted" in p and "notes" in p for p in added.problems)
 
 
 def test_a_custom_command_of_an_untrusted_project_does_not_run_its_shell_injection(git_repo):

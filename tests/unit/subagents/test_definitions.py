@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.definitions import get_agent, load_agents, parse_agent_markdown
+from acode.agent.subagents.definitions import get_agent, load_agents, parse_agent_markdown
 from acode.errors import ConfigError, UsageError
 from acode.extensions.loader import discover_extensions
 

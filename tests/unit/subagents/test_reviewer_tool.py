@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from acode.agent.loop import AgentLoop
-from acode.agent.reviewer_tool import ReviewerTool
+from acode.agent.loop.agent_loop import AgentLoop
+from acode.agent.subagents.reviewer_tool import ReviewerTool
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Message
 from acode.tools.base import ToolContext
@@ -78,7 +78,7 @@ def test_reviewer_with_the_real_model(tmp_path, real_model):
 
 
 def test_system_prompt_tells_the_agent_when_to_call_the_reviewer(tmp_path):
-    from acode.agent.system_prompt import build_system_prompt
+    from acode.agent.session.system_prompt import build_system_prompt
 
     line = "Call reviewer after significant changes and before declaring the task done."
     with_tool = build_system_prompt(workspace=tmp_path, tool_names=["read_file", "reviewer"], approval_mode="default")

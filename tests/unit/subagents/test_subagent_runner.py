@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from acode.agent.definitions import AgentDefinition, load_agents
-from acode.agent.loop import AgentLoop
-from acode.agent.subagent import COMPLETE_TASK, InvokeAgent, SubagentRunner, restricted_registry
+from acode.agent.loop.agent_loop import AgentLoop
+from acode.agent.subagents.definitions import AgentDefinition, load_agents
+from acode.agent.subagents.runner import COMPLETE_TASK, InvokeAgent, SubagentRunner, restricted_registry
 from acode.llm.types import Message
 from acode.tools.base import ToolContext
 from acode.tools.builtin import default_registry
@@ -165,7 +165,7 @@ def test_plan_file_is_written_with_update_plan(scripted, ctx, tmp_path):
 def test_complete_task_schema_has_no_refs_once_nested_in_the_tool_envelope():
     import json
 
-    from acode.agent.subagent import CompleteTask, InvestigationReport
+    from acode.agent.subagents.runner import CompleteTask, InvestigationReport
     from acode.llm.structured import tool_envelope_schema
 
     params = tool_envelope_schema([CompleteTask(InvestigationReport).spec()])["anyOf"][0]["properties"]["arguments"]

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acode.agent.control import AgentStop
 from acode.agent.fixing.detect import FixPlan, is_test_file, plan_fix
 from acode.agent.fixing.harness import ask, output_tokens_for, read_text, tool
 from acode.agent.fixing.outcome import (
@@ -23,10 +22,11 @@ from acode.agent.fixing.outcome import (
     trim_output,
 )
 from acode.agent.fixing.rewrite import FileView, feedback_message, parse_reply, task_messages
+from acode.agent.loop.stops import AgentStop
 from acode.llm.types import Message
 
 if TYPE_CHECKING:
-    from acode.agent.loop import AgentLoop, _Run
+    from acode.agent.loop.agent_loop import AgentLoop, _Run
 
 NEEDED_TOOLS = {"write_file", "run_shell_command"}
 MAX_CONTEXT_CHARS = 4000  # of test files shown as the specification

@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acode.agent.result import ToolStep
+from acode.agent.loop.result import ToolStep
 from acode.llm.types import Message, ToolCall, new_call_id
 
 if TYPE_CHECKING:
-    from acode.agent.loop import AgentLoop, _Run
+    from acode.agent.loop.agent_loop import AgentLoop, _Run
 
 
 def ask(loop: AgentLoop, run: _Run, messages: list[Message], *, temperature: float = 0.0, seed: int = 0,

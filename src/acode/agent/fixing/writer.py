@@ -14,7 +14,7 @@ from acode.llm.types import Message
 from acode.prompts import render
 
 if TYPE_CHECKING:
-    from acode.agent.loop import AgentLoop, _Run
+    from acode.agent.loop.agent_loop import AgentLoop, _Run
 
 _NEW_FILE = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.py)\b")
 MAX_FILE_LINES = 300
