@@ -25,7 +25,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict
 
 from acode.config.mcp import McpServerSettings
-from acode.llm.types import ToolSpec
+from acode.llm.types import ToolSpec, without_titles
 from acode.tools.base import Tool, ToolContext, ToolError, ToolResult
 
 log = logging.getLogger("acode.mcp")
@@ -158,7 +158,7 @@ class McpTool(Tool):
         self.kind = "read" if read_only else "execute"  # type: ignore[misc]
 
     def spec(self) -> ToolSpec:
-        schema = {k: v for k, v in self.input_schema.items() if k != "title"}
+        schema = without_titles(self.input_schema)
         return ToolSpec(name=self.name, description=f"[MCP {self.connection.name}] {self.description}", parameters=schema)
 
     def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:

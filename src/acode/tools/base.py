@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from acode.llm.types import ToolCall, ToolSpec
+from acode.llm.types import ToolCall, ToolSpec, without_titles
 
 if TYPE_CHECKING:
     from acode.config.agent import AgentSettings
@@ -80,8 +80,7 @@ class Tool(ABC):
         return self.kind == "read"
 
     def spec(self) -> ToolSpec:
-        schema = self.Args.model_json_schema()
-        schema.pop("title", None)
+        schema = without_titles(self.Args.model_json_schema())
         return ToolSpec(name=self.name, description=self.description, parameters=schema)
 
     @abstractmethod

@@ -8,10 +8,10 @@ import pytest
 
 from acode.agent.loop.middleware import AgentState
 from acode.agent.loop.stops import LoopDetected
-from acode.agent.middlewares.loop_detection import ChantDetector, LoopDetection, call_key, repeating_cycle
+from acode.agent.middlewares.loop_detection import ChantDetector, LoopDetection, repeating_cycle
 from acode.config.middlewares import LoopDetectionSettings
 from acode.llm.scripted import ScriptedModel
-from acode.llm.types import Completion, Message, ToolCall
+from acode.llm.types import Completion, Message, ToolCall, call_key
 
 
 def state() -> AgentState:
@@ -35,7 +35,7 @@ def test_call_key_ignores_argument_order_but_not_values():
     a = ToolCall(name="replace", arguments={"file_path": "a.py", "old_string": "x", "new_string": "y"})
     b = ToolCall(name="replace", arguments={"new_string": "y", "old_string": "x", "file_path": "a.py"})
     c = ToolCall(name="replace", arguments={"new_string": "y", "old_string": "x", "file_path": "b.py"})
-    assert call_key(a) == call_key(b) != call_key(c)
+    assert call_key(a.name, a.arguments) == call_key(b.name, b.arguments) != call_key(c.name, c.arguments)
 
 
 def test_repeating_cycle_finds_length_one_to_five():

@@ -12,34 +12,19 @@ stopped it; with them it writes, runs, and answers.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from typing import Any
 
 from acode.agent.loop.result import ToolStep
-from acode.llm.types import ToolCall, ToolSpec
+from acode.llm.types import ToolCall, ToolSpec, call_key, without_titles
 from acode.tools.base import ToolRegistry, ToolResult
 
 QUOTE_CHARS = 300
 REMEMBERED_STEPS = 5
 
 
-def call_key(name: str, arguments: dict[str, Any]) -> str:
-    return name + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
-
-
 def compact_specs(specs: Iterable[ToolSpec]) -> list[ToolSpec]:
-    """Tool schemas without pydantic's per-property "title" (it repeats the name): every schema token is
-    prefilled on every call of a local model."""
-    return [spec.model_copy(update={"parameters": _without_titles(spec.parameters)}) for spec in specs]
-
-
-def _without_titles(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {k: _without_titles(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
-    if isinstance(node, list):
-        return [_without_titles(v) for v in node]
-    return node
+    """Tool schemas without any "title" (see acode.llm.types.without_titles)."""
+    return [spec.model_copy(update={"parameters": without_titles(spec.parameters, nested=True)}) for spec in specs]
 
 
 class StepGuide:

@@ -12,7 +12,6 @@ arguments and never matches level 1.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -28,18 +27,13 @@ from acode.llm.bounded_fields import bounded_text
 from acode.llm.protocol import ChatModel
 from acode.llm.routing import ModelProvider, resolve_provider
 from acode.llm.structured import complete_json
-from acode.llm.types import Completion, Message, ToolCall
+from acode.llm.types import Completion, Message, call_key
 from acode.prompts import render
 
 log = logging.getLogger("acode.agent.loop")
 
 _STRUCTURAL = re.compile(r"^\s*(#{1,6}\s|[-*+]\s|\d+[.)]\s|\||>|(?:-{3,}|\*{3,}|_{3,})\s*$)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-
-
-def call_key(call: ToolCall) -> str:
-    canonical = json.dumps(call.arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(f"{call.name}\x00{canonical}".encode()).hexdigest()[:16]
 
 
 def repeating_cycle(keys: list[str], repeats: int, max_cycle: int) -> int:
@@ -152,7 +146,7 @@ class LoopDetection(Middleware):
             return None
         self._chant.reset()
         for call in completion.tool_calls:
-            self._keys.append(call_key(call))
+            self._keys.append(call_key(call.name, call.arguments))
         del self._keys[: -self.settings.tool_call_repeats * self.settings.max_cycle * 2]
         length = repeating_cycle(self._keys, self.settings.tool_call_repeats, self.settings.max_cycle)
         if not length:

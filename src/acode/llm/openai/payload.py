@@ -53,8 +53,7 @@ def envelope_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     for message in messages:
         if message.role == "assistant" and message.tool_calls:
             call = message.tool_calls[0]
-            envelope = json.dumps({"tool": call.name, "arguments": call.arguments})
-            out.append({"role": "assistant", "content": envelope})
+            out.append({"role": "assistant", "content": call.envelope()})
         elif message.role == "tool":
             name = message.name or "tool"
             out.append(
