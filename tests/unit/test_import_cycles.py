@@ -46,10 +46,15 @@ def imported_modules(name: str, path: Path, modules: dict[str, Path]) -> set[str
         if isinstance(node, ast.Import):
             targets.update(known(alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = ".".join([*package[: len(package) - node.level + 1], node.module or ""]).strip(".") if node.level \
+            base = (
+                ".".join([*package[: len(package) - node.level + 1], node.module or ""]).strip(".")
+                if node.level
                 else node.module or ""
-            targets.update(known(f"{base}.{a.name}") if f"{base}.{a.name}" in modules else known(base)
-                           for a in node.names)
+            )
+            targets.update(
+                known(f"{base}.{a.name}") if f"{base}.{a.name}" in modules else known(base)
+                for a in node.names
+            )
     return {t for t in targets if t and t != name and t.startswith("acode")}
 
 
@@ -63,7 +68,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return [*path[path.index(nxt):], nxt]
+                return [*path[path.index(nxt) :], nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         path.pop()

@@ -38,7 +38,9 @@ def start_agent(
     if prompt is None and not chat:
         prompt = sys.stdin.read().strip()
         if not prompt:
-            raise UsageError("ACODE-AGENT-002", "no prompt given", hint='use acode -p "<task>", or run acode in a terminal')
+            raise UsageError(
+                "ACODE-AGENT-002", "no prompt given", hint='use acode -p "<task>", or run acode in a terminal'
+            )
     from acode.extensions.loader import load_enabled_extensions
 
     options = SessionOptions(
@@ -59,8 +61,16 @@ def start_agent(
 
         sys.exit(run_stream(settings, root, options, prompt or "", verbose=verbose))
     else:
-        sys.exit(run_once(settings, root, options, prompt or "", json_out=json_out or output_format == "json",
-                          verbose=verbose))
+        sys.exit(
+            run_once(
+                settings,
+                root,
+                options,
+                prompt or "",
+                json_out=json_out or output_format == "json",
+                verbose=verbose,
+            )
+        )
 
 
 def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verbose: bool = False) -> int:
@@ -82,7 +92,9 @@ def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verb
     elif result.answer:
         sys.stdout.write(result.answer.rstrip() + "\n")
     if not result.ok:
-        err_console.print(f"session {result.session_id}: resume with acode -r {result.session_id}", highlight=False)
+        err_console.print(
+            f"session {result.session_id}: resume with acode -r {result.session_id}", highlight=False
+        )
     return result.exit_code
 
 
@@ -119,8 +131,9 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     chat_input = ChatInput(chat, root)  # ! shell mode, @ references, completion
     history_file = ProjectPaths(root).acode_dir / "chat_history"
     history_file.parent.mkdir(parents=True, exist_ok=True)
-    prompt_session: PromptSession = PromptSession(history=FileHistory(str(history_file)),
-                                                  completer=chat_input.completer(), complete_while_typing=False)
+    prompt_session: PromptSession = PromptSession(
+        history=FileHistory(str(history_file)), completer=chat_input.completer(), complete_while_typing=False
+    )
     out.print(
         f"[bold]acode[/] - {getattr(session.loop.model, 'name', '')} - approval mode "
         f"[bold]{session.state.approval_mode}[/] - session {session.id}\n"

@@ -106,4 +106,6 @@ class ChatCompleter(Completer):
 
             for command in slash.commands():
                 if command.name.startswith(word[1:]):
-                    yield Completion("/" + command.name, start_position=-len(word), display_meta=command.help[:50])
+                    yield Completion(
+                        "/" + command.name, start_position=-len(word), display_meta=command.help[:50]
+                    )

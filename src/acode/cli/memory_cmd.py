@@ -6,8 +6,10 @@ import typer
 
 from acode.cli.common import console, print_json, project_root
 
-app = typer.Typer(help="Memory: facts acode remembers (~/.config/acode/ACODE.md) and the context files it reads.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Memory: facts acode remembers (~/.config/acode/ACODE.md) and the context files it reads.",
+    no_args_is_help=True,
+)
 
 
 @app.command("add")
@@ -26,10 +28,14 @@ def show(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
 
     files = find_context_files(project_root())
     if json_out:
-        print_json([{"path": str(f.path), "label": f.label, "text": f.text, "truncated": f.truncated} for f in files])
+        print_json(
+            [{"path": str(f.path), "label": f.label, "text": f.text, "truncated": f.truncated} for f in files]
+        )
         return
     for item in files:
-        console.print(f"--- {item.label}{' (cut at the size cap)' if item.truncated else ''} ---", markup=False)
+        console.print(
+            f"--- {item.label}{' (cut at the size cap)' if item.truncated else ''} ---", markup=False
+        )
         console.print(item.text, markup=False, highlight=False)
     if not files:
         console.print("no context files")
@@ -43,7 +49,9 @@ def list_places(json_out: bool = typer.Option(False, "--json", help="Print JSON.
 
     places = hierarchy(project_root(), CONTEXT_FILE_NAMES)
     if json_out:
-        print_json([{"path": str(p.path), "scope": p.scope, "exists": p.exists, "loaded": p.loaded} for p in places])
+        print_json(
+            [{"path": str(p.path), "scope": p.scope, "exists": p.exists, "loaded": p.loaded} for p in places]
+        )
         return
     for place in places:
         state = ("loaded" if place.loaded else "on demand") if place.exists else "not present"

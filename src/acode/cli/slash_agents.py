@@ -122,11 +122,13 @@ def _check_trusted(chat: ChatContext, command: Any) -> None:
 
     trust = chat.session.settings.trust
     from_project = Path(command.path).resolve().is_relative_to((_root(chat) / ".acode").resolve())
-    if trust.trusted or not from_project or not any(p.kind == "shell" for p in split_template(command.prompt)):
+    runs_shell = any(p.kind == "shell" for p in split_template(command.prompt))
+    if trust.trusted or not from_project or not runs_shell:
         return
     raise AcodeError(
         "ACODE-TRUST-001",
-        f"/{command.name} runs shell commands (!{{...}}) from this project's {command.path.name}, and {trust.root} "
+        f"/{command.name} runs shell commands (!{{...}}) from this project's {command.path.name}, and "
+        f"{trust.root} "
         f"is {trust.reason}",
         hint="trust the folder with `acode trust` (or start acode with --trust) to run it",
     )

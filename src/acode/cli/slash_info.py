@@ -67,8 +67,10 @@ def mcp(chat: ChatContext, args: str) -> None:
         chat.console.print(f"[green]connected[/] [bold]{conn.name}[/] ({transport}: {where}) "
                            f"- {len(conn.tools)} tool(s)", highlight=False)
         for tool in conn.tools:
-            chat.console.print(f"    {tool.name}  [dim]({tool.kind})[/] {tool.description.splitlines()[0][:80]}",
-                               highlight=False)
+            chat.console.print(
+                f"    {tool.name}  [dim]({tool.kind})[/] {tool.description.splitlines()[0][:80]}",
+                highlight=False,
+            )
     for problem in problems:
         chat.console.print(f"[red]failed[/] {problem}", markup=True, highlight=False)
 
@@ -86,5 +88,7 @@ def tools(chat: ChatContext, args: str) -> None:
     chat.console.print(f"{len(registry.names())} tools (approval mode {mode}):", highlight=False)
     for tool in registry:
         first_line = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
-        chat.console.print(f"  [bold]{tool.name}[/] [dim]({tool.kind}, {_needs(chat, tool)})[/]  {first_line[:90]}",
-                           highlight=False)
+        chat.console.print(
+            f"  [bold]{tool.name}[/] [dim]({tool.kind}, {_needs(chat, tool)})[/]  {first_line[:90]}",
+            highlight=False,
+        )

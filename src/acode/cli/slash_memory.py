@@ -21,10 +21,14 @@ def _show(chat: ChatContext) -> None:
 
     files = find_context_files(chat.session.workspace, names=chat.session.options.context_file_names)
     if not files:
-        chat.console.print('no memory loaded: no context files (add one with /memory add "...", or write ACODE.md)')
+        chat.console.print(
+            'no memory loaded: no context files (add one with /memory add "...", or write ACODE.md)'
+        )
         return
     total = sum(len(f.text) for f in files)
-    chat.console.print(f"memory in the system prompt: {len(files)} file(s), {total:,} characters", highlight=False)
+    chat.console.print(
+        f"memory in the system prompt: {len(files)} file(s), {total:,} characters", highlight=False
+    )
     for item in files:
         cut = " (cut at the size cap)" if item.truncated else ""
         chat.console.rule(f"{item.label}{cut}")
@@ -38,7 +42,11 @@ def _list(chat: ChatContext) -> None:
     for place in hierarchy(chat.session.workspace, chat.session.options.context_file_names):
         if place.scope in ("project", "above project", "working folder") and not place.exists:
             continue
-        state = ("loaded" if place.loaded else "on demand: @" + _rel(chat, place.path)) if place.exists else "not present"
+        state = (
+            ("loaded" if place.loaded else "on demand: @" + _rel(chat, place.path))
+            if place.exists
+            else "not present"
+        )
         chat.console.print(f"  {place.scope:<14} {place.path}  ({state})", markup=False, highlight=False)
 
 

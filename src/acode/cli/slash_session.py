@@ -39,7 +39,9 @@ def restore(chat: ChatContext, args: str) -> None:
         chat.console.print("checkpoints is turned off (checkpoints.enabled: false)")
         return
     for edit in undone:
-        chat.console.print(f"undid {edit.tool} #{edit.seq}: " + ", ".join(edit.restored + edit.removed), markup=False)
+        chat.console.print(
+            f"undid {edit.tool} #{edit.seq}: " + ", ".join(edit.restored + edit.removed), markup=False
+        )
 
 
 class ChatSessionUI:

@@ -14,7 +14,9 @@ def attach_turn_observers(session: Any, settings: Any, console: Any) -> None:
     turns = GitTurns(session.workspace, auto_commit=settings.git.auto_commit,
                      notify=lambda text: console.print(f"[dim]git:[/] {text}", highlight=False))
     if settings.git.auto_commit and not turns.enabled:
-        console.print("[yellow]git.auto_commit is on but this is not a git repository: nothing will be committed[/]")
+        console.print(
+            "[yellow]git.auto_commit is on but this is not a git repository: nothing will be committed[/]"
+        )
     session.add_observer(turns)
 
 

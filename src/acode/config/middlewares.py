@@ -32,10 +32,16 @@ class CompressionSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
-    threshold: float = Field(0.5, gt=0.0, lt=1.0, description="fraction of the context window that triggers it")
-    keep_recent: float = Field(0.3, gt=0.0, lt=1.0, description="newest fraction of the history kept verbatim")
+    threshold: float = Field(
+        0.5, gt=0.0, lt=1.0, description="fraction of the context window that triggers it"
+    )
+    keep_recent: float = Field(
+        0.3, gt=0.0, lt=1.0, description="newest fraction of the history kept verbatim"
+    )
     mask_tool_output_tokens: int = Field(
-        400, ge=50, description="older tool outputs larger than this are replaced by a preview and a file path"
+        400,
+        ge=50,
+        description="older tool outputs larger than this are replaced by a preview and a file path",
     )
     summary_max_tokens: int = Field(600, ge=64)
 

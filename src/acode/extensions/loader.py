@@ -71,7 +71,9 @@ def select_extensions(available: dict[str, Extension], selection: Sequence[str] 
     return [available[n] for n in names]
 
 
-def load_enabled_extensions(project_root: Path | None, selection: Sequence[str] | None = None) -> list[Extension]:
+def load_enabled_extensions(
+    project_root: Path | None, selection: Sequence[str] | None = None
+) -> list[Extension]:
     return select_extensions(discover_extensions(project_root), selection)
 
 

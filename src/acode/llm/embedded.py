@@ -36,7 +36,8 @@ def _import_llama() -> Any:
         raise ModelNotInstalledError(
             "ACODE-MODEL-012",
             f"the embedded backend needs llama-cpp-python, which cannot be imported ({exc})",
-            hint="pip install -e '.[local]' (or bash scripts/setup.sh), or use --backend openai with a server",
+            hint="pip install -e '.[local]' (or bash scripts/setup.sh), or use --backend openai with a "
+                 "server",
         ) from None
     return llama_cpp
 
@@ -178,8 +179,12 @@ class EmbeddedModel:
             reused = self._cache.reuse_prefix(tokens[:split])  # keeps position split-1 to be evaluated again
             rows = self._cache.evaluate_with_logits(tokens[reused:], reused, deadline, timeout)
         logprobs = [row_logprob(rows[pos - 1 - reused], tokens[pos]) for pos in range(split, len(tokens))]
-        usage = Usage(prompt_tokens=len(tokens), prompt_tokens_evaluated=len(tokens) - reused,
-                      prompt_tokens_reused=reused, seconds=round(time.monotonic() - started, 4))
+        usage = Usage(
+            prompt_tokens=len(tokens),
+            prompt_tokens_evaluated=len(tokens) - reused,
+            prompt_tokens_reused=reused,
+            seconds=round(time.monotonic() - started, 4),
+        )
         return TextScore(tokens=[self._piece(t) for t in tokens[split:]], logprobs=logprobs, usage=usage)
 
     # --- prompt ------------------------------------------------------------------------------------
@@ -201,7 +206,8 @@ class EmbeddedModel:
                 "ACODE-MODEL-020",
                 f"the prompt needs {needed} tokens but the context window of {self.name} is "
                 f"{self.context_window} tokens (one more is needed for the answer)",
-                hint="raise model.context_window (e.g. ACODE_MODEL__CONTEXT_WINDOW=16384) or shorten the input",
+                hint="raise model.context_window (e.g. ACODE_MODEL__CONTEXT_WINDOW=16384) or shorten the "
+                     "input",
             )
 
     def _grammar(self, schema: dict[str, Any]) -> Any:

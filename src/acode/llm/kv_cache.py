@@ -57,12 +57,15 @@ class AlignedCache:
             except RuntimeError as exc:
                 self.llm.reset()
                 self.whole_chunks = 0
-                raise ModelError("ACODE-MODEL-022", f"llama.cpp failed to evaluate the prompt: {exc}") from None
+                raise ModelError(
+                    "ACODE-MODEL-022", f"llama.cpp failed to evaluate the prompt: {exc}"
+                ) from None
             if len(chunk) == CHUNK:
                 self.whole_chunks = start + offset + CHUNK
 
-    def evaluate_with_logits(self, tokens: list[int], start: int, deadline: float | None,
-                             timeout: float | None) -> list[Any]:
+    def evaluate_with_logits(
+        self, tokens: list[int], start: int, deadline: float | None, timeout: float | None
+    ) -> list[Any]:
         """Like ``evaluate`` (same aligned chunks), keeping the logits of every evaluated position."""
         import numpy as np
 

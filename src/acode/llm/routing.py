@@ -51,7 +51,9 @@ class ModelRouter:
             return ModelSettings.model_validate({**self.base.model_dump(), **overrides})
         except ValueError as exc:
             raise ConfigError(
-                "ACODE-CFG-040", f"routing: invalid model choice {overrides}: {exc}", hint="fix the `routing` section"
+                "ACODE-CFG-040",
+                f"routing: invalid model choice {overrides}: {exc}",
+                hint="fix the `routing` section",
             ) from None
 
     def _model(self, choice: ModelChoice | None) -> ChatModel:
@@ -141,7 +143,8 @@ class RoutedModel:
         return getattr(self._current, "name", "routed")
 
     def select(self, prompt: str) -> None:
-        """Pick the model for a new user prompt (acode.agent.middlewares.routing calls this for each user prompt)."""
+        """Pick the model for a new user prompt (acode.agent.middlewares.routing calls this for each
+        one)."""
         self._prompt, self._current = prompt, self.router.for_prompt(prompt)
 
     def _for(self, messages: Any) -> ChatModel:

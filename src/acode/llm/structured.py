@@ -140,7 +140,8 @@ def complete_json(
                     Message.assistant(completion.text),
                     Message.user(
                         "That answer was not valid: "
-                        f"{error[:800]}\nAnswer again with only JSON matching this schema: {json.dumps(schema)}"
+                        f"{error[:800]}\nAnswer again with only JSON matching this schema: "
+                        f"{json.dumps(schema)}"
                     ),
                 ]
     raise ModelOutputError(

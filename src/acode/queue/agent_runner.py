@@ -43,7 +43,9 @@ class TaskLogObserver(LoopObserver):
     def on_tool_step(self, state: AgentState, step: ToolStep, result: ToolResult) -> None:
         args = json.dumps(step.arguments, ensure_ascii=False)[:LOG_PREVIEW_CHARS]
         outcome = "ok" if step.ok else f"{step.decision}: {step.error}"
-        self._write(f"[turn {step.turn}] tool {step.name} {args} -> {outcome}\n{step.output[:LOG_PREVIEW_CHARS]}")
+        self._write(
+            f"[turn {step.turn}] tool {step.name} {args} -> {outcome}\n{step.output[:LOG_PREVIEW_CHARS]}"
+        )
 
 
 def task_context(task: TaskState, layout: QueueLayout) -> ToolContext:
@@ -74,7 +76,9 @@ def make_task_runner(
     def run(task: TaskState, layout: QueueLayout, should_abort: Callable[[], bool]) -> TaskOutcome:
         definition = agents.get(task.agent)
         if definition is None:
-            return TaskOutcome(False, error=f"unknown agent '{task.agent}' (known: {', '.join(sorted(agents))})")
+            return TaskOutcome(
+                False, error=f"unknown agent '{task.agent}' (known: {', '.join(sorted(agents))})"
+            )
         if "model" not in cache:
             cache["model"] = model_factory()
         runner = SubagentRunner(
@@ -87,7 +91,11 @@ def make_task_runner(
             observers=[TaskLogObserver(Path(task.log_file))],
         )
         result = runner.run(
-            definition, task.prompt, task_context(task, layout), plan_file=task.plan_file, should_abort=should_abort
+            definition,
+            task.prompt,
+            task_context(task, layout),
+            plan_file=task.plan_file,
+            should_abort=should_abort,
         )
         with Path(task.log_file).open("a", encoding="utf-8") as handle:
             handle.write(f"[result] termination={result.termination} turns={result.turns}: {result.result}\n")

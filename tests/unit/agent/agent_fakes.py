@@ -140,4 +140,6 @@ def make_loop(
 
 
 def new_state(loop: AgentLoop, mode: str = "yolo", interactive: bool = False, session_id: str = "s1"):
-    return loop.new_state("You are a test agent.", session_id=session_id, approval_mode=mode, interactive=interactive)
+    return loop.new_state(
+        "You are a test agent.", session_id=session_id, approval_mode=mode, interactive=interactive
+    )

@@ -19,7 +19,9 @@ from acode.store.sessions import SessionStore
 
 # The self-control middlewares (next-speaker check, compression, ...) have their own tests and would
 # consume scripted answers here; these tests are about recording and resuming.
-QUIET = {name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")}
+QUIET = {
+    name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")
+}
 
 
 def open_session(root, model, **options):
@@ -36,7 +38,9 @@ def test_every_message_is_stored_as_it_is_produced(git_repo):
         seen_in_store.append([m.role for m in store.load_messages(store.list()[0].id)])
         return "done"
 
-    model = ScriptedModel([{"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "x"}}, check_store])
+    model = ScriptedModel(
+        [{"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "x"}}, check_store]
+    )
     session = open_session(git_repo, model, approval_mode="yolo")
     result = session.send("write a.txt")
     session.close()
@@ -46,7 +50,13 @@ def test_every_message_is_stored_as_it_is_produced(git_repo):
     store = SessionStore(ProjectPaths(git_repo).db_file)
     info = store.get(result.session_id)
     assert info.status == "answer" and info.turns == 2 and info.title == "write a.txt"
-    assert [m.role for m in store.load_messages(info.id)] == ["system", "user", "assistant", "tool", "assistant"]
+    assert [m.role for m in store.load_messages(info.id)] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
     kinds = [e["kind"] for e in store.events(info.id)]
     assert kinds == ["model", "tool", "model", "stop"]
     tool_event = store.events(info.id, "tool")[0]
@@ -74,7 +84,9 @@ def test_resume_after_a_kill_mid_tool_closes_the_open_call(git_repo):
     store = SessionStore(ProjectPaths(git_repo).db_file)
     session_id = store.create(git_repo)
     call_message = Message.assistant("", [])
-    call_message.tool_calls.append(__import__("acode.llm.types", fromlist=["ToolCall"]).ToolCall(name="read_file"))
+    call_message.tool_calls.append(
+        __import__("acode.llm.types", fromlist=["ToolCall"]).ToolCall(name="read_file")
+    )
     store.append_messages(session_id, 0, 0, [Message.system("s"), Message.user("go"), call_message])
 
     model = ScriptedModel(["recovered"])
@@ -178,29 +190,39 @@ def test_session_built_registry_offers_reviewer_and_subagents_when_turned_on(git
 
 
 def test_validation_nudge_asks_once_to_run_something_after_edits(git_repo):
-    model = ScriptedModel([
-        {"tool": "write_file", "arguments": {"file_path": "hello.py", "content": "print('hello')\n"}},
-        "Created hello.py and ran it.",  # claims a run that never happened
-        {"tool": "run_shell_command", "arguments": {"command": "python hello.py"}},
-        "Ran hello.py: it printed hello.",
-    ])
-    settings = Settings.model_validate({**QUIET, "agent": {"approval_mode": "yolo", "nudge_validation": True}})
+    model = ScriptedModel(
+        [
+            {"tool": "write_file", "arguments": {"file_path": "hello.py", "content": "print('hello')\n"}},
+            "Created hello.py and ran it.",  # claims a run that never happened
+            {"tool": "run_shell_command", "arguments": {"command": "python hello.py"}},
+            "Ran hello.py: it printed hello.",
+        ]
+    )
+    settings = Settings.model_validate(
+        {**QUIET, "agent": {"approval_mode": "yolo", "nudge_validation": True}}
+    )
     session = build_session(settings, git_repo, SessionOptions(), model=model)
     try:
         result = session.send("create hello.py that prints hello, then run it")
     finally:
         session.close()
     assert result.answer == "Ran hello.py: it printed hello."
-    nudges = [m.content for m in session.state.history if m.role == "user" and "have not run anything" in m.content]
+    nudges = [
+        m.content for m in session.state.history if m.role == "user" and "have not run anything" in m.content
+    ]
     assert len(nudges) == 1 and "hello.py" in nudges[0]
 
 
 def test_validation_nudge_stays_quiet_when_a_command_could_not_run(git_repo):
-    model = ScriptedModel([
-        {"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "x\n"}},
-        "Wrote a.txt.",
-    ])
-    settings = Settings.model_validate({**QUIET, "agent": {"approval_mode": "auto_edit", "nudge_validation": True}})
+    model = ScriptedModel(
+        [
+            {"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "x\n"}},
+            "Wrote a.txt.",
+        ]
+    )
+    settings = Settings.model_validate(
+        {**QUIET, "agent": {"approval_mode": "auto_edit", "nudge_validation": True}}
+    )
     session = build_session(settings, git_repo, SessionOptions(), model=model)  # non-interactive
     try:
         assert session.send("write a.txt").answer == "Wrote a.txt."

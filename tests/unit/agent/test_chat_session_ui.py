@@ -13,7 +13,11 @@ from acode.cli.slash_session import ChatSessionUI
 
 @pytest.mark.parametrize(
     ("answers", "approved", "mode", "feedback"),
-    [(["y"], True, "default", ""), (["a"], True, "auto_edit", ""), (["n", "add a test step"], False, "default", "add a test step")],
+    [
+        (["y"], True, "default", ""),
+        (["a"], True, "auto_edit", ""),
+        (["n", "add a test step"], False, "default", "add a test step"),
+    ],
 )
 def test_plan_approval_answers(monkeypatch, answers, approved, mode, feedback):
     replies = iter(answers)

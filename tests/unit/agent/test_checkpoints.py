@@ -13,7 +13,9 @@ from acode.llm.types import Message, ToolCall
 from acode.tools.base import ToolResult
 
 
-def edit(ck: Checkpoints, st: AgentState, ws: Path, name: str, rel: str, content: str | None, ok: bool = True) -> None:
+def edit(
+    ck: Checkpoints, st: AgentState, ws: Path, name: str, rel: str, content: str | None, ok: bool = True
+) -> None:
     call = ToolCall(name=name, arguments={"file_path": rel, "content": content or ""})
     ck.before_tool(st, call)
     if ok and content is not None:

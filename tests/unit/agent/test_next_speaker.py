@@ -15,7 +15,9 @@ from acode.tools.base import ToolResult
 
 
 def state(turn: int = 1) -> AgentState:
-    return AgentState(session_id="s", workspace=Path("."), history=[Message.user("t")], approval_mode="default", turn=turn)
+    return AgentState(
+        session_id="s", workspace=Path("."), history=[Message.user("t")], approval_mode="default", turn=turn
+    )
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,12 @@ class _Options:
 
 @pytest.mark.parametrize(
     ("stop_reason", "code"),
-    [("answer", EXIT_OK), ("plan_not_approved", EXIT_HUMAN_DECLINED), ("max_turns", EXIT_FAILURE), ("interrupted", 130)],
+    [
+        ("answer", EXIT_OK),
+        ("plan_not_approved", EXIT_HUMAN_DECLINED),
+        ("max_turns", EXIT_FAILURE),
+        ("interrupted", 130),
+    ],
 )
 def test_stop_reason_to_exit_code(tmp_path, monkeypatch, capsys, stop_reason, code):
     from acode.agent.session import builder

@@ -52,7 +52,9 @@ def test_custom_command_expands_and_is_sent_to_the_agent(tmp_path, monkeypatch):
     root = tmp_path / "proj"
     commands = root / ".acode" / "commands" / "git"
     commands.mkdir(parents=True)
-    (commands / "explain.toml").write_text('description = "Explain a file"\nprompt = "Explain @{notes.txt} for {{args}}"')
+    (commands / "explain.toml").write_text(
+        'description = "Explain a file"\nprompt = "Explain @{notes.txt} for {{args}}"'
+    )
     (root / "notes.txt").write_text("NOTES")
     monkeypatch.chdir(root)
     chat, console, model = chat_for(root, ["It says NOTES."])

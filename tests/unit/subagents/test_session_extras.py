@@ -50,7 +50,9 @@ def test_added_tools_wire_extensions_mcp_reviewer_and_subagents(tmp_path):
         assert {"mcp_kb_search", "reviewer", "invoke_agent"} <= set(names)
         assert extensions_context(extensions) == "# Extension kb (KB.md)\nUse the knowledge base first."
         assert len(added.problems) == 1 and "'dead'" in added.problems[0]
-        out = registry.dispatch(ToolCall(name="mcp_kb_search", arguments={"query": "x"}), ToolContext(workspace=root))
+        out = registry.dispatch(
+            ToolCall(name="mcp_kb_search", arguments={"query": "x"}), ToolContext(workspace=root)
+        )
         assert out.output == "kb: x"
         invoke = registry.get("invoke_agent")
         assert isinstance(invoke, InvokeAgent)

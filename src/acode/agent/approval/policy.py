@@ -62,7 +62,10 @@ def non_interactive_denial(tool: Tool) -> str:
     if tool.kind == "execute":
         fix = "rerun with --approval-mode yolo, or allow the command prefix in agent.rules.allow_shell"
     else:
-        fix = "rerun with --approval-mode auto_edit (edits) or yolo (edits and shell), or add it to agent.rules.allow_tools"
+        fix = (
+            "rerun with --approval-mode auto_edit (edits) or yolo (edits and shell), "
+            "or add it to agent.rules.allow_tools"
+        )
     return f"denied: approval needed in non-interactive mode; {fix}. Do not retry this call."
 
 
@@ -91,14 +94,20 @@ class ApprovalPolicy:
             return ToolDecision("allow")
         if call.name in self.rules.allow_tools or call.name in self._always_tools:
             return ToolDecision("allow", "allowed by rule")
-        if shell is not None and shell.allowed_by_rules and (not shell.writes or mode in ("auto_edit", "yolo")):
+        if (
+            shell is not None
+            and shell.allowed_by_rules
+            and (not shell.writes or mode in ("auto_edit", "yolo"))
+        ):
             return ToolDecision("allow", "allowed by agent.rules.allow_shell")
         if mode == "yolo":
             return ToolDecision("allow")
         if mode == "auto_edit" and tool.kind == "edit":
             return ToolDecision("allow")
         if shell is not None and shell.writes:
-            return ToolDecision("ask", f"{mode} mode asks before commands that write files ({', '.join(shell.writes[:3])})")
+            return ToolDecision(
+                "ask", f"{mode} mode asks before commands that write files ({', '.join(shell.writes[:3])})"
+            )
         return ToolDecision("ask", f"{mode} mode asks before {tool.kind} tools")
 
     def _judge_shell(self, call: ToolCall, mode: str, ctx: ToolContext) -> ShellJudgement:
@@ -146,7 +155,7 @@ class ApprovalPolicy:
         return ToolDecision("deny", "denied by the user. Do not retry it; ask or try another way.")
 
     def remember(self, call: ToolCall) -> None:
-        """"Always" for shell remembers the command's program (``pytest -q`` -> ``pytest``)."""
+        """ "Always" for shell remembers the command's program (``pytest -q`` -> ``pytest``)."""
         if call.name != SHELL_TOOL:
             self._always_tools.add(call.name)
             return

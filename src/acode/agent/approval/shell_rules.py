@@ -107,13 +107,17 @@ def _cwd_candidates(script: ShellScript, cwd: Path) -> list[Path] | None:
         if target is None or target == "-":
             return None
         step = Path(target)
-        candidates = list(dict.fromkeys([*candidates, *(c / step if not step.is_absolute() else step for c in candidates)]))
+        candidates = list(
+            dict.fromkeys([*candidates, *(c / step if not step.is_absolute() else step for c in candidates)])
+        )
         if len(candidates) > 64:
             return None
     return candidates
 
 
-def _check_writes(script, workspace: Path, cwd: Path, extra: tuple[Path, ...], inside: list[str]) -> str | None:
+def _check_writes(
+    script, workspace: Path, cwd: Path, extra: tuple[Path, ...], inside: list[str]
+) -> str | None:
     root = Path(os.path.realpath(workspace))
     folders = _cwd_candidates(script, cwd)
     for write in script.writes:

@@ -51,7 +51,8 @@ def output_tokens_for(loop: AgentLoop, text: str) -> int:
 
 
 def read_text(path: Path) -> str:
-    """A file's text for a prompt; an unreadable or non-UTF-8 file reads as empty (it is then not rewritten)."""
+    """A file's text for a prompt; an unreadable or non-UTF-8 file reads as empty (it is then not
+    rewritten)."""
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

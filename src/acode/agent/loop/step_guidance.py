@@ -24,7 +24,9 @@ REMEMBERED_STEPS = 5
 
 def compact_specs(specs: Iterable[ToolSpec]) -> list[ToolSpec]:
     """Tool schemas without any "title" (see acode.llm.types.without_titles)."""
-    return [spec.model_copy(update={"parameters": without_titles(spec.parameters, nested=True)}) for spec in specs]
+    return [
+        spec.model_copy(update={"parameters": without_titles(spec.parameters, nested=True)}) for spec in specs
+    ]
 
 
 class StepGuide:
@@ -75,5 +77,7 @@ class StepGuide:
             elif step.decision == "repeated" and key in self.succeeded:
                 succeeded[key] = self.succeeded[key]  # still the same success being repeated
         self.succeeded = succeeded
-        repeated = {tool.kind for s in steps if s.decision == "repeated" and (tool := self.registry.get(s.name))}
+        repeated = {
+            tool.kind for s in steps if s.decision == "repeated" and (tool := self.registry.get(s.name))
+        }
         self.blocked = {tool.name for tool in self.registry if tool.kind in repeated}

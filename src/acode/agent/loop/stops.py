@@ -79,6 +79,8 @@ class LoopDetected(AgentStop):
     reason = "loop_detected"
 
     def __init__(self, kind: str, detail: str, *, partial: str = ""):
-        super().__init__(f"stopped: the agent is repeating itself ({kind}): {detail}", partial=partial, kind=kind)
+        super().__init__(
+            f"stopped: the agent is repeating itself ({kind}): {detail}", partial=partial, kind=kind
+        )
         self.kind = kind
         self.detail = detail

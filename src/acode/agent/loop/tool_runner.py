@@ -115,7 +115,8 @@ class ToolRunner:
             for prepared in batch:
                 self._finish(state, prepared, *self._run(prepared), on_done)
             return
-        with ThreadPoolExecutor(max_workers=min(self.workers, len(batch)), thread_name_prefix="acode-tool") as pool:
+        workers = min(self.workers, len(batch))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="acode-tool") as pool:
             futures = [pool.submit(self._run, prepared) for prepared in batch]
             for prepared, future in zip(batch, futures, strict=True):
                 self._finish(state, prepared, *future.result(), on_done)
@@ -128,7 +129,9 @@ class ToolRunner:
         result = run_tool(prepared.tool, prepared.args, self.ctx)
         return result, time.perf_counter() - started
 
-    def _finish(self, state: AgentState, prepared: PreparedCall, result: ToolResult, seconds: float, on_done: Done) -> None:
+    def _finish(
+        self, state: AgentState, prepared: PreparedCall, result: ToolResult, seconds: float, on_done: Done
+    ) -> None:
         started = time.perf_counter()
         if prepared.rejection is None:
             for middleware in self.middlewares:

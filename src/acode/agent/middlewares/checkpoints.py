@@ -46,7 +46,9 @@ class CheckpointStore:
     def _dirs(self) -> list[Path]:
         if not self.root.is_dir():
             return []
-        return sorted((d for d in self.root.iterdir() if d.is_dir() and d.name.isdigit()), key=lambda d: int(d.name))
+        return sorted(
+            (d for d in self.root.iterdir() if d.is_dir() and d.name.isdigit()), key=lambda d: int(d.name)
+        )
 
     def count(self) -> int:
         return len(self._dirs())
@@ -63,13 +65,19 @@ class CheckpointStore:
                 atomic_write_bytes(folder / blob, snap.content)
             files.append({"path": str(snap.path), "existed": snap.content is not None, "blob": blob})
         created = datetime.now(UTC).isoformat()
-        atomic_write_json(folder / "manifest.json", {"seq": seq, "tool": tool, "created": created, "files": files})
+        atomic_write_json(
+            folder / "manifest.json", {"seq": seq, "tool": tool, "created": created, "files": files}
+        )
         for old in self._dirs()[: -self.keep]:
             shutil.rmtree(old, ignore_errors=True)
         return seq
 
     def list(self) -> list[dict]:
-        return [json.loads((d / "manifest.json").read_text()) for d in self._dirs() if (d / "manifest.json").is_file()]
+        return [
+            json.loads((d / "manifest.json").read_text())
+            for d in self._dirs()
+            if (d / "manifest.json").is_file()
+        ]
 
     def restore(self, n: int = 1) -> list[RestoredEdit]:
         """Undo the newest ``n`` edits, newest first."""
@@ -77,7 +85,11 @@ class CheckpointStore:
         if n < 1:
             raise UsageError("ACODE-CKPT-001", f"/restore needs a positive number of edits, not {n}")
         if not dirs:
-            raise UsageError("ACODE-CKPT-002", "there is no edit to restore in this session", hint="/restore undoes edits made by the agent")
+            raise UsageError(
+                "ACODE-CKPT-002",
+                "there is no edit to restore in this session",
+                hint="/restore undoes edits made by the agent",
+            )
         done = []
         for folder in reversed(dirs[-n:]):
             manifest = json.loads((folder / "manifest.json").read_text())
@@ -107,7 +119,9 @@ class Checkpoints(Middleware):
         self._pending: dict[str, list[FileSnapshot]] = {}
 
     def on_session_start(self, state: AgentState) -> None:
-        self.store = CheckpointStore(self.workspace / ".acode" / "checkpoints" / state.session_id, keep=self.keep)
+        self.store = CheckpointStore(
+            self.workspace / ".acode" / "checkpoints" / state.session_id, keep=self.keep
+        )
 
     def before_tool(self, state: AgentState, call: ToolCall) -> ToolDecision | None:
         if call.name not in self.edit_tools:

@@ -117,7 +117,11 @@ class Compression(Middleware):
         files, actions = tool_facts(older)
         snapshot, detail = self._ask_summary(state, older, original)
         text = render_snapshot(
-            snapshot, original_request=original, files=files, actions=actions, approved_plan=state.approved_plan
+            snapshot,
+            original_request=original,
+            files=files,
+            actions=actions,
+            approved_plan=state.approved_plan,
         )
         tail = state.history[split:]
         bridge = [Message.user(text)] + ([Message.assistant(ACK)] if tail and tail[0].role == "user" else [])
@@ -125,13 +129,19 @@ class Compression(Middleware):
         after = self.meter.history(candidate) + self.fixed_tokens
         if after >= current:
             self._retry_above = int(current * 1.1)
-            return self._report(CompressionReport("rejected", before, current, masked, 0, "the summary did not shrink the history"))
+            return self._report(
+                CompressionReport(
+                    "rejected", before, current, masked, 0, "the summary did not shrink the history"
+                )
+            )
         state.history[:] = candidate
         # still over the limit (a large recent tail): wait for real growth instead of compressing every turn
         self._retry_above = after + int(0.1 * self.limit) if after >= self.limit else 0
         return self._report(CompressionReport("compressed", before, after, masked, len(older), detail))
 
-    def _ask_summary(self, state: AgentState, older: list[Message], original: str) -> tuple[StateSnapshot, str]:
+    def _ask_summary(
+        self, state: AgentState, older: list[Message], original: str
+    ) -> tuple[StateSnapshot, str]:
         """The utility model's snapshot; when it fails, one built from the tool calls alone."""
         try:
             model = resolve_provider(self.summarizer)
@@ -150,7 +160,9 @@ class Compression(Middleware):
             )
             return snapshot, "summarised by the model"
         except AcodeError as exc:
-            log.warning("compression: the summary model failed (%s); keeping a snapshot of the tool calls only", exc)
+            log.warning(
+                "compression: the summary model failed (%s); keeping a snapshot of the tool calls only", exc
+            )
             goal = original.strip().splitlines()[0][:300] if original.strip() else "continue the task"
             return StateSnapshot(overall_goal=goal), f"model failed, facts only: {exc.message[:200]}"
 
@@ -158,7 +170,12 @@ class Compression(Middleware):
         self.reports.append(report)
         log.info(
             "compression %s: %d -> %d tokens (masked %d, summarised %d messages) %s",
-            report.status, report.tokens_before, report.tokens_after, report.masked, report.summarised_messages, report.detail,
+            report.status,
+            report.tokens_before,
+            report.tokens_after,
+            report.masked,
+            report.summarised_messages,
+            report.detail,
         )
         return report
 

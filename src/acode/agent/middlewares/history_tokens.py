@@ -85,7 +85,13 @@ def choose_split(messages: list[Message], meter: TokenMeter, keep_fraction: floa
 
 
 def mask_old_tool_outputs(
-    messages: list[Message], end: int, meter: TokenMeter, *, min_tokens: int, folder: Path, preview_chars: int = 500
+    messages: list[Message],
+    end: int,
+    meter: TokenMeter,
+    *,
+    min_tokens: int,
+    folder: Path,
+    preview_chars: int = 500,
 ) -> int:
     """Replace tool outputs before ``end`` that exceed ``min_tokens`` by a preview and the file holding
     the full text. Returns how many were masked."""

@@ -97,7 +97,12 @@ class HookRunner:
 
     def _run_one(self, hook: HookCommand, event: str, data: dict[str, Any], outcome: HookOutcome) -> None:
         label = hook.name or hook.command[:40]
-        env = {**os.environ, "ACODE_PROJECT_DIR": str(self.cwd), "ACODE_SESSION_ID": self.session_id, "ACODE_HOOK_EVENT": event}
+        env = {
+            **os.environ,
+            "ACODE_PROJECT_DIR": str(self.cwd),
+            "ACODE_SESSION_ID": self.session_id,
+            "ACODE_HOOK_EVENT": event,
+        }
         try:
             proc = subprocess.Popen(
                 hook.command,
@@ -118,7 +123,9 @@ class HookRunner:
             stdout, stderr = proc.communicate(json.dumps(data, default=str), timeout=hook.timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            outcome.warnings.append(f"hook '{label}' ({event}) timed out after {hook.timeout:g} s and was killed")
+            outcome.warnings.append(
+                f"hook '{label}' ({event}) timed out after {hook.timeout:g} s and was killed"
+            )
             log.warning("hook %s timed out after %s s", label, hook.timeout)
             return
         if proc.returncode == 2:
@@ -126,7 +133,9 @@ class HookRunner:
             outcome.reasons.append(stderr.strip() or f"blocked by hook '{label}'")
             return
         if proc.returncode != 0:
-            outcome.warnings.append(f"hook '{label}' ({event}) exited with {proc.returncode}: {stderr.strip()[:300]}")
+            outcome.warnings.append(
+                f"hook '{label}' ({event}) exited with {proc.returncode}: {stderr.strip()[:300]}"
+            )
             return
         _apply_output(stdout, label, outcome)
 

@@ -59,7 +59,9 @@ class HooksMiddleware(Middleware):
     def on_user_prompt(self, state: AgentState, prompt: str) -> str | None:
         outcome = self._fire("BeforeAgent", {"prompt": prompt})
         if outcome.blocked:
-            raise HookStopped(f"a BeforeAgent hook blocked the prompt: {outcome.reason}", reason="hook_blocked")
+            raise HookStopped(
+                f"a BeforeAgent hook blocked the prompt: {outcome.reason}", reason="hook_blocked"
+            )
         if outcome.context:
             return f"{prompt}\n\n{outcome.context}"
         return None
@@ -73,7 +75,9 @@ class HooksMiddleware(Middleware):
         }
         outcome = self._fire("BeforeModel", payload)
         if outcome.blocked:
-            raise HookStopped(f"a BeforeModel hook blocked the model call: {outcome.reason}", reason="hook_blocked")
+            raise HookStopped(
+                f"a BeforeModel hook blocked the model call: {outcome.reason}", reason="hook_blocked"
+            )
         if outcome.context:
             state.history.append(Message.user(outcome.context))
 
@@ -88,7 +92,9 @@ class HooksMiddleware(Middleware):
         }
         outcome = self._fire("AfterModel", payload)
         if outcome.blocked:
-            raise HookStopped(f"an AfterModel hook blocked the answer: {outcome.reason}", reason="hook_blocked")
+            raise HookStopped(
+                f"an AfterModel hook blocked the answer: {outcome.reason}", reason="hook_blocked"
+            )
         return None
 
     def before_tool(self, state: AgentState, call: ToolCall) -> ToolDecision | None:

@@ -108,7 +108,9 @@ class LoopVerdict(BaseModel):
 class LoopDetection(Middleware):
     name = "loop_detection"
 
-    def __init__(self, settings: LoopDetectionSettings | None = None, model: ChatModel | ModelProvider | None = None):
+    def __init__(
+        self, settings: LoopDetectionSettings | None = None, model: ChatModel | ModelProvider | None = None
+    ):
         self.settings = settings or LoopDetectionSettings()
         self._model = model
         self._keys: list[str] = []
@@ -153,7 +155,10 @@ class LoopDetection(Middleware):
             return None
         names = [c.name for c in completion.tool_calls]
         what = f"the same call to {names[0]}" if length == 1 else f"a cycle of {length} tool calls"
-        return "tool_calls", f"{what} repeated {self.settings.tool_call_repeats} times with identical arguments"
+        return (
+            "tool_calls",
+            f"{what} repeated {self.settings.tool_call_repeats} times with identical arguments",
+        )
 
     def _check_text(self, completion: Completion) -> tuple[str, str] | None:
         if completion.tool_calls or not completion.text:
@@ -169,7 +174,9 @@ class LoopDetection(Middleware):
     def _check_with_model(self, state: AgentState) -> tuple[str, str] | None:
         recent = state.history[-16:]
         transcript = [
-            {"role": m.role, "text": (m.content or _calls_text(m))[:400]} for m in recent if m.role != "system"
+            {"role": m.role, "text": (m.content or _calls_text(m))[:400]}
+            for m in recent
+            if m.role != "system"
         ]
         prompt = render("acode.agent", "loop_check.j2", messages=transcript)
         try:
@@ -183,7 +190,9 @@ class LoopDetection(Middleware):
         self.last_verdict = verdict
         low, high = self.settings.model_check_min_interval, self.settings.model_check_max_interval
         self._next_model_check = state.turn + round(high - (high - low) * verdict.confidence)
-        log.info("loop check at turn %d: confidence %.2f (%s)", state.turn, verdict.confidence, verdict.reasoning)
+        log.info(
+            "loop check at turn %d: confidence %.2f (%s)", state.turn, verdict.confidence, verdict.reasoning
+        )
         if verdict.confidence >= self.settings.model_check_confidence:
             return "model_check", verdict.reasoning[:300]
         return None

@@ -47,7 +47,8 @@ _DONE = re.compile(
 )
 
 _REPORTS_DONE = re.compile(
-    r"^(i |i've |i have )?(wrote|written|created|added|updated|fixed|implemented|removed|renamed|changed|made|"
+    r"^(i |i've |i have "
+    r")?(wrote|written|created|added|updated|fixed|implemented|removed|renamed|changed|made|"
     r"ran|moved|deleted|replaced|[a-z]+ed)\b",
     re.IGNORECASE,
 )
@@ -100,7 +101,11 @@ class NextSpeakerCheck(Middleware):
 
     def before_model(self, state: AgentState) -> None:
         last_user = next((m for m in reversed(state.history) if m.role == "user"), None)
-        if last_user is not None and last_user.content != CONTINUE_MESSAGE and state.history[-1].role == "user":
+        if (
+            last_user is not None
+            and last_user.content != CONTINUE_MESSAGE
+            and state.history[-1].role == "user"
+        ):
             self._continues = 0  # a real user turn resets the run of nudges
 
     def after_tool(self, state: AgentState, call: ToolCall, result: ToolResult) -> None:
@@ -129,7 +134,9 @@ class NextSpeakerCheck(Middleware):
         try:
             model = resolve_provider(self._model)
             assert model is not None
-            self.last_model_verdict = complete_json(model, [Message.user(prompt)], NextSpeakerVerdict, max_tokens=96)
+            self.last_model_verdict = complete_json(
+                model, [Message.user(prompt)], NextSpeakerVerdict, max_tokens=96
+            )
             return self.last_model_verdict.next_speaker
         except AcodeError as exc:
             log.warning("next-speaker check by the model failed: %s", exc)

@@ -62,7 +62,9 @@ class EnterPlanMode(Tool):
 
     def run(self, args: EnterPlanModeArgs, ctx: ToolContext) -> ToolResult:
         folder = plans_dir(ctx.workspace, ctx.session_id)
-        return ToolResult(output=f"Entering plan mode. Plans folder: {folder}", data={"plans_dir": str(folder)})
+        return ToolResult(
+            output=f"Entering plan mode. Plans folder: {folder}", data={"plans_dir": str(folder)}
+        )
 
 
 class ExitPlanModeArgs(BaseModel):
@@ -167,7 +169,9 @@ class PlanMode(Middleware):
         folder = self._folder(state)
         if isinstance(raw, str) and resolve_plan_path(folder, state.workspace, raw) is not None:
             return None
-        return ToolDecision("deny", f"denied: in plan mode only Markdown plan files inside {folder} may be written.")
+        return ToolDecision(
+            "deny", f"denied: in plan mode only Markdown plan files inside {folder} may be written."
+        )
 
     def after_tool(self, state: AgentState, call: ToolCall, result: ToolResult) -> ToolResult | None:
         if not result.ok or call.name not in (ENTER, EXIT):
@@ -175,7 +179,9 @@ class PlanMode(Middleware):
         if call.name == ENTER:
             self.enter(state)
             self._announced = True
-            return ToolResult(output=render("acode.agent", "plan_mode.j2", plans_dir=str(self._folder(state))))
+            return ToolResult(
+                output=render("acode.agent", "plan_mode.j2", plans_dir=str(self._folder(state)))
+            )
         if state.approval_mode != "plan":
             return ToolResult(error="exit_plan_mode only works in plan mode; you are not in plan mode.")
         assert result.data is not None
@@ -188,7 +194,9 @@ class PlanMode(Middleware):
             self.leave(state, mode)
             state.approved_plan = path
             self._note_approved_plan(state, path)
-            return ToolResult(output=render("acode.agent", "plan_approved.j2", plan_path=str(path), mode=mode))
+            return ToolResult(
+                output=render("acode.agent", "plan_approved.j2", plan_path=str(path), mode=mode)
+            )
         feedback = decision.feedback.strip() or "(no reason given)"
         log.info("plan %s rejected: %s", path, feedback)
         return ToolResult(
@@ -209,7 +217,10 @@ class PlanMode(Middleware):
 
     def _note_approved_plan(self, state: AgentState, path: Path) -> None:
         if state.history and state.history[0].role == "system" and str(path) not in state.history[0].content:
-            text = f"{state.history[0].content}\n\nApproved plan: {path}. Follow it step by step; read it again when unsure."
+            text = (
+                f"{state.history[0].content}\n\nApproved plan: {path}. "
+                "Follow it step by step; read it again when unsure."
+            )
             state.history[0] = Message.system(text)
 
     def _folder(self, state: AgentState) -> Path:

@@ -33,11 +33,21 @@ class StateSnapshot(BaseModel):
     """Bounded lengths (see acode.agent.bounded) keep a small model's answer inside its token budget."""
 
     overall_goal: bounded_text(GOAL_CHARS) = Field(description="the user's goal in one or two sentences")
-    active_constraints: bounded_list(Item, LIST_ITEMS) = Field(default_factory=list, description="rules to keep")
-    key_knowledge: bounded_list(Item, LIST_ITEMS) = Field(default_factory=list, description="facts still needed")
-    artifact_trail: bounded_list(Item, LIST_ITEMS) = Field(default_factory=list, description="files changed, and how")
-    recent_actions: bounded_list(Item, LIST_ITEMS) = Field(default_factory=list, description="last actions, results")
-    task_state: bounded_list(TaskItem, TASK_ITEMS) = Field(default_factory=list, description="DONE / IN PROGRESS / TODO")
+    active_constraints: bounded_list(Item, LIST_ITEMS) = Field(
+        default_factory=list, description="rules to keep"
+    )
+    key_knowledge: bounded_list(Item, LIST_ITEMS) = Field(
+        default_factory=list, description="facts still needed"
+    )
+    artifact_trail: bounded_list(Item, LIST_ITEMS) = Field(
+        default_factory=list, description="files changed, and how"
+    )
+    recent_actions: bounded_list(Item, LIST_ITEMS) = Field(
+        default_factory=list, description="last actions, results"
+    )
+    task_state: bounded_list(TaskItem, TASK_ITEMS) = Field(
+        default_factory=list, description="DONE / IN PROGRESS / TODO"
+    )
 
 
 def transcript(messages: list[Message], budget_chars: int, per_message: int = 900) -> str:
@@ -47,7 +57,9 @@ def transcript(messages: list[Message], budget_chars: int, per_message: int = 90
     for message in reversed(messages):
         text = message.content
         if message.tool_calls:
-            text += " " + "; ".join(f"CALL {c.name}({json.dumps(c.arguments)[:300]})" for c in message.tool_calls)
+            text += " " + "; ".join(
+                f"CALL {c.name}({json.dumps(c.arguments)[:300]})" for c in message.tool_calls
+            )
         label = f"tool result ({message.name})" if message.role == "tool" else message.role
         entry = f"[{label}] {text.strip()[:per_message]}"
         if used + len(entry) > budget_chars:
@@ -104,7 +116,9 @@ def render_snapshot(
             "active_constraints": _real(snapshot.active_constraints),
             "key_knowledge": _real(snapshot.key_knowledge),
             "task_state": [t for t in snapshot.task_state if _real([t.item])],
-            "overall_goal": snapshot.overall_goal if _real([snapshot.overall_goal]) else original_request[:200],
+            "overall_goal": snapshot.overall_goal
+            if _real([snapshot.overall_goal])
+            else original_request[:200],
         }
     )
     trail = list(dict.fromkeys([*files, *_real(snapshot.artifact_trail)]))

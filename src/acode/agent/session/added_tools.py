@@ -43,7 +43,9 @@ class AddedTools:
             self.mcp = None
 
 
-def _extensions_that_may_run(settings: Settings, extensions: Sequence[Extension], added: AddedTools) -> list[Extension]:
+def _extensions_that_may_run(
+    settings: Settings, extensions: Sequence[Extension], added: AddedTools
+) -> list[Extension]:
     """The enabled extensions whose MCP servers may start: a project's own extensions only in a trusted
     folder (config.trust); user extensions always."""
     if settings.trust.trusted:

@@ -92,15 +92,27 @@ class SessionMiddlewares:
 
 def check_mode(mode: str) -> str:
     if mode not in MODES:
-        raise UsageError("ACODE-AGENT-001", f"unknown approval mode '{mode}'", hint=f"use one of: {', '.join(MODES)}")
+        raise UsageError(
+            "ACODE-AGENT-001", f"unknown approval mode '{mode}'", hint=f"use one of: {', '.join(MODES)}"
+        )
     return mode
 
 
 class AgentSession:
-    def __init__(self, *, settings: Settings, workspace: Path, loop: AgentLoop, store: SessionStore,
-                 options: SessionOptions, session_id: str, middlewares: SessionMiddlewares,
-                 extensions: Sequence[Extension] = (), added_tools: AddedTools | None = None,
-                 history: list[Message] | None = None):
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        workspace: Path,
+        loop: AgentLoop,
+        store: SessionStore,
+        options: SessionOptions,
+        session_id: str,
+        middlewares: SessionMiddlewares,
+        extensions: Sequence[Extension] = (),
+        added_tools: AddedTools | None = None,
+        history: list[Message] | None = None,
+    ):
         self.settings = settings
         self.workspace = workspace
         self.loop = loop
@@ -111,8 +123,11 @@ class AgentSession:
         self.added_tools = added_tools  # MCP servers, reviewer, sub-agents; closed with the session
         mode = options.approval_mode or settings.agent.approval_mode
         self.state = loop.new_state(
-            self.system_prompt(mode), session_id=session_id, approval_mode=mode,
-            interactive=options.interactive, history=history,
+            self.system_prompt(mode),
+            session_id=session_id,
+            approval_mode=mode,
+            interactive=options.interactive,
+            history=history,
         )
         self._attach_recorder(history)
         loop.ctx.session_id = session_id
@@ -191,7 +206,9 @@ class AgentSession:
         if self.middlewares.checkpoints is None:
             return None
         undone = self.middlewares.checkpoints.restore(count)
-        files = [path for edit in undone for path in [*edit.restored, *(f"{p} (removed)" for p in edit.removed)]]
+        files = [
+            path for edit in undone for path in [*edit.restored, *(f"{p} (removed)" for p in edit.removed)]
+        ]
         self.add_note(
             f"Note: I undid your last {len(undone)} edit(s); these files are back to their earlier content: "
             f"{', '.join(files)}.",
@@ -220,12 +237,24 @@ class AgentSession:
             info = self.store.resolve(resume)
             session_id, history = info.id, self.store.load_messages(info.id)
         else:
-            session_id = self.store.create(self.workspace, model=getattr(self.loop.model, "name", ""),
-                                           approval_mode=self.state.approval_mode)
+            session_id = self.store.create(
+                self.workspace,
+                model=getattr(self.loop.model, "name", ""),
+                approval_mode=self.state.approval_mode,
+            )
             history = None
         self.loop.observers.items.remove(self.recorder)
         self.loop.ctx.state.clear()
         options = replace(self.options, approval_mode=self.state.approval_mode)
-        return AgentSession(settings=self.settings, workspace=self.workspace, loop=self.loop, store=self.store,
-                            options=options, session_id=session_id, middlewares=self.middlewares,
-                            extensions=self.extensions, added_tools=self.added_tools, history=history)
+        return AgentSession(
+            settings=self.settings,
+            workspace=self.workspace,
+            loop=self.loop,
+            store=self.store,
+            options=options,
+            session_id=session_id,
+            middlewares=self.middlewares,
+            extensions=self.extensions,
+            added_tools=self.added_tools,
+            history=history,
+        )

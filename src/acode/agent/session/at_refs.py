@@ -47,7 +47,10 @@ class Expansion:
     def notes(self) -> list[str]:
         out = []
         if self.included:
-            out.append(f"@ included {len(self.included)} file(s), {self.chars:,} characters: {', '.join(self.included)}")
+            out.append(
+                f"@ included {len(self.included)} file(s), {self.chars:,} characters: "
+                f"{', '.join(self.included)}"
+            )
         if self.skipped:
             out.append(f"@ left out: {'; '.join(self.skipped)}")
         return out
@@ -130,15 +133,18 @@ class _Reader:
         text = result.output
         room = self.max_total - self.out.chars
         if len(text) > room:
-            self.out.skipped.append(f"{rel} ({len(text):,} characters; the {self.max_total:,}-character cap is reached)")
+            self.out.skipped.append(
+                f"{rel} ({len(text):,} characters; the {self.max_total:,}-character cap is reached)"
+            )
             return
         self.out.included.append(rel)
         self.out.chars += len(text)
         self.blocks.append(f"Content from @{rel}:\n{text}")
 
 
-def expand_at_refs(text: str, ctx: ToolContext, *, max_total_chars: int = MAX_TOTAL_CHARS,
-                   max_files: int = MAX_FILES) -> Expansion:
+def expand_at_refs(
+    text: str, ctx: ToolContext, *, max_total_chars: int = MAX_TOTAL_CHARS, max_files: int = MAX_FILES
+) -> Expansion:
     reader = _Reader(ctx, max_total_chars, max_files)
     for raw in find_refs(text):
         ref = raw

@@ -78,22 +78,43 @@ def build_session(settings: Settings, workspace: Path, options: SessionOptions |
         added = add_tools(registry, model, settings, workspace, extensions, approval_mode=mode,
                           approver=options.approver, interactive=options.interactive, problems=problems,
                           reviewer=settings.agent.reviewer_tool, subagents=settings.agent.subagents)
-    ctx = ToolContext.from_settings(workspace, settings.agent, outputs_dir=ProjectPaths(workspace).outputs_dir,
-                                    interactive=options.interactive, ask_user=options.ask_user)
+    ctx = ToolContext.from_settings(
+        workspace,
+        settings.agent,
+        outputs_dir=ProjectPaths(workspace).outputs_dir,
+        interactive=options.interactive,
+        ask_user=options.ask_user,
+    )
     middlewares = session_middlewares(settings, model, workspace, registry, ctx, options)
     loop = AgentLoop(
-        model, registry, ctx, config=LoopConfig.from_settings(settings), middlewares=middlewares.in_order(),
-        policy=ApprovalPolicy(settings.agent.rules, approver=options.approver), observers=options.observers,
+        model,
+        registry,
+        ctx,
+        config=LoopConfig.from_settings(settings),
+        middlewares=middlewares.in_order(),
+        policy=ApprovalPolicy(settings.agent.rules, approver=options.approver),
+        observers=options.observers,
         solver=TestDrivenFixer(FixSettings(**settings.agent.fix.model_dump())),
     )
     if not session_id:
         session_id = store.create(workspace, model=getattr(model, "name", ""), approval_mode=mode)
-    return AgentSession(settings=settings, workspace=workspace, loop=loop, store=store, options=options,
-                        session_id=session_id, middlewares=middlewares, extensions=extensions, added_tools=added,
-                        history=history)
+    return AgentSession(
+        settings=settings,
+        workspace=workspace,
+        loop=loop,
+        store=store,
+        options=options,
+        session_id=session_id,
+        middlewares=middlewares,
+        extensions=extensions,
+        added_tools=added,
+        history=history,
+    )
 
 
-def _enabled_extensions(workspace: Path, given: Sequence[Extension] | None, problems: list[str]) -> list[Extension]:
+def _enabled_extensions(
+    workspace: Path, given: Sequence[Extension] | None, problems: list[str]
+) -> list[Extension]:
     if given is not None:
         return list(given)
     from acode.extensions.loader import discover_extensions
@@ -101,8 +122,14 @@ def _enabled_extensions(workspace: Path, given: Sequence[Extension] | None, prob
     return list(discover_extensions(workspace, problems=problems).values())
 
 
-def session_middlewares(settings: Settings, model: ChatModel, workspace: Path, registry: ToolRegistry,
-                        ctx: ToolContext, options: SessionOptions) -> SessionMiddlewares:
+def session_middlewares(
+    settings: Settings,
+    model: ChatModel,
+    workspace: Path,
+    registry: ToolRegistry,
+    ctx: ToolContext,
+    options: SessionOptions,
+) -> SessionMiddlewares:
     """The self-control middlewares the settings turn on (plan mode is always there: /plan and the
     enter_plan_mode tool need it). Plan mode's tools join the registry."""
     router = ModelRouter(settings.model, settings.routing, main_model=model)
@@ -112,13 +139,18 @@ def session_middlewares(settings: Settings, model: ChatModel, workspace: Path, r
             registry.register(tool)
     ui: SessionUI | None = options.ui
     made = SessionMiddlewares(
-        plan_mode=PlanMode(approver=ui.approve_plan if ui else None, approve_plan=options.approve_plan, ctx=ctx,
-                           mode_notes=MODE_NOTES),
+        plan_mode=PlanMode(
+            approver=ui.approve_plan if ui else None,
+            approve_plan=options.approve_plan,
+            ctx=ctx,
+            mode_notes=MODE_NOTES,
+        ),
         routing=RoutingMiddleware(model) if isinstance(model, RoutedModel) else None,
     )
     if settings.hooks.any_configured():
-        made.hooks = HooksMiddleware(HookRunner(settings.hooks, session_id="", cwd=workspace,
-                                                notify=ui.notify if ui else None))
+        made.hooks = HooksMiddleware(
+            HookRunner(settings.hooks, session_id="", cwd=workspace, notify=ui.notify if ui else None)
+        )
     if settings.compression.enabled:
         routed = router.choice_for("compression") is not None
         made.compression = Compression(
@@ -132,13 +164,17 @@ def session_middlewares(settings: Settings, model: ChatModel, workspace: Path, r
     if settings.loop_detection.enabled and not options.no_loop_detection:
         made.loop_detection = LoopDetection(settings.loop_detection, model=router.provider("loop_check"))
     if settings.next_speaker.enabled:
-        made.next_speaker = NextSpeakerCheck(settings.next_speaker, max_turns=settings.agent.max_turns,
-                                             model=router.provider("next_speaker"))
+        made.next_speaker = NextSpeakerCheck(
+            settings.next_speaker, max_turns=settings.agent.max_turns, model=router.provider("next_speaker")
+        )
     if settings.checkpoints.enabled:
         made.checkpoints = Checkpoints(workspace, keep=settings.checkpoints.keep)
     if settings.agent.nudge_validation:
-        made.validation_nudge = ValidationNudge(registry, max_turns=settings.agent.max_turns,
-                                                shell_allowed_without_asking=bool(settings.agent.rules.allow_shell))
+        made.validation_nudge = ValidationNudge(
+            registry,
+            max_turns=settings.agent.max_turns,
+            shell_allowed_without_asking=bool(settings.agent.rules.allow_shell),
+        )
     return made
 
 

@@ -44,8 +44,15 @@ def find_context_files(
     candidates.append((user_file, "your user settings (~/.config/acode/ACODE.md)"))
     for folder in context_folders(root, cwd):
         for name in names:
-            label = name if folder == root else (str(folder.relative_to(root) / name) if folder.is_relative_to(root)
-                                                 else str(folder / name))
+            label = (
+                name
+                if folder == root
+                else (
+                    str(folder.relative_to(root) / name)
+                    if folder.is_relative_to(root)
+                    else str(folder / name)
+                )
+            )
             candidates.append((folder / name, label))
 
     found: list[ContextFile] = []
@@ -71,5 +78,3 @@ def find_context_files(
         budget -= len(text)
         found.append(ContextFile(resolved, label, text, cut))
     return found
-
-

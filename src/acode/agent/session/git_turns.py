@@ -82,7 +82,8 @@ def commit_paths(root: Path, paths: list[str], message: str) -> str:
 
 
 class GitTurns(LoopObserver):
-    """Snapshots around each turn; commits it when ``auto_commit``. ``last`` is the last turn that changed files."""
+    """Snapshots around each turn; commits it when ``auto_commit``. ``last`` is the last turn that
+    changed files."""
 
     def __init__(self, root: Path, *, auto_commit: bool = False, notify=None):
         self.root = root
@@ -112,11 +113,15 @@ class GitTurns(LoopObserver):
         if not paths:
             return
         prompt = next((m.content for m in reversed(state.history) if m.role == "user"), "")
-        change = TurnChange(state.session_id, prompt.split("\n\n--- Content from", 1)[0], before, after, paths)
+        change = TurnChange(
+            state.session_id, prompt.split("\n\n--- Content from", 1)[0], before, after, paths
+        )
         self.last = change
         if self.auto_commit:
             try:
-                change.commit = commit_paths(self.root, paths, commit_message(change.prompt, state.session_id, paths))
+                change.commit = commit_paths(
+                    self.root, paths, commit_message(change.prompt, state.session_id, paths)
+                )
                 self.notify(f"committed {change.commit[:10]}: {len(paths)} file(s) ({', '.join(paths[:5])})")
             except GitError as exc:
                 self.notify(f"auto-commit failed: {exc.message}")
@@ -146,17 +151,26 @@ def undo_last_commit(root: Path) -> UndoOutcome:
     message = run_git(root, "log", "-1", "--format=%B", head).stdout
     if f"\n{TRAILER}:" not in message and not message.startswith(f"{TRAILER}:"):
         subject = message.strip().splitlines()[0] if message.strip() else ""
-        return UndoOutcome(False, f"HEAD ({head[:10]} \"{subject}\") is not an acode commit; /undo only undoes "
-                                  "acode's own commits while they are the latest")
+        return UndoOutcome(
+            False,
+            f'HEAD ({head[:10]} "{subject}") is not an acode commit; /undo only undoes '
+            "acode's own commits while they are the latest",
+        )
     status = run_git(root, "status", "--porcelain", "--untracked-files=no", "--", ".", EXCLUDE).stdout
     dirty = [line for line in status.splitlines() if line.strip()]
     if dirty:
         files = ", ".join(line[3:] for line in dirty[:5])
-        return UndoOutcome(False, f"the working tree has uncommitted changes ({files}); commit or stash them first")
+        return UndoOutcome(
+            False, f"the working tree has uncommitted changes ({files}); commit or stash them first"
+        )
     parents = run_git(root, "rev-list", "--parents", "-n", "1", head).stdout.split()[1:]
     if len(parents) != 1:
         return UndoOutcome(False, f"HEAD ({head[:10]}) has {len(parents)} parents; undo it with git yourself")
-    paths = [p for p in run_git(root, "diff", "--name-only", "--no-renames", parents[0], head).stdout.splitlines() if p]
+    paths = [
+        p
+        for p in run_git(root, "diff", "--name-only", "--no-renames", parents[0], head).stdout.splitlines()
+        if p
+    ]
     run_git(root, "reset", "-q", "--keep", parents[0])
     subject = message.strip().splitlines()[0]
-    return UndoOutcome(True, f"undid {head[:10]} \"{subject}\"; HEAD is now {parents[0][:10]}", head, paths)
+    return UndoOutcome(True, f'undid {head[:10]} "{subject}"; HEAD is now {parents[0][:10]}', head, paths)

@@ -40,7 +40,9 @@ def add_memory(fact: str, file: Path | None = None) -> Path:
     if not fact:
         from acode.errors import UsageError
 
-        raise UsageError("ACODE-MEM-001", "nothing to remember", hint='acode memory add "use pytest -q for tests"')
+        raise UsageError(
+            "ACODE-MEM-001", "nothing to remember", hint='acode memory add "use pytest -q for tests"'
+        )
     target = file or global_memory_file()
     target.parent.mkdir(parents=True, exist_ok=True)
     text = target.read_text(encoding="utf-8") if target.is_file() else ""
@@ -60,8 +62,9 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def expand_imports(text: str, source: Path, *, confine: Path | None = None, depth: int = 0,
-                   chain: Sequence[str] = ()) -> str:
+def expand_imports(
+    text: str, source: Path, *, confine: Path | None = None, depth: int = 0, chain: Sequence[str] = ()
+) -> str:
     """``text`` of the context file ``source`` with its ``@import`` lines replaced (see the module doc)."""
     source_real = os.path.realpath(source)
     folder = os.path.realpath(confine or source.parent)
@@ -119,13 +122,22 @@ class MemoryPlace:
     loaded: bool  # read into the system prompt at the start of each session (and by /memory refresh)
 
 
-def hierarchy(workspace: Path, names: Sequence[str], *, cwd: Path | None = None,
-              user_file: Path | None = None) -> list[MemoryPlace]:
+def hierarchy(
+    workspace: Path, names: Sequence[str], *, cwd: Path | None = None, user_file: Path | None = None
+) -> list[MemoryPlace]:
     """Every place acode looks for context files, most general first."""
     root = workspace.resolve()
-    places = [MemoryPlace(user_file or global_memory_file(), "global", (user_file or global_memory_file()).is_file(), True)]
+    places = [
+        MemoryPlace(
+            user_file or global_memory_file(), "global", (user_file or global_memory_file()).is_file(), True
+        )
+    ]
     for folder in context_folders(root, cwd):
-        scope = "project" if folder == root else ("above project" if root.is_relative_to(folder) else "working folder")
+        scope = (
+            "project"
+            if folder == root
+            else ("above project" if root.is_relative_to(folder) else "working folder")
+        )
         for name in names:
             path = folder / name
             places.append(MemoryPlace(path, scope, path.is_file(), True))

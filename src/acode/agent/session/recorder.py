@@ -31,7 +31,9 @@ class SessionRecorder(LoopObserver):
                 self.store.append_messages(self.session_id, self._epoch, known, history[known:])
         else:
             self._epoch = self.store.replace_history(self.session_id, history)
-            self.store.add_event(self.session_id, "history_rewritten", {"messages": len(history), "epoch": self._epoch})
+            self.store.add_event(
+                self.session_id, "history_rewritten", {"messages": len(history), "epoch": self._epoch}
+            )
         self._recorded = list(history)
         if not self._titled:
             first = next((m for m in history if m.role == "user"), None)
@@ -49,8 +51,13 @@ class SessionRecorder(LoopObserver):
         self.store.add_event(
             self.session_id,
             "stop",
-            {"stop_reason": result.stop_reason, "message": result.message, "answer": result.answer,
-             "turns": result.turns, "seconds": result.seconds},
+            {
+                "stop_reason": result.stop_reason,
+                "message": result.message,
+                "answer": result.answer,
+                "turns": result.turns,
+                "seconds": result.seconds,
+            },
         )
         self.store.add_usage(
             self.session_id,

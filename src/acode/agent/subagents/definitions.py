@@ -53,7 +53,8 @@ def builtin_agents() -> list[AgentDefinition]:
     return [
         AgentDefinition(
             name="codebase_investigator",
-            description="Read-only: explores the code base and reports relevant files, reasons and key symbols.",
+            description="Read-only: explores the code base and reports relevant files, reasons and key "
+                        "symbols.",
             tools=read_tools,
             max_turns=15,
             system_prompt=render("acode.agent", "persona_codebase_investigator.j2"),
@@ -61,7 +62,8 @@ def builtin_agents() -> list[AgentDefinition]:
         ),
         AgentDefinition(
             name="coder-agent",
-            description="Writes code into its workspace; updates its plan file first; ends with the path it created.",
+            description="Writes code into its workspace; updates its plan file first; ends with the path it "
+                        "created.",
             tools=["read_file", *EDIT_TOOL_NAMES],  # few tools: each schema costs prompt tokens per call
             max_turns=8,
             system_prompt=render("acode.agent", "persona_coder.j2"),
@@ -83,12 +85,15 @@ def parse_agent_markdown(text: str, source: Path) -> AgentDefinition:
         raise ConfigError(
             "ACODE-AGENT-001",
             f"{source} has no YAML front matter",
-            hint="start the file with a '---' line, the keys (name, description, tools, ...), and another '---'",
+            hint="start the file with a '---' line, the keys (name, description, tools, ...), and another "
+                 "'---'",
         )
     try:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
-        raise ConfigError("ACODE-AGENT-002", f"{source}: the front matter is not closed by a '---' line") from None
+        raise ConfigError(
+            "ACODE-AGENT-002", f"{source}: the front matter is not closed by a '---' line"
+        ) from None
     try:
         meta = yaml.safe_load("\n".join(lines[1:end])) or {}
     except yaml.YAMLError as exc:

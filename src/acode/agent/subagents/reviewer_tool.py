@@ -55,16 +55,26 @@ class ReviewerTool(Tool):
         changed = list(ctx.state.get("files_changed") or [])
         skeleton = render("acode.agent", "reviewer_tool_request.j2", task=args.task_description, history="",
                           history_omitted=0, files=[], files_omitted=[])
-        room = self.model.context_window - self.max_tokens - self._tokens(system) - self._tokens(skeleton) - 64
+        room = (
+            self.model.context_window - self.max_tokens - self._tokens(system) - self._tokens(skeleton) - 64
+        )
         if room <= 0:
             raise ToolError("the model's context window is too small for a review")
         files, omitted, used = self._fit_files(ctx, changed, int(room * FILES_SHARE))
         kept, dropped = self._fit_history(history, room - used)
-        request = render("acode.agent", "reviewer_tool_request.j2", task=args.task_description,
-                         history="\n".join(kept), history_omitted=dropped, files=files, files_omitted=omitted)
+        request = render(
+            "acode.agent",
+            "reviewer_tool_request.j2",
+            task=args.task_description,
+            history="\n".join(kept),
+            history_omitted=dropped,
+            files=files,
+            files_omitted=omitted,
+        )
         try:
-            completion = self.model.complete([Message.system(system), Message.user(request)],
-                                             max_tokens=self.max_tokens, temperature=0.0)
+            completion = self.model.complete(
+                [Message.system(system), Message.user(request)], max_tokens=self.max_tokens, temperature=0.0
+            )
         except ModelError as exc:
             raise ToolError(f"the reviewer could not answer: {exc.message}") from exc
         critique = completion.text.strip() or "(the reviewer gave no answer)"
@@ -74,7 +84,9 @@ class ReviewerTool(Tool):
     def _tokens(self, text: str) -> int:
         return self.model.count_tokens(text)
 
-    def _fit_files(self, ctx: ToolContext, changed: Sequence[str], budget: int) -> tuple[list[FileView], list[str], int]:
+    def _fit_files(
+        self, ctx: ToolContext, changed: Sequence[str], budget: int
+    ) -> tuple[list[FileView], list[str], int]:
         """Whole files, in the order they were changed, while they fit; a file that does not fit is set
         aside so smaller ones still go in. Then the first set-aside file is cut to the room left, if
         there is a useful amount; the rest are named as not shown."""

@@ -43,7 +43,9 @@ Termination = Literal["goal", "timeout", "max_turns", "error", "aborted", "no_co
 class RelevantLocation(BaseModel):
     file: str = Field(description="Path of the file, relative to the workspace.")
     reason: str = Field(description="Why this file matters for the question.")
-    key_symbols: list[str] = Field(default_factory=list, description="Functions, classes or names that matter.")
+    key_symbols: list[str] = Field(
+        default_factory=list, description="Functions, classes or names that matter."
+    )
 
 
 class InvestigationReport(BaseModel):
@@ -55,7 +57,9 @@ class InvestigationReport(BaseModel):
 
 
 class TextResult(BaseModel):
-    result: str = Field(description="Your final result: what you did or found (for coders: the path created).")
+    result: str = Field(
+        description="Your final result: what you did or found (for coders: the path created)."
+    )
 
 
 OUTPUT_MODELS: dict[str, type[BaseModel]] = {"text": TextResult, "investigation": InvestigationReport}
@@ -147,7 +151,9 @@ class _SubagentControl(Middleware):
         if self.nudges_left > 0:
             self.nudges_left -= 1
             return render("acode.agent", "subagent_nudge.j2")
-        raise AgentStop("the agent stopped without calling complete_task", partial=text, reason="no_complete_task")
+        raise AgentStop(
+            "the agent stopped without calling complete_task", partial=text, reason="no_complete_task"
+        )
 
 
 def restricted_registry(base: ToolRegistry, definition: AgentDefinition) -> ToolRegistry:
@@ -208,7 +214,11 @@ class SubagentRunner:
         started = time.monotonic()
         registry = restricted_registry(self.base_registry, definition)
         if plan_file and any(not t.read_only for t in registry if t.name != COMPLETE_TASK):
-            first_line = Path(plan_file).read_text(encoding="utf-8").splitlines()[:1] if Path(plan_file).is_file() else []
+            first_line = (
+                Path(plan_file).read_text(encoding="utf-8").splitlines()[:1]
+                if Path(plan_file).is_file()
+                else []
+            )
             registry.register(UpdatePlan(Path(plan_file), first_line[0] if first_line else "# Plan"))
         model = self.model_for(definition.model) if definition.model and self.model_for else self.model
         config = dataclasses.replace(
@@ -228,10 +238,21 @@ class SubagentRunner:
         )
         ctx.state.pop(COMPLETE_TASK, None)
         control = _SubagentControl(should_abort)
-        loop = AgentLoop(model, registry, ctx, config=config, middlewares=[control], policy=self.policy,
-                         observers=self.observers)
-        state = loop.new_state(system, session_id=f"sub-{definition.name}-{uuid.uuid4().hex[:8]}",
-                               approval_mode=self.approval_mode, interactive=self.interactive)
+        loop = AgentLoop(
+            model,
+            registry,
+            ctx,
+            config=config,
+            middlewares=[control],
+            policy=self.policy,
+            observers=self.observers,
+        )
+        state = loop.new_state(
+            system,
+            session_id=f"sub-{definition.name}-{uuid.uuid4().hex[:8]}",
+            approval_mode=self.approval_mode,
+            interactive=self.interactive,
+        )
         loop.start(state)
         outcome = loop.send(state, prompt)
         termination = _termination(outcome.stop_reason)
@@ -255,14 +276,23 @@ class SubagentRunner:
             grace_turn_used=grace,
         )
 
-    def _grace_turn(self, model: ChatModel, definition: AgentDefinition, ctx: ToolContext, state: AgentState,
-                    limit: str) -> int:
+    def _grace_turn(
+        self, model: ChatModel, definition: AgentDefinition, ctx: ToolContext, state: AgentState, limit: str
+    ) -> int:
         """One last answer, decoded straight into the agent's result schema (no tool choice to get wrong)."""
         limit_name = "turn" if limit == "max_turns" else "time"
-        messages = [*state.history, Message.user(render("acode.agent", "subagent_grace.j2", limit=limit_name))]
+        messages = [
+            *state.history,
+            Message.user(render("acode.agent", "subagent_grace.j2", limit=limit_name)),
+        ]
         try:
-            report = complete_json(model, messages, OUTPUT_MODELS[definition.output],
-                                   max_tokens=self.loop_config.max_tokens, timeout=GRACE_SECONDS)
+            report = complete_json(
+                model,
+                messages,
+                OUTPUT_MODELS[definition.output],
+                max_tokens=self.loop_config.max_tokens,
+                timeout=GRACE_SECONDS,
+            )
         except ModelError as exc:
             log.info("grace turn of %s gave no result: %s", definition.name, exc)
             return 1
@@ -278,7 +308,9 @@ def _result_text(report: dict[str, Any]) -> str:
 
 class InvokeAgentArgs(BaseModel):
     agent_name: str = Field(description="Name of the agent to run (see the list in this tool's description).")
-    prompt: str = Field(description="The complete task for the agent: it sees nothing else of this conversation.")
+    prompt: str = Field(
+        description="The complete task for the agent: it sees nothing else of this conversation."
+    )
 
 
 class InvokeAgent(Tool):
@@ -298,7 +330,9 @@ class InvokeAgent(Tool):
     def run(self, args: InvokeAgentArgs, ctx: ToolContext) -> ToolResult:
         definition = self.agents.get(args.agent_name)
         if definition is None:
-            raise ToolError(f"Unknown agent '{args.agent_name}'. Known agents: {', '.join(sorted(self.agents))}")
+            raise ToolError(
+                f"Unknown agent '{args.agent_name}'. Known agents: {', '.join(sorted(self.agents))}"
+            )
         # the sub-agent's edits count as this session's changes (the reviewer tool reads them)
         sub_ctx = dataclasses.replace(ctx, state={"files_changed": ctx.state.setdefault("files_changed", [])})
         result = self.runner.run(definition, args.prompt, sub_ctx)
@@ -306,6 +340,8 @@ class InvokeAgent(Tool):
         if result.report is not None and definition.output != "text":
             data["result"] = result.report  # the structured report itself, not its JSON text
         if not result.completed:
-            return ToolResult(error=f"agent {definition.name} ended without a result ({result.termination}): "
-                              f"{result.message or result.result}")
+            return ToolResult(
+                error=f"agent {definition.name} ended without a result ({result.termination}): "
+                f"{result.message or result.result}"
+            )
         return ToolResult(data=data, display=f"{definition.name}: {result.termination}")

@@ -299,7 +299,8 @@ class OpenAIModel:
             + ", ".join(served[:20]),
             status=404,
             body=exc.body,
-            hint="set model.name (or --model) to one of those names; with Ollama, `ollama pull` the model first",
+            hint="set model.name (or --model) to one of those names; with Ollama, `ollama pull` the model "
+                 "first",
         )
 
     def _server_token_count(self, text: str) -> int | None:
