@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from acode.agent.observer import LoopObserver
+from acode.agent.loop.observer import LoopObserver
 
 TARGET_PERCENT = 5.0
 
@@ -59,10 +59,10 @@ class StepTimer(LoopObserver):
 
 
 def _session(settings, root: Path, timer: StepTimer, model=None):
-    from acode.agent.session import AgentSession, SessionOptions
+    from acode.agent.session.agent_session import SessionOptions
+    from acode.agent.session.builder import build_session
 
-    return AgentSession.open(settings, root, SessionOptions(approval_mode="yolo", observers=[timer]),
-                             model=model)
+    return build_session(settings, root, SessionOptions(approval_mode="yolo", observers=[timer]), model=model)
 
 
 def _repo() -> Path:

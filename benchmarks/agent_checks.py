@@ -26,7 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from acode.agent.middleware import Middleware
+from acode.agent.loop.middleware import Middleware
 from acode.config.settings import Settings
 from acode.llm.scripted import ScriptedModel
 
@@ -77,7 +77,8 @@ def measure_check_overhead(turns: int = 40, tokenizer=None,
                            turn_seconds: float | None = None) -> dict[str, Any]:
     """Seconds per turn spent in the self-control middlewares of a scripted session; with
     ``turn_seconds`` (a real turn measured in the same run) also the percentage of a turn."""
-    from acode.agent.session import AgentSession, SessionOptions
+    from acode.agent.session.agent_session import SessionOptions
+    from acode.agent.session.builder import build_session
 
     ws = _workspace(turns)
     settings = Settings.model_validate(
@@ -88,7 +89,7 @@ def measure_check_overhead(turns: int = 40, tokenizer=None,
     if tokenizer is not None:
         model.count_tokens = tokenizer  # type: ignore[method-assign]
     totals: dict[str, float] = defaultdict(float)
-    session = AgentSession.open(settings, ws, SessionOptions(approval_mode="yolo"), model=model)
+    session = build_session(settings, ws, SessionOptions(approval_mode="yolo"), model=model)
     session.loop.middlewares = [Timed(m, totals) for m in session.loop.middlewares]
     started = time.perf_counter()
     result = session.send("Simplify f0 in the modules.")
@@ -115,7 +116,7 @@ def measure_check_overhead(turns: int = 40, tokenizer=None,
 
 def real_turn_seconds(repeats: int = 2) -> tuple[float, Any]:
     """Seconds of one real agent turn (0.5B, embedded): system prompt, tools, short history."""
-    from acode.agent.session import chat_registry
+    from acode.agent.session.builder import chat_registry
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model
     from acode.llm.types import Message

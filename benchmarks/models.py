@@ -207,7 +207,7 @@ def embedded_backend(name: str) -> tuple[ChatModel, Callable[[], None]]:
 def openai_backend(name: str, workdir: Path) -> tuple[ChatModel, Callable[[], None]]:
     from acode.llm.bundled import resolve_model_path
     from acode.llm.llama_server import LlamaServer
-    from acode.llm.openai_compat import OpenAIModel
+    from acode.llm.openai.model import OpenAIModel
 
     gguf = resolve_model_path(ModelSettings(name=name))
     server = LlamaServer(gguf, n_ctx=4096, log_file=workdir / f"{name}-server.log").start()

@@ -98,8 +98,8 @@ def one_pipeline_run(workdir: Path, index: int, model, config: dict) -> dict:
 
 def one_baseline_run(workdir: Path, index: int, model, settings_config: dict) -> dict:
     """The plain agent loop on the same task: no plan, no verifier, no reviewer."""
-    from acode.agent.approval import ApprovalPolicy
-    from acode.agent.loop import AgentLoop, LoopConfig
+    from acode.agent.approval.policy import ApprovalPolicy
+    from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
     from acode.config import load_settings
     from acode.tools.base import ToolContext
     from acode.tools.builtin import default_registry

@@ -39,7 +39,7 @@ def _median_us(function, repeats: int) -> float:
 
 
 def bench_shell_rules(repeats: int, workspace: Path) -> dict:
-    from acode.agent.shell_rules import judge_shell
+    from acode.agent.approval.shell_rules import judge_shell
 
     judge_shell("true", deny=[], allow=[], mode="default", workspace=workspace)  # load the grammar once
     return {

@@ -8,6 +8,7 @@ EXIT_USAGE = 2
 EXIT_REVIEW_REJECTED = 50
 EXIT_HUMAN_DECLINED = 51
 EXIT_REVIEW_TIMEOUT = 52
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
 
 
 class AcodeError(Exception):

@@ -34,7 +34,14 @@ _COMMAND_KEYS = re.compile(
     r"|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|vcs))$",
     re.IGNORECASE,
 )
-_NEUTRAL = {"clean": "cat", "smudge": "cat", "textconv": "cat", "fsmonitor": "false", "hookspath": "/dev/null", "pager": "cat"}
+_NEUTRAL = {
+    "clean": "cat",
+    "smudge": "cat",
+    "textconv": "cat",
+    "fsmonitor": "false",
+    "hookspath": "/dev/null",
+    "pager": "cat",
+}
 
 
 def safe_git(root: Path, *args: str) -> list[str]:
@@ -61,8 +68,14 @@ def _read_overrides(root: str, stamp: int | None) -> tuple[str, ...]:
     """Reading config runs nothing; the keys from the local and worktree files that name commands."""
     try:
         done = subprocess.run(
-            ["git", "config", "--show-scope", "--name-only", "--list"], cwd=root, capture_output=True,
-            text=True, encoding="utf-8", errors="replace", timeout=30, check=False,
+            ["git", "config", "--show-scope", "--name-only", "--list"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=30,
+            check=False,
             env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"},
         )
     except (OSError, subprocess.SubprocessError):
@@ -81,15 +94,26 @@ def run_git(
 ) -> subprocess.CompletedProcess[str]:
     try:
         done = subprocess.run(
-            safe_git(root, *args), cwd=root, capture_output=True, text=True, env=env, timeout=timeout,
-            encoding="utf-8", errors="replace", check=False,
+            safe_git(root, *args),
+            cwd=root,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            encoding="utf-8",
+            errors="replace",
+            check=False,
         )
     except FileNotFoundError:
         raise GitError(
             "ACODE-GIT-001", "git is not installed (no 'git' on PATH)", hint="install git and try again"
         ) from None
     except subprocess.TimeoutExpired:
-        raise GitError("ACODE-GIT-007", f"'git {' '.join(args)}' took longer than {timeout:g} s in {root}") from None
+        raise GitError(
+            "ACODE-GIT-007", f"'git {' '.join(args)}' took longer than {timeout:g} s in {root}"
+        ) from None
     if check and done.returncode != 0:
-        raise GitError("ACODE-GIT-006", f"'git {' '.join(args)}' failed in {root}: {done.stderr.strip()[:300]}")
+        raise GitError(
+            "ACODE-GIT-006", f"'git {' '.join(args)}' failed in {root}: {done.stderr.strip()[:300]}"
+        )
     return done

@@ -25,7 +25,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict
 
 from acode.config.mcp import McpServerSettings
-from acode.llm.types import ToolSpec
+from acode.llm.types import ToolSpec, without_titles
 from acode.tools.base import Tool, ToolContext, ToolError, ToolResult
 
 log = logging.getLogger("acode.mcp")
@@ -112,10 +112,14 @@ class McpConnection:
 
     def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         if self._session is None:
-            raise ToolError(f"[ACODE-MCP-003] the MCP server '{self.name}' is not running (it stopped or never started)")
+            raise ToolError(
+                f"[ACODE-MCP-003] the MCP server '{self.name}' is not running (it stopped or never started)"
+            )
         timeout = self.settings.timeout_seconds
         try:
-            return self._runner.run(self._session.call_tool(tool, arguments, read_timeout_seconds=timeout), timeout + 5)
+            return self._runner.run(
+                self._session.call_tool(tool, arguments, read_timeout_seconds=timeout), timeout + 5
+            )
         except (TimeoutError, concurrent.futures.TimeoutError):
             raise ToolError(
                 f"[ACODE-MCP-002] the MCP server '{self.name}' did not answer {tool} within {timeout:g} s "
@@ -158,8 +162,10 @@ class McpTool(Tool):
         self.kind = "read" if read_only else "execute"  # type: ignore[misc]
 
     def spec(self) -> ToolSpec:
-        schema = {k: v for k, v in self.input_schema.items() if k != "title"}
-        return ToolSpec(name=self.name, description=f"[MCP {self.connection.name}] {self.description}", parameters=schema)
+        schema = without_titles(self.input_schema)
+        return ToolSpec(
+            name=self.name, description=f"[MCP {self.connection.name}] {self.description}", parameters=schema
+        )
 
     def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:
         arguments = args.model_dump(exclude_unset=True)
@@ -169,7 +175,9 @@ class McpTool(Tool):
             raise
         except Exception as exc:
             root = _leaf(exc)
-            raise ToolError(f"[ACODE-MCP-004] MCP call {self.name} failed: {type(root).__name__}: {root}") from exc
+            raise ToolError(
+                f"[ACODE-MCP-004] MCP call {self.name} failed: {type(root).__name__}: {root}"
+            ) from exc
         text = _content_text(result)
         if getattr(result, "is_error", False):
             return ToolResult(error=text or "the MCP tool reported an error")
@@ -198,7 +206,8 @@ def _content_text(result: Any) -> str:
 
 
 class McpManager:
-    """Starts every configured server; ``tools`` are the ones that came up, ``problems`` the ones that didn't."""
+    """Starts every configured server; ``tools`` are the ones that came up, ``problems`` the ones that
+    didn't."""
 
     def __init__(self) -> None:
         self._runner: _EventLoopThread | None = None
@@ -209,8 +218,13 @@ class McpManager:
     def tools(self) -> list[McpTool]:
         return [tool for conn in self.connections for tool in conn.tools]
 
-    def start(self, servers: Mapping[str, McpServerSettings], *, cwd: Path | None = None,
-              allowed_hosts: Sequence[str] = ()) -> list[McpTool]:
+    def start(
+        self,
+        servers: Mapping[str, McpServerSettings],
+        *,
+        cwd: Path | None = None,
+        allowed_hosts: Sequence[str] = (),
+    ) -> list[McpTool]:
         from acode.errors import ConfigError
         from acode.mcp_transports import describe
         from acode.netpolicy import check_url
@@ -220,9 +234,17 @@ class McpManager:
                 continue
             if settings.url:
                 try:  # the local-only guarantee covers HTTP MCP servers too
-                    check_url(settings.url, allowed_hosts, what=f"MCP server '{name}'", setting=f"mcp_servers.{name}.url")
+                    check_url(
+                        settings.url,
+                        allowed_hosts,
+                        what=f"MCP server '{name}'",
+                        setting=f"mcp_servers.{name}.url",
+                    )
                 except ConfigError as exc:
-                    self.problems.append(f"MCP server '{name}' ({describe(settings)}) was not contacted: [{exc.code}] {exc.message}")
+                    self.problems.append(
+                        f"MCP server '{name}' ({describe(settings)}) was not contacted: [{exc.code}] "
+                        f"{exc.message}"
+                    )
                     log.warning("%s", self.problems[-1])
                     continue
             if self._runner is None:
@@ -253,7 +275,9 @@ class McpManager:
         self.close()
 
 
-def servers_for(settings_servers: Mapping[str, McpServerSettings], extensions: Any = ()) -> dict[str, McpServerSettings]:
+def servers_for(
+    settings_servers: Mapping[str, McpServerSettings], extensions: Any = ()
+) -> dict[str, McpServerSettings]:
     """Config servers plus those of the enabled extensions (config wins on a name clash)."""
     merged: dict[str, McpServerSettings] = {}
     for ext in extensions:

@@ -29,7 +29,9 @@ async def open_transport(settings: McpServerSettings, *, cwd: str | None, errlog
     if settings.transport == "stdio":
         from mcp import StdioServerParameters, stdio_client
 
-        params = StdioServerParameters(command=settings.command, args=settings.args, env=settings.env or None, cwd=cwd)
+        params = StdioServerParameters(
+            command=settings.command, args=settings.args, env=settings.env or None, cwd=cwd
+        )
         async with stdio_client(params, errlog=errlog) as streams:
             yield streams[0], streams[1]
         return
@@ -37,8 +39,9 @@ async def open_transport(settings: McpServerSettings, *, cwd: str | None, errlog
     if settings.transport == "sse":
         from mcp.client.sse import sse_client
 
-        async with sse_client(settings.url, headers=headers or None, timeout=timeout,
-                              sse_read_timeout=max(timeout, 60.0)) as streams:
+        async with sse_client(
+            settings.url, headers=headers or None, timeout=timeout, sse_read_timeout=max(timeout, 60.0)
+        ) as streams:
             yield streams[0], streams[1]
         return
     import httpx2

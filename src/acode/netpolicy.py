@@ -126,9 +126,12 @@ def contact_report(settings, *, resolver: Resolver | None = None) -> dict:
     if settings.model.backend == "openai":
         endpoints.append(("model.base_url", settings.model.base_url))
     routing = settings.routing
-    choices = {"routing.utility": routing.utility, "routing.complexity.simple_model": routing.complexity.simple_model,
-               "routing.complexity.complex_model": routing.complexity.complex_model,
-               **{f"routing.purposes.{k}": v for k, v in routing.purposes.items()}}
+    choices = {
+        "routing.utility": routing.utility,
+        "routing.complexity.simple_model": routing.complexity.simple_model,
+        "routing.complexity.complex_model": routing.complexity.complex_model,
+        **{f"routing.purposes.{k}": v for k, v in routing.purposes.items()},
+    }
     for where, choice in choices.items():
         if choice is not None and choice.base_url and (choice.backend or settings.model.backend) == "openai":
             endpoints.append((f"{where}.base_url", choice.base_url))
@@ -139,8 +142,15 @@ def contact_report(settings, *, resolver: Resolver | None = None) -> dict:
     checked = []
     for setting, url in endpoints:
         verdict = judge_url(url, allowed, resolver=resolver)
-        checked.append({"setting": setting, "url": url, "host": verdict.host, "allowed": verdict.allowed,
-                        "why": verdict.why})
+        checked.append(
+            {
+                "setting": setting,
+                "url": url,
+                "host": verdict.host,
+                "allowed": verdict.allowed,
+                "why": verdict.why,
+            }
+        )
     return {
         "may_contact": [*LOCAL_RANGES, *(f"{h} ({SETTING})" for h in allowed)],
         "allowed_hosts": allowed,

@@ -31,7 +31,11 @@ def find_project_root(start: Path | None = None) -> Path:
             return folder
     try:
         out = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", "rev-parse", "--show-toplevel"], cwd=here, capture_output=True, text=True, timeout=10
+            ["git", "-c", "core.fsmonitor=false", "rev-parse", "--show-toplevel"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=10,
         )
         if out.returncode == 0 and out.stdout.strip():
             return Path(out.stdout.strip()).resolve()
@@ -76,10 +80,6 @@ class ProjectPaths:
     def outputs_dir(self) -> Path:
         """Full tool outputs that were cut before reaching the model."""
         return self.acode_dir / "outputs"
-
-    @property
-    def logs_dir(self) -> Path:
-        return self.acode_dir / "logs"
 
 
 # What acode writes into a project's .acode/ while it works. Settings, custom commands, extensions and

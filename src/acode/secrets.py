@@ -29,7 +29,9 @@ REDACTED = "[REDACTED]"
 
 _SKIPPED_PLUGINS = {"IPPublicDetector", "HexHighEntropyString", "KeywordDetector"}  # keyword: see below
 # Unquoted words after ``password:`` in code that are types or syntax, not values.
-_CODE_WORDS = re.compile(r"^(?:str|bytes|int|bool|float|Any|SecretStr|Optional|None|self)\b|[:;{(]$|\) ->|^[\w.]+\(")
+_CODE_WORDS = re.compile(
+    r"^(?:str|bytes|int|bool|float|Any|SecretStr|Optional|None|self)\b|[:;{(]$|\) ->|^[\w.]+\("
+)
 # An unquoted name that itself names a secret (``key = settings.api_key``, ``API_KEY_ENV: ACODE_API_KEY``)
 # is a reference to one, not its value.
 _REFERENCE = re.compile(r"(?i)^[a-z_][\w.]*,?$")
@@ -62,7 +64,10 @@ def find_secrets(text: str, path: str | None = None) -> list[Secret]:
     if not text:
         return []
     starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]  # offset of each line
-    found = [Secret(bisect.bisect_right(starts, start), kind, start, end) for kind, start, end in _spans(text, path)]
+    found = [
+        Secret(bisect.bisect_right(starts, start), kind, start, end)
+        for kind, start, end in _spans(text, path)
+    ]
     found.sort(key=lambda s: (s.start, -s.end))
     kept: list[Secret] = []
     for secret in found:
@@ -139,11 +144,17 @@ def _keyword() -> tuple[dict, dict, dict]:
     pattern = f"({words}){keyword.AFFIX_REGEX}"
 
     def widen(table: dict) -> dict:
-        return {re.compile(regex.pattern.replace(keyword.DENYLIST_REGEX, pattern), regex.flags): group
-                for regex, group in table.items()}
+        return {
+            re.compile(regex.pattern.replace(keyword.DENYLIST_REGEX, pattern), regex.flags): group
+            for regex, group in table.items()
+        }
 
     by_type = {filetype: widen(table) for filetype, table in keyword.REGEX_BY_FILETYPE.items()}
-    return widen(keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP), widen(keyword.CONFIG_DENYLIST_REGEX_TO_GROUP), by_type
+    return (
+        widen(keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP),
+        widen(keyword.CONFIG_DENYLIST_REGEX_TO_GROUP),
+        by_type,
+    )
 
 
 @lru_cache(maxsize=64)
@@ -203,8 +214,10 @@ def _spans(text: str, path: str | None) -> list[tuple[str, int, int]]:
         for piece in range(0, len(line), _MAX_LINE):  # very long lines in pieces, a little overlap
             chunk = line[piece : piece + _MAX_LINE + 200]
             for value in _keyword_values(chunk, path):
-                spans += [("secret-keyword", begin + piece + m.start(), begin + piece + m.end())
-                          for m in re.finditer(re.escape(value), chunk)]
+                spans += [
+                    ("secret-keyword", begin + piece + m.start(), begin + piece + m.end())
+                    for m in re.finditer(re.escape(value), chunk)
+                ]
     return [(kind, start, end) for kind, start, end in spans if end > start]
 
 
@@ -220,7 +233,12 @@ def _match_span(match: re.Match[str]) -> tuple[int, int]:
     """What to hide of a plugin's match: its captured value when the pattern captures the value at its
     end (``aws_key = "<value>"``, ``://user:<value>@``), else the whole match without delimiters (a
     token whose pattern captures only its prefix, like ``(ghp|gho)_...``)."""
-    if match.re.groups and match.group(1) and match.start(1) > match.start() and match.end() - match.end(1) <= 1:
+    if (
+        match.re.groups
+        and match.group(1)
+        and match.start(1) > match.start()
+        and match.end() - match.end(1) <= 1
+    ):
         return match.span(1)
     start, end = match.span()
     text = match.string
@@ -258,7 +276,8 @@ def _code_not_config(match: re.Match[str], group: int, value: str) -> bool:
     between = match.string[match.start() : match.start(group)]
     before = match.string[match.start() - 1] if match.start() > 0 else ""
     return (
-        "==" in between or "!=" in between
+        "==" in between
+        or "!=" in between
         or re.search(r"\s[-+*/%|&]\s", match.group(group) or "") is not None  # ``Token = Ignore + Plain``
         or before == "."
         or len(value) < 6

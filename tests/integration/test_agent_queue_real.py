@@ -28,7 +28,9 @@ def test_coder_agent_creates_math_utils_in_its_workspace(tmp_path):
     (project / ".acode").mkdir(parents=True)
     started = acode(project, "agent", "start", "coder-agent", "create math_utils.py with add(a, b)")
     assert started.returncode == 0, started.stderr
-    task_id = re.match(r"Task (\S+) created for agent 'coder-agent' and is now pending\.", started.stdout).group(1)
+    task_id = re.match(
+        r"Task (\S+) created for agent 'coder-agent' and is now pending\.", started.stdout
+    ).group(1)
 
     ran = acode(project, "agent", "run", "--model", REAL_MODEL)
     state = json.loads((project / ".acode/agents/tasks" / f"{task_id}.json").read_text())
@@ -39,6 +41,12 @@ def test_coder_agent_creates_math_utils_in_its_workspace(tmp_path):
     created = project / ".acode/agents/workspace/math_utils.py"
     assert created.is_file(), log
     assert not (project / "math_utils.py").exists()
-    check = subprocess.run([sys.executable, "-c", "from math_utils import add; print(add(2, 3))"],
-                           cwd=created.parent, capture_output=True, text=True, check=False, timeout=60)
+    check = subprocess.run(
+        [sys.executable, "-c", "from math_utils import add; print(add(2, 3))"],
+        cwd=created.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
     assert check.stdout.strip().splitlines()[-1] == "5", created.read_text()

@@ -23,9 +23,27 @@ def test_one_shot_creates_hello_py_and_runs_it(tmp_path):
     env.update({"ACODE_MODEL__MAX_TOKENS": "200", "ACODE_AGENT__MAX_TURNS": "6",
                 "ACODE_MODEL__TIMEOUT_SECONDS": "1500"})
     out = subprocess.run(
-        [sys.executable, "-m", "acode", "-p", "create hello.py that prints hello, then run it",
-         "--approval-mode", "yolo", "--model", REAL_MODEL, "--backend", "embedded", "--json"],
-        check=False, cwd=repo, env=env, capture_output=True, text=True, timeout=1500, stdin=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "acode",
+            "-p",
+            "create hello.py that prints hello, then run it",
+            "--approval-mode",
+            "yolo",
+            "--model",
+            REAL_MODEL,
+            "--backend",
+            "embedded",
+            "--json",
+        ],
+        check=False,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        stdin=subprocess.DEVNULL,
     )
     assert out.returncode in (0, 1), out.stderr[-2000:]
     data = json.loads(out.stdout)
@@ -33,7 +51,9 @@ def test_one_shot_creates_hello_py_and_runs_it(tmp_path):
     # the file exists and does what was asked
     hello = repo / "hello.py"
     assert hello.is_file(), data
-    run = subprocess.run([sys.executable, str(hello)], check=False, capture_output=True, text=True, timeout=30)
+    run = subprocess.run(
+        [sys.executable, str(hello)], check=False, capture_output=True, text=True, timeout=30
+    )
     assert run.returncode == 0 and "hello" in run.stdout.lower()
 
     # the model wrote it, then ran it, through tool calls

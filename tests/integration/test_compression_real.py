@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from acode.agent.session import AgentSession, SessionOptions
+from acode.agent.session.agent_session import SessionOptions
+from acode.agent.session.builder import build_session
 from acode.config.settings import Settings
 from acode.llm.types import Message, ToolCall
 from acode.tools.builtin import default_registry
@@ -31,7 +32,9 @@ def test_compression_mid_task_with_real_model(tmp_path, real_model, real_model_s
         }
     )
     registry = default_registry(["read_file", "write_file"])
-    session = AgentSession.open(settings, tmp_path, SessionOptions(approval_mode="yolo"), model=real_model, registry=registry)
+    session = build_session(
+        settings, tmp_path, SessionOptions(approval_mode="yolo"), model=real_model, registry=registry
+    )
     compression = next(m for m in session.loop.middlewares if m.name == "compression")
     # the task so far: two files already read (as the agent would have), the notes output being large
     read_notes = ToolCall(name="read_file", arguments={"file_path": "notes.txt"})

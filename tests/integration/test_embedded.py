@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from acode.errors import ModelError, ModelTimeoutError
-from acode.llm.embedded import CHUNK
+from acode.llm.kv_cache import CHUNK
 from acode.llm.protocol import ChatModel
 from acode.llm.structured import complete_json
 from acode.llm.types import Message, ToolSpec
@@ -109,7 +109,7 @@ def test_shared_prefix_is_served_from_the_kv_cache(real_model):
     second = real_model.complete(conversation, max_tokens=4)
     usage = second.usage
     assert usage.prompt_tokens_reused + usage.prompt_tokens_evaluated == usage.prompt_tokens
-    # whole aligned chunks of the shared prefix are reused (see acode.llm.embedded.CHUNK)
+    # whole aligned chunks of the shared prefix are reused (see acode.llm.kv_cache.CHUNK)
     assert usage.prompt_tokens_reused >= first.usage.prompt_tokens - CHUNK
     assert usage.prompt_tokens_evaluated < usage.prompt_tokens / 2
     unrelated = real_model.complete([Message.user("Completely different question?")], max_tokens=2)

@@ -32,13 +32,21 @@ def test_add():
 def test_double():
     assert double(4) == 8
 '''
-PROMPT = ("The tests in test_calc.py fail because calc.py has a bug. Fix the bug in calc.py so that the tests "
-          "pass (run them with: python -m pytest -q). Do not change the tests.")
+PROMPT = (
+    "The tests in test_calc.py fail because calc.py has a bug. Fix the bug in calc.py so that the tests "
+    "pass (run them with: python -m pytest -q). Do not change the tests."
+)
 
 
 def pytest_passes(repo: Path) -> bool:
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=repo,
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     return done.returncode == 0
 
 
@@ -49,15 +57,35 @@ def test_one_shot_fixes_a_failing_test_through_the_test_driven_path(tmp_path):
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # `python` has pytest
     env["ACODE_MODEL__TIMEOUT_SECONDS"] = "900"
     out = subprocess.run(
-        [sys.executable, "-m", "acode", "-p", PROMPT, "--approval-mode", "yolo", "--model", REAL_MODEL,
-         "--backend", "embedded", "--json"],
-        check=False, cwd=repo, env=env, capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "acode",
+            "-p",
+            PROMPT,
+            "--approval-mode",
+            "yolo",
+            "--model",
+            REAL_MODEL,
+            "--backend",
+            "embedded",
+            "--json",
+        ],
+        check=False,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        stdin=subprocess.DEVNULL,
     )
     assert out.returncode in (0, 1), out.stderr[-2000:]
     data = json.loads(out.stdout)
     tools = [s for s in data["trajectory"] if s["type"] == "tool"]
     # the harness ran the tests first, and every model reply is a whole file, not a tool call
-    assert tools[0]["name"] == "run_shell_command" and "python -m pytest -q" in tools[0]["arguments"]["command"]
+    assert (
+        tools[0]["name"] == "run_shell_command" and "python -m pytest -q" in tools[0]["arguments"]["command"]
+    )
     assert all(not s["tool_calls"] for s in data["trajectory"] if s["type"] == "model")
     assert (repo / "test_calc.py").read_text() == TESTS
     if data["stop_reason"] == "answer":
@@ -74,7 +102,7 @@ def test_one_shot_fixes_a_failing_test_through_the_test_driven_path(tmp_path):
 @pytest.mark.real_model
 def test_a_plan_step_is_written_whole_by_the_real_model(tmp_path, real_model):
     from acode.agent.fixing.writer import StepWriter, step_files
-    from acode.agent.loop import AgentLoop, LoopConfig
+    from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
     from acode.tools.base import ToolContext
     from acode.tools.builtin import default_registry
 
@@ -82,9 +110,16 @@ def test_a_plan_step_is_written_whole_by_the_real_model(tmp_path, real_model):
     step = "Add a function is_even(n) to util.py that returns True when n is even."
     paths = step_files(step, repo)
     assert paths == ["util.py"]
-    loop = AgentLoop(real_model, default_registry(), ToolContext(workspace=repo),
-                     config=LoopConfig(max_tokens=400, max_turns=4), solver=StepWriter(paths))
+    loop = AgentLoop(
+        real_model,
+        default_registry(),
+        ToolContext(workspace=repo),
+        config=LoopConfig(max_tokens=400, max_turns=4),
+        solver=StepWriter(paths),
+    )
     result = loop.run(loop.new_state("You are a coding agent.", session_id="t", approval_mode="yolo"), step)
     assert result.ok and result.answer == "Wrote util.py.", (result.answer, result.message)
     namespace = runpy.run_path(str(repo / "util.py"))
-    assert namespace["add"](2, 3) == 5 and namespace["is_even"](4) is True and namespace["is_even"](3) is False
+    assert (
+        namespace["add"](2, 3) == 5 and namespace["is_even"](4) is True and namespace["is_even"](3) is False
+    )

@@ -20,18 +20,34 @@ from acode.store.sessions import SessionStore
 
 def real_env() -> dict[str, str]:
     env = dict(os.environ)
-    env.update({"ACODE_MODEL__BACKEND": "embedded", "ACODE_MODEL__NAME": REAL_MODEL, "ACODE_MODEL__MAX_TOKENS": "200",
-                "ACODE_MODEL__CONTEXT_WINDOW": "4096", "ACODE_AGENT__MAX_TURNS": "4",
-                "ACODE_NEXT_SPEAKER__ENABLED": "false", "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm",
-                "COLUMNS": "120"})
+    env.update(
+        {
+            "ACODE_MODEL__BACKEND": "embedded",
+            "ACODE_MODEL__NAME": REAL_MODEL,
+            "ACODE_MODEL__MAX_TOKENS": "200",
+            "ACODE_MODEL__CONTEXT_WINDOW": "4096",
+            "ACODE_AGENT__MAX_TURNS": "4",
+            "ACODE_NEXT_SPEAKER__ENABLED": "false",
+            "PROMPT_TOOLKIT_NO_CPR": "1",
+            "TERM": "xterm",
+            "COLUMNS": "120",
+        }
+    )
     return env
 
 
 @pytest.mark.real_model
 def test_at_file_in_a_real_terminal_with_the_real_model(tmp_path):
     repo = make_git_repo(tmp_path / "repo", {"util.py": "def multiply_numbers(a, b):\n    return a * b\n"})
-    child = pexpect.spawn(sys.executable, ["-m", "acode"], cwd=str(repo), env=real_env(), encoding="utf-8",
-                          timeout=600, dimensions=(40, 120))
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "acode"],
+        cwd=str(repo),
+        env=real_env(),
+        encoding="utf-8",
+        timeout=600,
+        dimensions=(40, 120),
+    )
     child.expect("session")
     child.expect("acode>")
     child.sendline("What is the name of the function in @util.py? Reply with the name only.")
@@ -52,8 +68,11 @@ def test_at_file_in_a_real_terminal_with_the_real_model(tmp_path):
     user = next(m for m in messages if m.role == "user")
     assert "Content from @util.py:" in user.content and "return a * b" in user.content
     # the model worked from the file's content: its answer or its tool calls name the function
-    said = " ".join(m.content + json.dumps([c.arguments for c in m.tool_calls or []])
-                    for m in messages if m.role == "assistant")
+    said = " ".join(
+        m.content + json.dumps([c.arguments for c in m.tool_calls or []])
+        for m in messages
+        if m.role == "assistant"
+    )
     assert "multiply_numbers" in said
     if asked:  # the answered questions went back to the model as tool results
         assert any(m.role == "tool" for m in messages)
@@ -63,10 +82,24 @@ def test_at_file_in_a_real_terminal_with_the_real_model(tmp_path):
 def test_stream_json_of_a_real_run_matches_the_schema(tmp_path):
     repo = make_git_repo(tmp_path / "repo")
     out = subprocess.run(
-        [sys.executable, "-m", "acode", "-p", "create hello.py that prints hello, then run it",
-         "--approval-mode", "yolo", "--output-format", "stream-json"],
-        cwd=repo, env={**real_env(), "ACODE_AGENT__MAX_TURNS": "6"}, capture_output=True, text=True, timeout=1500,
-        stdin=subprocess.DEVNULL, check=False,
+        [
+            sys.executable,
+            "-m",
+            "acode",
+            "-p",
+            "create hello.py that prints hello, then run it",
+            "--approval-mode",
+            "yolo",
+            "--output-format",
+            "stream-json",
+        ],
+        cwd=repo,
+        env={**real_env(), "ACODE_AGENT__MAX_TURNS": "6"},
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        stdin=subprocess.DEVNULL,
+        check=False,
     )
     assert out.returncode in (0, 1), out.stderr[-2000:]
     validator = jsonschema.Draft202012Validator(shipped_schema())

@@ -14,7 +14,7 @@ from acode.config.model import ModelSettings
 from acode.llm import server_caps
 from acode.llm.bundled import resolve_model_path
 from acode.llm.llama_server import LlamaServer
-from acode.llm.openai_compat import OpenAIModel
+from acode.llm.openai.model import OpenAIModel
 from acode.llm.structured import complete_json
 from acode.llm.types import Message, ToolSpec
 
@@ -43,7 +43,9 @@ TASK = [
 def _serve(real_model_settings, tmp_path_factory, chat_format=None, logits_all=False):
     gguf = resolve_model_path(real_model_settings)
     logs = tmp_path_factory.mktemp("llama-server")
-    server = LlamaServer(gguf, chat_format=chat_format, n_ctx=4096, log_file=logs / "server.log", logits_all=logits_all)
+    server = LlamaServer(
+        gguf, chat_format=chat_format, n_ctx=4096, log_file=logs / "server.log", logits_all=logits_all
+    )
     return server.start()
 
 
@@ -158,7 +160,6 @@ def test_streaming_hands_on_pieces_as_they_come(default_server, connect):
     )
     assert len(pieces) > 1 and "".join(pieces) == completion.text
     assert completion.usage.completion_tokens >= len(pieces) - 1
-
 
 
 def test_a_review_on_a_server_compares_the_versions_by_question(default_server, connect, tmp_path):

@@ -32,7 +32,11 @@ CONFIG = {
 
 def _repo(path: Path) -> Path:
     path.mkdir()
-    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "d@e.f"], ["config", "user.name", "D"]):
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["config", "user.email", "d@e.f"],
+        ["config", "user.name", "D"],
+    ):
         subprocess.run(["git", *args], cwd=path, check=True)
     (path / "util.py").write_text("def add(a, b):\n    return a + b\n")
     subprocess.run(["git", "add", "-A"], cwd=path, check=True)
@@ -46,11 +50,25 @@ def _repo(path: Path) -> Path:
 def test_run_end_to_end_on_the_embedded_model(tmp_path, real_model):
     root = _repo(tmp_path / "repo")
     settings = load_settings(root)
-    outcome = start_run(root, TASK, settings=settings, model=real_model, tools=default_registry(),
-                        human=HumanGate(policy="auto"), db_path=ProjectPaths(root).db_file)
+    outcome = start_run(
+        root,
+        TASK,
+        settings=settings,
+        model=real_model,
+        tools=default_registry(),
+        human=HumanGate(policy="auto"),
+        db_path=ProjectPaths(root).db_file,
+    )
 
-    print(json.dumps({k: outcome.summary[k] for k in ("decision", "cycles", "levels", "changes", "verification",
-                                                       "duration_s")}, indent=1))
+    print(
+        json.dumps(
+            {
+                k: outcome.summary[k]
+                for k in ("decision", "cycles", "levels", "changes", "verification", "duration_s")
+            },
+            indent=1,
+        )
+    )
     assert outcome.exit_code in (0, 50), outcome.summary["error"]
     stored = SummaryStore(ProjectPaths(root).db_file).get(outcome.session_id)
     assert stored["task"] == TASK and stored["decision"] in ("APPROVED", "REJECTED")

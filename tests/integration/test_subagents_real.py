@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from acode.agent.definitions import load_agents
-from acode.agent.loop import LoopConfig
-from acode.agent.subagent import InvestigationReport, SubagentRunner
+from acode.agent.loop.agent_loop import LoopConfig
+from acode.agent.subagents.definitions import load_agents
+from acode.agent.subagents.runner import InvestigationReport, SubagentRunner
 from acode.tools.base import ToolContext
 from acode.tools.builtin import default_registry
 

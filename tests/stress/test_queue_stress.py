@@ -23,12 +23,18 @@ STEP = {"sleep": 0.15, "tool": "complete_task", "arguments": {"result": "done"}}
 
 
 def _env(script: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ACODE_") or k in ("ACODE_CONFIG_HOME", "ACODE_CACHE_DIR")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("ACODE_") or k in ("ACODE_CONFIG_HOME", "ACODE_CACHE_DIR")
+    }
     env.update({"ACODE_MODEL__BACKEND": "scripted", "ACODE_MODEL__SCRIPT": str(script)})
     return env
 
 
-def _kill_a_running_worker(store: TaskStore, orchestrator: subprocess.Popen, deadline: float) -> tuple[str, int]:
+def _kill_a_running_worker(
+    store: TaskStore, orchestrator: subprocess.Popen, deadline: float
+) -> tuple[str, int]:
     while time.time() < deadline and orchestrator.poll() is None:
         for task in store.scan()[0]:
             if task.status == "running" and task.worker_pid and task.worker_pid != orchestrator.pid:
@@ -50,19 +56,35 @@ def test_four_workers_drain_forty_tasks_and_survive_a_killed_worker(tmp_path):
 
     orchestrator = subprocess.Popen(
         [sys.executable, "-m", "acode", "agent", "run", "--all", "--workers", "4"],
-        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     killed_task, killed_pid = _kill_a_running_worker(store, orchestrator, time.time() + 120)
     first_output, _ = orchestrator.communicate(timeout=300)
     # the killed worker's task is either picked up by a surviving worker, or by the next run
-    second = subprocess.run([sys.executable, "-m", "acode", "agent", "run", "--all"], cwd=project, env=env,
-                            capture_output=True, text=True, check=False, timeout=300)
-    finished = [line.split()[-1].rstrip(".") for line in (first_output + second.stdout).splitlines()
-                if line.startswith("Orchestrator finished task")]
+    second = subprocess.run(
+        [sys.executable, "-m", "acode", "agent", "run", "--all"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    finished = [
+        line.split()[-1].rstrip(".")
+        for line in (first_output + second.stdout).splitlines()
+        if line.startswith("Orchestrator finished task")
+    ]
 
     tasks = {t.task_id: t for t in store.scan()[0]}
     assert sorted(tasks) == sorted(created)  # none lost
-    assert {t.status for t in tasks.values()} == {"complete"}, [(t.task_id, t.status, t.error) for t in tasks.values()]
+    assert {t.status for t in tasks.values()} == {"complete"}, [
+        (t.task_id, t.status, t.error) for t in tasks.values()
+    ]
     assert sorted(finished) == sorted(created)  # each reported finished exactly once
     for task_id, task in tasks.items():
         runs = Path(task.log_file).read_text().count(" run by pid ")

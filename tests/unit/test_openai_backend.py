@@ -12,7 +12,7 @@ from acode.errors import ModelTimeoutError, ServerError
 from acode.llm import server_caps
 from acode.llm.factory import build_model
 from acode.llm.llama_server import free_port
-from acode.llm.openai_compat import OpenAIModel
+from acode.llm.openai.model import OpenAIModel
 from acode.llm.protocol import ChatModel
 from acode.llm.structured import tool_envelope_schema
 from acode.llm.types import Message, ToolCall, ToolSpec
@@ -268,7 +268,8 @@ def test_schema_uses_json_schema_and_falls_back_to_json_object_once(server):
     assert formats[0]["type"] == "json_schema" and formats[0]["json_schema"]["schema"] == schema
     assert formats[1] == formats[2] == {"type": "json_object", "schema": schema}
     system = server.chat_requests()[0].json["messages"][0]
-    assert system["role"] == "system" and json.dumps(schema) in system["content"]  # explained, as embedded does
+    # explained, as the embedded backend does
+    assert system["role"] == "system" and json.dumps(schema) in system["content"]
 
 
 def test_an_optional_field_the_server_refuses_is_left_out_from_then_on(server):

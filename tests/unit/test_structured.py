@@ -1,4 +1,5 @@
-"""Structured answers: the tool envelope schema, parsing tool calls from text, validated JSON with one re-ask."""
+"""Structured answers: the tool envelope schema, parsing tool calls from text, validated JSON with one
+re-ask."""
 
 from __future__ import annotations
 

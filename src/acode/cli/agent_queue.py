@@ -18,9 +18,15 @@ from acode.cli.common import (
     settings_for,
 )
 
-agent_app = typer.Typer(help="Queue tasks for sub-agents and run them (state in .acode/agents/).", no_args_is_help=True)
-agents_app = typer.Typer(help="Agent definitions: built-in, .acode/agents/*.md, extension personas.", no_args_is_help=True)
-extensions_app = typer.Typer(help="Extensions in .acode/extensions/ and ~/.config/acode/extensions/.", no_args_is_help=True)
+agent_app = typer.Typer(
+    help="Queue tasks for sub-agents and run them (state in .acode/agents/).", no_args_is_help=True
+)
+agents_app = typer.Typer(
+    help="Agent definitions: built-in, .acode/agents/*.md, extension personas.", no_args_is_help=True
+)
+extensions_app = typer.Typer(
+    help="Extensions in .acode/extensions/ and ~/.config/acode/extensions/.", no_args_is_help=True
+)
 
 FINISHED_LINE = "Orchestrator finished task {task_id}."
 NOTHING_LINE = "No pending agent tasks found."
@@ -38,7 +44,7 @@ def _store(root: Path):
 
 
 def _agents(root: Path, selection: list[str] | None, problems: list[str] | None = None):
-    from acode.agent.definitions import load_agents
+    from acode.agent.subagents.definitions import load_agents
     from acode.extensions.loader import load_enabled_extensions
 
     return load_agents(root, load_enabled_extensions(root, selection), problems=problems)
@@ -56,7 +62,7 @@ def start(
     prompt: str = typer.Argument(..., help="The task for the agent."),
 ) -> None:
     """Create a pending task for AGENT."""
-    from acode.agent.definitions import get_agent
+    from acode.agent.subagents.definitions import get_agent
 
     root = project_root()
     get_agent(_agents(root, _selection(ctx)), agent)
@@ -68,10 +74,14 @@ def start(
 def run(
     ctx: typer.Context,
     run_all: bool = typer.Option(False, "--all", help="Keep going until no task is pending."),
-    workers: int = typer.Option(1, "--workers", min=1, max=32, help="Run this many worker processes in parallel."),
+    workers: int = typer.Option(
+        1, "--workers", min=1, max=32, help="Run this many worker processes in parallel."
+    ),
     model: str = typer.Option(None, "--model", "-m", help="Model name or .gguf path for the agents."),
     backend: str = typer.Option(None, "--backend", help="embedded | openai | scripted"),
-    worker: bool = typer.Option(False, "--worker", hidden=True, help="Internal: run as one of several workers."),
+    worker: bool = typer.Option(
+        False, "--worker", hidden=True, help="Internal: run as one of several workers."
+    ),
 ) -> None:
     """Run the oldest pending task (or all of them) and record the outcome."""
     root = project_root()
@@ -82,7 +92,9 @@ def run(
 
     store = _store(root)
     runner = _task_runner(root, model, backend, _selection(ctx))
-    done = drain(store, runner, run_all=run_all, on_done=lambda s: typer.echo(FINISHED_LINE.format(task_id=s.task_id)))
+    done = drain(
+        store, runner, run_all=run_all, on_done=lambda s: typer.echo(FINISHED_LINE.format(task_id=s.task_id))
+    )
     if not done and not worker:
         typer.echo(NOTHING_LINE)
     if any(state.status == "failed" for state in done):
@@ -92,8 +104,14 @@ def run(
         raise typer.Exit(1)
 
 
-def _run_workers(root: Path, workers: int, run_all: bool, model: str | None, backend: str | None,
-                 selection: list[str] | None) -> None:
+def _run_workers(
+    root: Path,
+    workers: int,
+    run_all: bool,
+    model: str | None,
+    backend: str | None,
+    selection: list[str] | None,
+) -> None:
     from acode.queue.worker import spawn_workers
 
     run_args = [*(["--model", model] if model else []), *(["--backend", backend] if backend else [])]
@@ -107,14 +125,16 @@ def _run_workers(root: Path, workers: int, run_all: bool, model: str | None, bac
         seen.append(line)
         typer.echo(line)
 
-    code = spawn_workers(workers, root, run_all=run_all, echo=echo, global_args=global_args, run_args=run_args)
+    code = spawn_workers(
+        workers, root, run_all=run_all, echo=echo, global_args=global_args, run_args=run_args
+    )
     if not any(line.startswith("Orchestrator finished task") for line in seen):
         typer.echo(NOTHING_LINE)
     raise typer.Exit(code)
 
 
 def _task_runner(root: Path, model: str | None, backend: str | None, selection: list[str] | None):
-    from acode.agent.loop import LoopConfig
+    from acode.agent.loop.agent_loop import LoopConfig
     from acode.llm.factory import build_model
     from acode.queue.agent_runner import make_task_runner
     from acode.queue.worker import TaskOutcome
@@ -151,14 +171,16 @@ def status(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -
     store.recover_stale()
     tasks, problems = store.scan()
     if json_out:
-        print_json({
-            "tasks": [t.to_json() for t in tasks],
-            "problems": [{"file": str(p.path), "message": p.message} for p in problems],
-        })
+        print_json(
+            {
+                "tasks": [t.to_json() for t in tasks],
+                "problems": [{"file": str(p.path), "message": p.message} for p in problems],
+            }
+        )
         return
     _warn([p.message for p in problems])
     if not tasks:
-        console.print("No agent tasks yet. Create one: acode agent start <agent> \"<prompt>\"", markup=False)
+        console.print('No agent tasks yet. Create one: acode agent start <agent> "<prompt>"', markup=False)
         return
     console.print(task_table(tasks))
 
@@ -226,12 +248,19 @@ def retry(task_id: str = typer.Argument(..., help="The task id.")) -> None:
 
 
 @agents_app.command("list")
-def list_agents(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+def list_agents(
+    ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")
+) -> None:
     """Every agent usable in `acode agent start` and by invoke_agent."""
     problems: list[str] = []
     agents = _agents(project_root(), _selection(ctx), problems)
     if json_out:
-        print_json({"agents": [a.model_dump(exclude={"system_prompt"}) for a in agents.values()], "problems": problems})
+        print_json(
+            {
+                "agents": [a.model_dump(exclude={"system_prompt"}) for a in agents.values()],
+                "problems": problems,
+            }
+        )
         return
     _warn(problems)
     from rich.table import Table
@@ -246,7 +275,9 @@ def list_agents(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
 
 
 @extensions_app.command("list")
-def list_extensions(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+def list_extensions(
+    ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")
+) -> None:
     """Installed extensions and whether they are enabled (`acode -e NAME` enables only the named ones)."""
     from acode.extensions.loader import discover_extensions, select_extensions
 
@@ -282,6 +313,12 @@ def list_extensions(ctx: typer.Context, json_out: bool = typer.Option(False, "--
     for column in ("Name", "Version", "Enabled", "Scope", "Description", "MCP servers"):
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(row["name"], row["version"], "yes" if row["enabled"] else "no", row["scope"],
-                      row["description"], ", ".join(row["mcpServers"]))
+        table.add_row(
+            row["name"],
+            row["version"],
+            "yes" if row["enabled"] else "no",
+            row["scope"],
+            row["description"],
+            ", ".join(row["mcpServers"]),
+        )
     console.print(table)

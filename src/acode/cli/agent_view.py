@@ -10,10 +10,10 @@ from typing import Any
 from rich.console import Console
 from rich.syntax import Syntax
 
-from acode.agent.approval import Answer, ApprovalRequest
-from acode.agent.middleware import AgentState
-from acode.agent.observer import LoopObserver
-from acode.agent.result import AgentResult, ModelStep, ToolStep
+from acode.agent.approval.policy import Answer, ApprovalRequest
+from acode.agent.loop.middleware import AgentState
+from acode.agent.loop.observer import LoopObserver
+from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
 from acode.llm.types import ToolCall
 from acode.tools.base import ToolResult
 
@@ -59,7 +59,8 @@ class ConsoleView(LoopObserver):
         if self.verbose:
             u = step.usage
             self.console.print(
-                f"[dim]model: {step.seconds:.1f}s, prompt {u.prompt_tokens} ({u.prompt_tokens_reused} cached),"
+                f"[dim]model: {step.seconds:.1f}s, prompt {u.prompt_tokens} ({u.prompt_tokens_reused} "
+                "cached),"
                 f" out {u.completion_tokens}[/]"
             )
 
@@ -79,7 +80,9 @@ class ConsoleView(LoopObserver):
             self.console.print(Syntax(display, "diff", theme="ansi_dark", word_wrap=True))
         else:
             shown = _first_lines(display or result.output)
-            self.console.print(f"  [green]ok[/] [dim]{step.seconds:.1f}s[/] {shown}", highlight=False, markup=True)
+            self.console.print(
+                f"  [green]ok[/] [dim]{step.seconds:.1f}s[/] {shown}", highlight=False, markup=True
+            )
 
     def on_stop(self, state: AgentState, result: AgentResult) -> None:
         self._stop_status()
@@ -100,7 +103,10 @@ class ConsoleApprover:
             preview = "\n".join(str(args["content"]).splitlines()[:PREVIEW_LINES])
             self.console.print(Syntax(preview, "text", line_numbers=True, word_wrap=True))
         elif "old_string" in args:
-            self.console.print(f"[red]- {args.get('old_string', '')}[/]\n[green]+ {args.get('new_string', '')}[/]", highlight=False)
+            self.console.print(
+                f"[red]- {args.get('old_string', '')}[/]\n[green]+ {args.get('new_string', '')}[/]",
+                highlight=False,
+            )
         elif request.call.name != "run_shell_command":
             self.console.print(json.dumps(args, ensure_ascii=False)[:400], markup=False)
         while True:

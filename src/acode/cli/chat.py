@@ -11,11 +11,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from acode.cli.common import console, err_console, model_overrides, print_json, project_root, settings_for
-from acode.errors import EXIT_FAILURE, EXIT_HUMAN_DECLINED, EXIT_OK, AcodeError, UsageError
-
-EXIT_INTERRUPTED = 130
-# A plan left unapproved in a non-interactive plan-mode run is a human decision, not a failure.
-_STOP_EXIT_CODES = {"interrupted": EXIT_INTERRUPTED, "plan_not_approved": EXIT_HUMAN_DECLINED}
+from acode.errors import AcodeError, UsageError
 
 
 def start_agent(
@@ -33,7 +29,7 @@ def start_agent(
     output_format: str = "text",
     auto_commit: bool = False,
 ) -> None:
-    from acode.agent.session import SessionOptions
+    from acode.agent.session.agent_session import SessionOptions
 
     root = project_root()
     settings = settings_for(root, agent__approval_mode=approval_mode, git__auto_commit=auto_commit or None,
@@ -42,18 +38,17 @@ def start_agent(
     if prompt is None and not chat:
         prompt = sys.stdin.read().strip()
         if not prompt:
-            raise UsageError("ACODE-AGENT-002", "no prompt given", hint='use acode -p "<task>", or run acode in a terminal')
-    from acode.extensions.loader import excluded_tools, extensions_context, load_enabled_extensions
+            raise UsageError(
+                "ACODE-AGENT-002", "no prompt given", hint='use acode -p "<task>", or run acode in a terminal'
+            )
+    from acode.extensions.loader import load_enabled_extensions
 
-    enabled = load_enabled_extensions(root, extensions)
     options = SessionOptions(
         interactive=chat,
         resume=resume,
         no_loop_detection=no_loop_detection,
         approve_plan=approve_plan,
-        extra_sections=[extensions_context(enabled)],
-        exclude_tools=sorted(excluded_tools(enabled)),
-        extra={"extensions": [ext.name for ext in enabled]},  # names: see extensions.loader.selection_of
+        extensions=load_enabled_extensions(root, extensions),
     )
     if not chat:
         from acode.cli.chat_input import expand_prompt
@@ -66,17 +61,25 @@ def start_agent(
 
         sys.exit(run_stream(settings, root, options, prompt or "", verbose=verbose))
     else:
-        sys.exit(run_once(settings, root, options, prompt or "", json_out=json_out or output_format == "json",
-                          verbose=verbose))
+        sys.exit(
+            run_once(
+                settings,
+                root,
+                options,
+                prompt or "",
+                json_out=json_out or output_format == "json",
+                verbose=verbose,
+            )
+        )
 
 
 def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verbose: bool = False) -> int:
     """Non-interactive: progress on stderr, the answer (or the JSON trajectory) on stdout."""
-    from acode.agent.session import AgentSession
+    from acode.agent.session.builder import build_session
     from acode.cli.agent_view import ConsoleView
 
     options.observers = [ConsoleView(err_console, verbose=verbose)]
-    session = AgentSession.open(settings, root, options)
+    session = build_session(settings, root, options)
     from acode.cli.turn_hooks import attach_turn_observers
 
     attach_turn_observers(session, settings, err_console)  # git: what each turn changed, auto-commit
@@ -89,28 +92,28 @@ def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verb
     elif result.answer:
         sys.stdout.write(result.answer.rstrip() + "\n")
     if not result.ok:
-        err_console.print(f"session {result.session_id}: resume with acode -r {result.session_id}", highlight=False)
-    if result.ok:
-        return EXIT_OK
-    return _STOP_EXIT_CODES.get(result.stop_reason, EXIT_FAILURE)
+        err_console.print(
+            f"session {result.session_id}: resume with acode -r {result.session_id}", highlight=False
+        )
+    return result.exit_code
 
 
 def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Console | None = None) -> None:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
 
-    from acode.agent.session import AgentSession
+    from acode.agent.session.builder import build_session
     from acode.cli import slash
     from acode.cli.agent_view import ConsoleApprover, ConsoleView, console_ask_user
-    from acode.cli.slash_control import ChatControlUI
+    from acode.cli.slash_session import ChatSessionUI
     from acode.paths import ProjectPaths
 
     out = out or console
     options.approver = ConsoleApprover(out)
-    options.ui = options.ui or ChatControlUI(out)
+    options.ui = options.ui or ChatSessionUI(out)
     options.ask_user = console_ask_user(out)
     options.observers = [ConsoleView(out, verbose=verbose)]
-    session = AgentSession.open(settings, root, options)
+    session = build_session(settings, root, options)
     from acode.cli.turn_hooks import attach_turn_observers
 
     attach_turn_observers(session, settings, out)  # git: what each turn changed, auto-commit
@@ -128,8 +131,9 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     chat_input = ChatInput(chat, root)  # ! shell mode, @ references, completion
     history_file = ProjectPaths(root).acode_dir / "chat_history"
     history_file.parent.mkdir(parents=True, exist_ok=True)
-    prompt_session: PromptSession = PromptSession(history=FileHistory(str(history_file)),
-                                                  completer=chat_input.completer(), complete_while_typing=False)
+    prompt_session: PromptSession = PromptSession(
+        history=FileHistory(str(history_file)), completer=chat_input.completer(), complete_while_typing=False
+    )
     out.print(
         f"[bold]acode[/] - {getattr(session.loop.model, 'name', '')} - approval mode "
         f"[bold]{session.state.approval_mode}[/] - session {session.id}\n"

@@ -4,7 +4,7 @@
 - ``!command``: one shell command run by *you*, through the shell tool with its rules, approval mode and
   hooks (``deny_shell`` still denies; default mode still asks); its output joins the conversation as
   context for the next prompt. A bare ``!`` toggles shell mode, where every line is a command;
-- anything else: a prompt, with ``@path`` references expanded (acode.agent.at_refs).
+- anything else: a prompt, with ``@path`` references expanded (acode.agent.session.at_refs).
 
 Completion: ``/`` completes command names, ``@`` completes the paths tools may see.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from prompt_toolkit.completion import Completer, Completion
 
-from acode.agent.at_refs import expand_at_refs, has_refs
+from acode.agent.session.at_refs import expand_at_refs, has_refs
 from acode.tools.base import ToolContext
 
 SHELL_TOOL = "run_shell_command"
@@ -106,4 +106,6 @@ class ChatCompleter(Completer):
 
             for command in slash.commands():
                 if command.name.startswith(word[1:]):
-                    yield Completion("/" + command.name, start_position=-len(word), display_meta=command.help[:50])
+                    yield Completion(
+                        "/" + command.name, start_position=-len(word), display_meta=command.help[:50]
+                    )

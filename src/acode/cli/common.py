@@ -37,8 +37,15 @@ def project_root(start: Path | None = None) -> Path:
     return find_project_root(start)
 
 
-def settings_for(root: Path | None = None, *, trust: bool = False, notice: bool = True,
-                 project_text: str | None = None, project_source: str | None = None, **overrides: Any) -> Settings:
+def settings_for(
+    root: Path | None = None,
+    *,
+    trust: bool = False,
+    notice: bool = True,
+    project_text: str | None = None,
+    project_source: str | None = None,
+    **overrides: Any,
+) -> Settings:
     """Settings in force for the project at ``root``; keyword overrides use dotted keys with ``__`` for
     dots (``model__backend="openai"``) and None means "flag not given". The first time a folder whose
     own files would run commands is used from a terminal, the person is asked whether to trust it
@@ -48,8 +55,9 @@ def settings_for(root: Path | None = None, *, trust: bool = False, notice: bool 
     root = root or project_root()
     flat = {key.replace("__", "."): value for key, value in overrides.items()}
     trusted = resolve_trust(root, trust)
-    settings = load_settings(root, overrides=flat, trust=trusted, project_text=project_text,
-                             project_source=project_source)
+    settings = load_settings(
+        root, overrides=flat, trust=trusted, project_text=project_text, project_source=project_source
+    )
     if notice:
         trust_notice(settings)
     return settings

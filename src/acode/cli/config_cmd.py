@@ -33,7 +33,10 @@ def _print_network(network: dict) -> None:
     for entry in network["may_contact"]:
         console.print(f"#   {entry}", markup=False)
     if network["embedded_model"]:
-        console.print("#   the model runs embedded (model.backend: embedded): no model server is contacted", markup=False)
+        console.print(
+            "#   the model runs embedded (model.backend: embedded): no model server is contacted",
+            markup=False,
+        )
     for item in network["endpoints"]:
         state = "allowed" if item["allowed"] else "REFUSED"
         console.print(f"#   {item['setting']} {item['url']}: {state} ({item['why']})", markup=False)

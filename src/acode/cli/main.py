@@ -30,7 +30,9 @@ app = typer.Typer(
 )
 
 
-_TRUST = typer.Option(False, "--trust", help="Trust this project's own settings for this command (hooks, MCP, tests).")
+_TRUST = typer.Option(
+    False, "--trust", help="Trust this project's own settings for this command (hooks, MCP, tests)."
+)
 
 
 def _version(value: bool) -> None:
@@ -42,28 +44,45 @@ def _version(value: bool) -> None:
 @app.callback(invoke_without_command=True)
 def main(
     ctx: typer.Context,
-    prompt: str = typer.Option(None, "-p", "--prompt", help="Run once non-interactively and print the answer."),
-    approval_mode: str = typer.Option(
-        None, "--approval-mode", help="default | auto_edit | yolo | plan (default: from config, else 'default')."
+    prompt: str = typer.Option(
+        None, "-p", "--prompt", help="Run once non-interactively and print the answer."
     ),
-    model: str = typer.Option(None, "--model", "-m", help="Bundled model name, server model name or a .gguf path."),
+    approval_mode: str = typer.Option(
+        None,
+        "--approval-mode",
+        help="default | auto_edit | yolo | plan (default: from config, else 'default').",
+    ),
+    model: str = typer.Option(
+        None, "--model", "-m", help="Bundled model name, server model name or a .gguf path."
+    ),
     backend: str = typer.Option(None, "--backend", help="embedded | openai | scripted"),
     resume: str = typer.Option(None, "-r", "--resume", help="Resume a session: 'latest' or a session id."),
     json_out: bool = typer.Option(False, "--json", help="With -p: print the whole trajectory as JSON."),
     output_format: str = typer.Option(
-        None, "--output-format", "-o",
-        help="With -p: text (the answer) | json (the whole trajectory, same as --json) | stream-json (one JSON "
+        None,
+        "--output-format",
+        "-o",
+        help="With -p: text (the answer) | json (the whole trajectory, same as --json) | stream-json (one "
+             "JSON "
         "event per line as it happens).",
     ),
     auto_commit: bool = typer.Option(
-        False, "--auto-commit", help="Commit each turn that changed files, marked as acode's (git.auto_commit)."
+        False,
+        "--auto-commit",
+        help="Commit each turn that changed files, marked as acode's (git.auto_commit).",
     ),
-    approve_plan: bool = typer.Option(False, "--approve-plan", help="Non-interactive: approve the plan in plan mode."),
+    approve_plan: bool = typer.Option(
+        False, "--approve-plan", help="Non-interactive: approve the plan in plan mode."
+    ),
     no_loop_detection: bool = typer.Option(False, "--no-loop-detection", help="Turn loop detection off."),
-    extensions: list[str] = typer.Option(None, "-e", "--extensions", help="Enable only these extensions ('none': none)."),
+    extensions: list[str] = typer.Option(
+        None, "-e", "--extensions", help="Enable only these extensions ('none': none)."
+    ),
     trust: bool = _TRUST,
     verbose: bool = typer.Option(False, "-v", "--verbose", help="Log debug details to stderr."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
 ) -> None:
     from acode.cli.trust_cmd import trust_this_run
 

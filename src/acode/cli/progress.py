@@ -27,7 +27,8 @@ def clock(seconds: float) -> str:
 
 
 class Elapsed:
-    """A spinner label that counts the seconds since it was made: ``thinking (turn 2) · 14s · Ctrl-C stops``."""
+    """A spinner label that counts the seconds since it was made:
+    ``thinking (turn 2) · 14s · Ctrl-C stops``."""
 
     def __init__(self, label: str, hint: str = "Ctrl-C stops"):
         self.label = label
@@ -109,8 +110,11 @@ class RunProgress:
         if not self.live_enabled:
             speed = f", {rate:.1f} tokens/s" if rate else ""
             where = f" ({self.stage}{', ' + self.step if self.step else ''})" if self.stage else ""
-            self.console.print(f"  model call {number}{where}: {seconds:.1f} s, {tokens} tokens out{speed}",
-                               highlight=False, markup=False)
+            self.console.print(
+                f"  model call {number}{where}: {seconds:.1f} s, {tokens} tokens out{speed}",
+                highlight=False,
+                markup=False,
+            )
 
     # -- the pipeline side ------------------------------------------------------------------------
     def on_event(self, event: dict[str, Any]) -> None:
@@ -145,12 +149,17 @@ class RunProgress:
             from rich.live import Live
 
             # shown only while a model call runs: approval questions and the human gate never overlap it
-            self._live = Live(self, console=self.console, refresh_per_second=4, transient=True,
-                              redirect_stdout=False, redirect_stderr=False)
+            self._live = Live(
+                self,
+                console=self.console,
+                refresh_per_second=4,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
             self._live.start()
 
     def stop(self) -> None:
         if self._live is not None:
             self._live.stop()
             self._live = None
-

@@ -2,7 +2,8 @@
 
 `acode review [OPTIONS]` reviews (reusing the stored review when nothing changed); `acode review run
 [OPTIONS]` always reviews again; `show [ID]` and `history` read the store. Exit codes: 0 approved,
-50 rejected, 52 timeout (the model assessed nothing in time; a partial review exits 0 or 50 by its decision), 1 failure, 2 usage or configuration error.
+50 rejected, 52 timeout (the model assessed nothing in time; a partial review exits 0 or 50 by its
+decision), 1 failure, 2 usage or configuration error.
 """
 
 from __future__ import annotations
@@ -31,17 +32,23 @@ review_app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-_BASE = typer.Option(None, "--base", "-b", help="Base branch (default: origin's default branch, else main, else master).")
+_BASE = typer.Option(
+    None, "--base", "-b", help="Base branch (default: origin's default branch, else main, else master)."
+)
 _UNCOMMITTED = typer.Option(False, "--uncommitted", help="Review the working tree and index against HEAD.")
 _COMMIT = typer.Option(None, "--commit", help="Review one commit.")
 _INTENT = typer.Option(None, "--intent", help="What the change should do (default: the commit messages).")
-_RUN_TESTS = typer.Option(False, "--run-tests", help="Run reviewer.test_command (default: python -m pytest -q).")
+_RUN_TESTS = typer.Option(
+    False, "--run-tests", help="Run reviewer.test_command (default: python -m pytest -q)."
+)
 _JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 _FORMAT = typer.Option(None, "--format", "-f", help="markdown | sarif (printed, or written with -o).")
 _OUTPUT = typer.Option(None, "--output", "-o", help="Write the report to this file.")
 _MODEL = typer.Option(None, "--model", "-m", help="Bundled model name, server model name or a .gguf path.")
 _BACKEND = typer.Option(None, "--backend", help="embedded | openai | scripted")
-_TRUST = typer.Option(False, "--trust", help="Trust this project's own settings for this review (its test_command).")
+_TRUST = typer.Option(
+    False, "--trust", help="Trust this project's own settings for this review (its test_command)."
+)
 
 
 @contextmanager
@@ -56,9 +63,18 @@ def _errors_for_people():
 
 @review_app.callback()
 def review(
-    ctx: typer.Context, base: str = _BASE, uncommitted: bool = _UNCOMMITTED, commit: str = _COMMIT,
-    intent: str = _INTENT, run_tests: bool = _RUN_TESTS, json_out: bool = _JSON, fmt: str = _FORMAT,
-    output: Path = _OUTPUT, model: str = _MODEL, backend: str = _BACKEND, trust: bool = _TRUST,
+    ctx: typer.Context,
+    base: str = _BASE,
+    uncommitted: bool = _UNCOMMITTED,
+    commit: str = _COMMIT,
+    intent: str = _INTENT,
+    run_tests: bool = _RUN_TESTS,
+    json_out: bool = _JSON,
+    fmt: str = _FORMAT,
+    output: Path = _OUTPUT,
+    model: str = _MODEL,
+    backend: str = _BACKEND,
+    trust: bool = _TRUST,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
@@ -69,9 +85,17 @@ def review(
 
 @review_app.command("run")
 def review_again(
-    base: str = _BASE, uncommitted: bool = _UNCOMMITTED, commit: str = _COMMIT, intent: str = _INTENT,
-    run_tests: bool = _RUN_TESTS, json_out: bool = _JSON, fmt: str = _FORMAT, output: Path = _OUTPUT,
-    model: str = _MODEL, backend: str = _BACKEND, trust: bool = _TRUST,
+    base: str = _BASE,
+    uncommitted: bool = _UNCOMMITTED,
+    commit: str = _COMMIT,
+    intent: str = _INTENT,
+    run_tests: bool = _RUN_TESTS,
+    json_out: bool = _JSON,
+    fmt: str = _FORMAT,
+    output: Path = _OUTPUT,
+    model: str = _MODEL,
+    backend: str = _BACKEND,
+    trust: bool = _TRUST,
 ) -> None:
     """Review again even if the change is the same as last time."""
     _review_and_exit(force=True, **locals())
@@ -86,7 +110,9 @@ def _review_and_exit(**options: Any) -> None:
 @review_app.command("show")
 def show(
     review_id: int = typer.Argument(None, help="Review id (default: the latest)."),
-    json_out: bool = _JSON, fmt: str = _FORMAT, output: Path = _OUTPUT,
+    json_out: bool = _JSON,
+    fmt: str = _FORMAT,
+    output: Path = _OUTPUT,
 ) -> None:
     """Show a stored review."""
     with _errors_for_people():
@@ -94,15 +120,19 @@ def show(
         stored = store.get(review_id)
         if stored is None:
             which = f"review #{review_id}" if review_id is not None else "any review"
-            raise UsageError("ACODE-REVIEW-040", f"there is no {which} in {store.path}",
-                             hint="list reviews with `acode review history`")
+            raise UsageError(
+                "ACODE-REVIEW-040",
+                f"there is no {which} in {store.path}",
+                hint="list reviews with `acode review history`",
+            )
         _emit(stored.result, json_out=json_out, fmt=fmt, output=output, review_id=stored.id)
     raise typer.Exit(exit_code_for(stored.result))
 
 
 @review_app.command("history")
 def history(
-    limit: int = typer.Option(20, "--limit", "-n", help="How many reviews to list."), json_out: bool = _JSON,
+    limit: int = typer.Option(20, "--limit", "-n", help="How many reviews to list."),
+    json_out: bool = _JSON,
 ) -> None:
     """List stored reviews, newest first (reviews made by `acode run` included)."""
     with _errors_for_people():
@@ -119,8 +149,15 @@ def history(
     for row in rows:
         target = row["target"] if row["target"] != "branch" else f"{row['head_ref']}..{row['base_ref']}"
         decision = row["decision"] if row["status"] == "complete" else f"{row['decision']} ({row['status']})"
-        table.add_row(str(row["id"]), row["created_at"][:16].replace("T", " "), row["source"], target,
-                      row["model"], decision, f"{row['duration_seconds']:.0f}")
+        table.add_row(
+            str(row["id"]),
+            row["created_at"][:16].replace("T", " "),
+            row["source"],
+            target,
+            row["model"],
+            decision,
+            f"{row['duration_seconds']:.0f}",
+        )
     table.columns[5].no_wrap = True
     console.print(table)
 
@@ -138,15 +175,33 @@ def _store(root: Path):
     return ReviewStore(ProjectPaths(root).db_file)
 
 
-def run_review(*, base, uncommitted, commit, intent, run_tests, json_out, fmt, output, model, backend,
-               force: bool, trust: bool = False) -> int:
+def run_review(
+    *,
+    base,
+    uncommitted,
+    commit,
+    intent,
+    run_tests,
+    json_out,
+    fmt,
+    output,
+    model,
+    backend,
+    force: bool,
+    trust: bool = False,
+) -> int:
     from acode.review import git_context
 
     if sum([bool(base), uncommitted, bool(commit)]) > 1:
-        raise UsageError("ACODE-REVIEW-041", "--base, --uncommitted and --commit choose different targets; give one",
-                         hint="acode review --base main | --uncommitted | --commit <sha>")
+        raise UsageError(
+            "ACODE-REVIEW-041",
+            "--base, --uncommitted and --commit choose different targets; give one",
+            hint="acode review --base main | --uncommitted | --commit <sha>",
+        )
     if fmt not in (None, "markdown", "sarif"):
-        raise UsageError("ACODE-REVIEW-042", f"--format {fmt!r} is not known", hint="use markdown or sarif (or --json)")
+        raise UsageError(
+            "ACODE-REVIEW-042", f"--format {fmt!r} is not known", hint="use markdown or sarif (or --json)"
+        )
     start = Path.cwd()
     root = git_context.repo_root(start)
     settings = settings_for(root, trust=trust, notice=False, **model_overrides(model, backend))
@@ -162,8 +217,9 @@ def run_review(*, base, uncommitted, commit, intent, run_tests, json_out, fmt, o
     # or what runs while it is (its own reviewer.test_command, hooks ...).
     text, source = base_config(root, context)
     if text is not None:
-        settings = settings_for(root, trust=trust, project_text=text, project_source=source,
-                                **model_overrides(model, backend))
+        settings = settings_for(
+            root, trust=trust, project_text=text, project_source=source, **model_overrides(model, backend)
+        )
     else:
         from acode.cli.trust_cmd import trust_notice
 
@@ -171,8 +227,11 @@ def run_review(*, base, uncommitted, commit, intent, run_tests, json_out, fmt, o
     rs = settings.reviewer
     store = _store(context.root)
     identity = {
-        "reviewer": rs.model_dump(mode="json"), "run_tests": run_tests,
-        "model": settings.model.model_dump(mode="json", include={"backend", "name", "path", "base_url", "script"}),
+        "reviewer": rs.model_dump(mode="json"),
+        "run_tests": run_tests,
+        "model": settings.model.model_dump(
+            mode="json", include={"backend", "name", "path", "base_url", "script"}
+        ),
     }
     if rs.reuse_unchanged and not force:
         stored = store.find_same(context.content_hash(), identity)
@@ -190,8 +249,9 @@ def run_review(*, base, uncommitted, commit, intent, run_tests, json_out, fmt, o
         tools = default_registry(REVIEW_TOOL_NAMES)
     with err_console.status("loading the model") as status:
         chat_model = build_model(settings.model)
-        result = review_change(context, chat_model, rs, tools, run_tests=run_tests,
-                               progress=lambda text: status.update(text))
+        result = review_change(
+            context, chat_model, rs, tools, run_tests=run_tests, progress=lambda text: status.update(text)
+        )
     review_id = store.save(result, identity, source="review")
     _emit(result, json_out=json_out, fmt=fmt, output=output, review_id=review_id)
     return exit_code_for(result)
@@ -209,16 +269,31 @@ def base_config(root: Path, context: Any) -> tuple[str | None, str | None]:
         return None, None
     if not any(relative in (f.path, f.old_path) for f in context.files):
         return None, None
-    shown = run_git(context.root, "show", f"{context.base_sha}:{relative}", check=False) if context.base_sha else None
+    shown = (
+        run_git(context.root, "show", f"{context.base_sha}:{relative}", check=False)
+        if context.base_sha
+        else None
+    )
     text = shown.stdout if shown is not None and shown.returncode == 0 else ""
     base = context.base_ref or context.base_sha[:12] or "the empty base"
-    err_console.print(f"note: the reviewed change edits {relative}; this review uses the settings of its base "
-                      f"({base}), not the change's own", markup=False, highlight=False)
+    err_console.print(
+        f"note: the reviewed change edits {relative}; this review uses the settings of its base "
+        f"({base}), not the change's own",
+        markup=False,
+        highlight=False,
+    )
     return text, f"{relative} at {base}"
 
 
-def _emit(result, *, json_out: bool, fmt: str | None, output: Path | None, review_id: int | None,
-          reused: bool = False) -> None:
+def _emit(
+    result,
+    *,
+    json_out: bool,
+    fmt: str | None,
+    output: Path | None,
+    review_id: int | None,
+    reused: bool = False,
+) -> None:
     from acode.fsutil import atomic_write_text
     from acode.review.report import render_json, render_markdown, render_sarif, render_terminal
 

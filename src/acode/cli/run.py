@@ -23,15 +23,27 @@ from acode.paths import ProjectPaths
 def run(
     task: str = typer.Argument(None, help="What to do, e.g. 'add is_even(n) to util.py with a test'."),
     allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Start even with uncommitted changes."),
-    approve: bool = typer.Option(False, "--approve", help="Non-interactive: approve at a required human review."),
-    override_reason: str = typer.Option(
-        None, "--override-reason", help="Accept a final review rejection (or timeout) for this reason; audited."
+    approve: bool = typer.Option(
+        False, "--approve", help="Non-interactive: approve at a required human review."
     ),
-    max_cycles: int = typer.Option(None, "--max-cycles", min=1, help="Plan -> review cycles (pipeline.max_cycles)."),
-    model: str = typer.Option(None, "--model", "-m", help="Bundled model name, server model name or a .gguf path."),
+    override_reason: str = typer.Option(
+        None,
+        "--override-reason",
+        help="Accept a final review rejection (or timeout) for this reason; audited.",
+    ),
+    max_cycles: int = typer.Option(
+        None, "--max-cycles", min=1, help="Plan -> review cycles (pipeline.max_cycles)."
+    ),
+    model: str = typer.Option(
+        None, "--model", "-m", help="Bundled model name, server model name or a .gguf path."
+    ),
     backend: str = typer.Option(None, "--backend", help="embedded | openai | scripted"),
-    json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON (no questions are asked)."),
-    undo: str = typer.Option(None, "--undo", metavar="SESSION", help="Restore the tree to the start of SESSION."),
+    json_out: bool = typer.Option(
+        False, "--json", help="Print the summary as JSON (no questions are asked)."
+    ),
+    undo: str = typer.Option(
+        None, "--undo", metavar="SESSION", help="Restore the tree to the start of SESSION."
+    ),
     resume: str = typer.Option(None, "--resume", metavar="SESSION", help="Continue an interrupted SESSION."),
 ) -> None:
     """Plan -> execute -> verify -> review a task; the reviewer is the final gate.
@@ -74,7 +86,9 @@ def run(
 
         state = load_state(root, resume)
         if state is None:
-            raise UsageError("ACODE-RUN-015", f"no run session '{resume}' in {root}", hint="see `acode summary`")
+            raise UsageError(
+                "ACODE-RUN-015", f"no run session '{resume}' in {root}", hint="see `acode summary`"
+            )
         outcome = resume_run(root, state, **common)
     else:
         outcome = start_run(root, task, allow_dirty=allow_dirty, max_cycles=max_cycles, **common)
@@ -98,7 +112,10 @@ def _progress(event: dict[str, Any]) -> None:
         files = ", ".join(event["files_changed"]) or "no files"
         err_console.print(f"  step {event['index']}: {event['status']} ({files})")
     elif kind in ("verify_retry", "replan", "escalation", "timeout"):
-        detail = event.get("reason") or f"cycle {event.get('cycle', '')} attempt {event.get('attempt', '')}".strip()
+        detail = (
+            event.get("reason")
+            or f"cycle {event.get('cycle', '')} attempt {event.get('attempt', '')}".strip()
+        )
         err_console.print(f"[yellow]  {kind}: {detail}[/]")
 
 
@@ -121,7 +138,10 @@ def _undo(root, session: str, json_out: bool) -> None:
         raise UsageError("ACODE-RUN-015", f"no run session '{session}' in {root}", hint="see `acode summary`")
     report = undo_run(root, state)
     EventLog(runs_dir(root) / state.session_id / EVENTS_FILE).emit(
-        "undo", restored_commit=report.restored_commit, removed=report.removed, reapplied_snapshot=report.reapplied_snapshot
+        "undo",
+        restored_commit=report.restored_commit,
+        removed=report.removed,
+        reapplied_snapshot=report.reapplied_snapshot,
     )
     if json_out:
         print_json({"session_id": state.session_id, **report.__dict__})
@@ -145,7 +165,9 @@ def summary(
     found = store.get(session) if session else store.latest()
     if found is None:
         what = f"run session '{session}'" if session else "run"
-        raise UsageError("ACODE-RUN-016", f"no stored summary of a {what} in {root}", hint='start one: acode run "<task>"')
+        raise UsageError(
+            "ACODE-RUN-016", f"no stored summary of a {what} in {root}", hint='start one: acode run "<task>"'
+        )
     _show(found, json_out)
 
 
@@ -183,7 +205,9 @@ def stats(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         return
     rate = metrics["approval_rate"]
     console.print(f"runs: {metrics['runs']} (finished {metrics['finished']})")
-    console.print(f"approval rate: {'-' if rate is None else f'{rate:.0%}'} · overridden: {metrics['overridden']}")
+    console.print(
+        f"approval rate: {'-' if rate is None else f'{rate:.0%}'} · overridden: {metrics['overridden']}"
+    )
     console.print(f"cycles per task: {metrics['cycles_per_task'] or '-'}")
     for item in metrics["common_issue_categories"]:
         console.print(f"  {item['category']}: {item['count']}")

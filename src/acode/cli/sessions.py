@@ -10,7 +10,9 @@ from rich.table import Table
 
 from acode.cli.common import console, print_json, project_root
 
-app = typer.Typer(help="Recorded agent sessions: list them, show one (resume with acode -r ID).", no_args_is_help=True)
+app = typer.Typer(
+    help="Recorded agent sessions: list them, show one (resume with acode -r ID).", no_args_is_help=True
+)
 
 
 def _store():
@@ -64,11 +66,14 @@ def show_session(
         )
         return
     console.print(
-        f"[bold]{info.id}[/] {info.status} - {info.turns} turns - model {info.model or '?'} - mode {info.approval_mode}"
+        f"[bold]{info.id}[/] {info.status} - {info.turns} turns - model {info.model or '?'} - mode "
+        f"{info.approval_mode}"
     )
     for message in messages:
         if message.role == "system":
             continue
-        calls = "; ".join(f"{c.name} {json.dumps(c.arguments, ensure_ascii=False)}" for c in message.tool_calls)
+        calls = "; ".join(
+            f"{c.name} {json.dumps(c.arguments, ensure_ascii=False)}" for c in message.tool_calls
+        )
         text = (message.content or calls).strip().replace("\n", " ")
         console.print(f"[dim]{message.role:>9}[/] {text[:200]}", highlight=False)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from acode.agent.result import ToolStep
-from acode.agent.tool_runner import PreparedCall, ToolRunner
-from acode.llm.types import Message, ToolCall
+from acode.agent.loop.result import ToolStep
+from acode.agent.loop.tool_runner import PreparedCall, ToolRunner
+from acode.llm.types import ToolCall
 from acode.tools.base import ToolResult
 
 SHELL_TOOL = "run_shell_command"
@@ -27,7 +27,9 @@ def run_user_shell(chat: Any, command: str) -> ToolStep | None:
         finished.append((step, result))
 
     runner = ToolRunner(loop.registry, loop.ctx, loop.policy, loop.middlewares, workers=1)
-    call = ToolCall(name=SHELL_TOOL, arguments={"command": command, "description": "typed by the user after !"})
+    call = ToolCall(
+        name=SHELL_TOOL, arguments={"command": command, "description": "typed by the user after !"}
+    )
     runner.execute(state, [call], done)
     step, result = finished[0]
     if step.decision != "allowed":
@@ -35,7 +37,8 @@ def run_user_shell(chat: Any, command: str) -> ToolStep | None:
         return step
     chat.console.print(result.output if result.ok else (result.error or ""), markup=False, highlight=False)
     output = step.output if len(step.output) <= CONTEXT_CHARS else step.output[:CONTEXT_CHARS] + "\n[... cut]"
-    state.history.append(Message.user(f"I ran a shell command myself (for context, no action needed yet):\n{output}"))
-    state.history.append(Message.assistant("Noted the command and its output."))
-    loop.observers.on_history(state)
+    session.add_note(
+        f"I ran a shell command myself (for context, no action needed yet):\n{output}",
+        "Noted the command and its output.",
+    )
     return step

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from acode.agent.result import AgentResult
-    from acode.agent.session import AgentSession
+    from acode.agent.loop.result import AgentResult
+    from acode.agent.session.agent_session import AgentSession
 
 Handler = Callable[["ChatContext", str], Any]
 
@@ -35,7 +35,7 @@ _COMMANDS: dict[str, SlashCommand] = {}
 _RESOLVERS: list[Callable[[str], SlashCommand | None]] = []
 
 # Modules that register more slash commands (imported lazily by the chat).
-SLASH_MODULES: list[str] = ["acode.cli.slash_control", "acode.cli.slash_agents", "acode.cli.slash_info",
+SLASH_MODULES: list[str] = ["acode.cli.slash_session", "acode.cli.slash_agents", "acode.cli.slash_info",
                             "acode.cli.slash_memory", "acode.cli.slash_git"]
 
 

@@ -15,13 +15,6 @@ def _root(chat: ChatContext) -> Path:
     return Path(chat.session.workspace)
 
 
-def _selection(chat: ChatContext) -> list[str] | None:
-    """The session's enabled extensions (kept by name) as a selection."""
-    from acode.extensions.loader import selection_of
-
-    return selection_of((chat.session.options.extra or {}).get("extensions"))
-
-
 def _store(chat: ChatContext):
     from acode.paths import ProjectPaths
     from acode.queue.store import TaskStore
@@ -35,15 +28,14 @@ def _report(chat: ChatContext, exc: AcodeError) -> None:
 
 @register("agent:start", "Queue a task for a sub-agent: /agent:start <agent> <prompt>")
 def agent_start(chat: ChatContext, args: str) -> None:
-    from acode.agent.definitions import get_agent
-    from acode.cli.agent_queue import _agents
+    from acode.agent.subagents.definitions import get_agent, load_agents
 
     agent, _, prompt = args.strip().partition(" ")
     if not agent or not prompt.strip():
         chat.console.print("usage: /agent:start <agent> <prompt>   (agents: `acode agents list`)")
         return
     try:
-        get_agent(_agents(_root(chat), _selection(chat)), agent)
+        get_agent(load_agents(_root(chat), chat.session.extensions), agent)
         task = _store(chat).create(agent, prompt.strip())
     except AcodeError as exc:
         _report(chat, exc)
@@ -53,14 +45,15 @@ def agent_start(chat: ChatContext, args: str) -> None:
 
 @register("agent:run", "Run the oldest pending sub-agent task here (/agent:run --all drains the queue)")
 def agent_run(chat: ChatContext, args: str) -> None:
-    from acode.cli.agent_queue import NOTHING_LINE, _agents
+    from acode.agent.subagents.definitions import load_agents
+    from acode.cli.agent_queue import NOTHING_LINE
     from acode.queue.agent_runner import make_task_runner
     from acode.queue.worker import drain
     from acode.tools.builtin import default_registry
 
     settings = chat.session.settings
     runner = make_task_runner(
-        _agents(_root(chat), _selection(chat)),
+        load_agents(_root(chat), chat.session.extensions),
         lambda: chat.session.loop.model,
         default_registry,
         rules=settings.agent.rules,
@@ -97,10 +90,8 @@ def agent_status(chat: ChatContext, args: str) -> None:
 
 def _custom_commands(chat: ChatContext) -> dict[str, Any]:
     from acode.commands.loader import load_commands
-    from acode.extensions.loader import load_enabled_extensions
 
-    extensions = load_enabled_extensions(_root(chat), _selection(chat))
-    dirs = [(e.commands_dir, e.name) for e in extensions if e.commands_dir is not None]
+    dirs = [(e.commands_dir, e.name) for e in chat.session.extensions if e.commands_dir is not None]
     return load_commands(_root(chat), dirs)
 
 
@@ -131,11 +122,13 @@ def _check_trusted(chat: ChatContext, command: Any) -> None:
 
     trust = chat.session.settings.trust
     from_project = Path(command.path).resolve().is_relative_to((_root(chat) / ".acode").resolve())
-    if trust.trusted or not from_project or not any(p.kind == "shell" for p in split_template(command.prompt)):
+    runs_shell = any(p.kind == "shell" for p in split_template(command.prompt))
+    if trust.trusted or not from_project or not runs_shell:
         return
     raise AcodeError(
         "ACODE-TRUST-001",
-        f"/{command.name} runs shell commands (!{{...}}) from this project's {command.path.name}, and {trust.root} "
+        f"/{command.name} runs shell commands (!{{...}}) from this project's {command.path.name}, and "
+        f"{trust.root} "
         f"is {trust.reason}",
         hint="trust the folder with `acode trust` (or start acode with --trust) to run it",
     )

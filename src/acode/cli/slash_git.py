@@ -1,4 +1,4 @@
-"""``/undo`` and ``/diff`` in the chat (see acode.agent.git_turns)."""
+"""``/undo`` and ``/diff`` in the chat (see acode.agent.session.git_turns)."""
 
 from __future__ import annotations
 
@@ -20,13 +20,15 @@ def diff(chat: ChatContext, args: str) -> None:
         chat.console.print("no turn in this chat has changed files yet")
         return
     committed = f" (commit {turns.last.commit[:10]})" if turns.last.commit else " (not committed)"
-    chat.console.print(f"last turn changed {', '.join(turns.last.paths)}{committed}", markup=False, highlight=False)
+    chat.console.print(
+        f"last turn changed {', '.join(turns.last.paths)}{committed}", markup=False, highlight=False
+    )
     chat.console.print(Syntax(text, "diff", theme="ansi_dark", word_wrap=True))
 
 
 @register("undo", "Undo acode's last commit (only while it is HEAD and no tracked file has changes)")
 def undo(chat: ChatContext, args: str) -> None:
-    from acode.agent.git_turns import undo_last_commit
+    from acode.agent.session.git_turns import undo_last_commit
     from acode.llm.types import Message
 
     outcome = undo_last_commit(chat.session.workspace)
@@ -35,7 +37,11 @@ def undo(chat: ChatContext, args: str) -> None:
         return
     chat.console.print(outcome.message, markup=False, highlight=False)
     state = chat.session.state
-    state.history.append(Message.user(
-        f"Note: I undid your last commit; these files are back to their earlier content: {', '.join(outcome.paths)}."))
+    state.history.append(
+        Message.user(
+            "Note: I undid your last commit; these files are back to their earlier content: "
+            f"{', '.join(outcome.paths)}."
+        )
+    )
     state.history.append(Message.assistant("Understood: I will take the restored files into account."))
     chat.session.loop.observers.on_history(state)

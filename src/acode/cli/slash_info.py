@@ -53,10 +53,10 @@ def stats(chat: ChatContext, args: str) -> None:
 
 @register("mcp", "MCP servers: status, transport and their tools")
 def mcp(chat: ChatContext, args: str) -> None:
-    extras = chat.session.extras
-    manager = getattr(extras, "mcp", None)
-    connections = list(getattr(manager, "connections", []) or [])
-    problems = [p for p in (getattr(extras, "problems", None) or []) if p.startswith("MCP server")]
+    added = chat.session.added_tools
+    manager = added.mcp if added else None
+    connections = list(manager.connections) if manager else []
+    problems = [p for p in (added.problems if added else []) if p.startswith("MCP server")]
     if not connections and not problems:
         chat.console.print("no MCP servers configured (mcp_servers in .acode/config.yml; see docs/agents.md)")
         return
@@ -67,8 +67,10 @@ def mcp(chat: ChatContext, args: str) -> None:
         chat.console.print(f"[green]connected[/] [bold]{conn.name}[/] ({transport}: {where}) "
                            f"- {len(conn.tools)} tool(s)", highlight=False)
         for tool in conn.tools:
-            chat.console.print(f"    {tool.name}  [dim]({tool.kind})[/] {tool.description.splitlines()[0][:80]}",
-                               highlight=False)
+            chat.console.print(
+                f"    {tool.name}  [dim]({tool.kind})[/] {tool.description.splitlines()[0][:80]}",
+                highlight=False,
+            )
     for problem in problems:
         chat.console.print(f"[red]failed[/] {problem}", markup=True, highlight=False)
 
@@ -86,5 +88,7 @@ def tools(chat: ChatContext, args: str) -> None:
     chat.console.print(f"{len(registry.names())} tools (approval mode {mode}):", highlight=False)
     for tool in registry:
         first_line = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
-        chat.console.print(f"  [bold]{tool.name}[/] [dim]({tool.kind}, {_needs(chat, tool)})[/]  {first_line[:90]}",
-                           highlight=False)
+        chat.console.print(
+            f"  [bold]{tool.name}[/] [dim]({tool.kind}, {_needs(chat, tool)})[/]  {first_line[:90]}",
+            highlight=False,
+        )

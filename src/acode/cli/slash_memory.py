@@ -1,4 +1,4 @@
-"""``/memory show|add|refresh|list`` in the chat (see acode.agent.memory)."""
+"""``/memory show|add|refresh|list`` in the chat (see acode.agent.session.memory)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from acode.cli.slash import ChatContext, register
 
 def refresh(chat: ChatContext) -> int:
     """Re-read the context files into this session's system prompt; returns how many were loaded."""
-    from acode.agent.context_files import find_context_files
+    from acode.agent.session.context_files import find_context_files
     from acode.llm.types import Message
 
     session = chat.session
@@ -17,14 +17,18 @@ def refresh(chat: ChatContext) -> int:
 
 
 def _show(chat: ChatContext) -> None:
-    from acode.agent.context_files import find_context_files
+    from acode.agent.session.context_files import find_context_files
 
     files = find_context_files(chat.session.workspace, names=chat.session.options.context_file_names)
     if not files:
-        chat.console.print('no memory loaded: no context files (add one with /memory add "...", or write ACODE.md)')
+        chat.console.print(
+            'no memory loaded: no context files (add one with /memory add "...", or write ACODE.md)'
+        )
         return
     total = sum(len(f.text) for f in files)
-    chat.console.print(f"memory in the system prompt: {len(files)} file(s), {total:,} characters", highlight=False)
+    chat.console.print(
+        f"memory in the system prompt: {len(files)} file(s), {total:,} characters", highlight=False
+    )
     for item in files:
         cut = " (cut at the size cap)" if item.truncated else ""
         chat.console.rule(f"{item.label}{cut}")
@@ -33,12 +37,16 @@ def _show(chat: ChatContext) -> None:
 
 
 def _list(chat: ChatContext) -> None:
-    from acode.agent.memory import hierarchy
+    from acode.agent.session.memory import hierarchy
 
     for place in hierarchy(chat.session.workspace, chat.session.options.context_file_names):
         if place.scope in ("project", "above project", "working folder") and not place.exists:
             continue
-        state = ("loaded" if place.loaded else "on demand: @" + _rel(chat, place.path)) if place.exists else "not present"
+        state = (
+            ("loaded" if place.loaded else "on demand: @" + _rel(chat, place.path))
+            if place.exists
+            else "not present"
+        )
         chat.console.print(f"  {place.scope:<14} {place.path}  ({state})", markup=False, highlight=False)
 
 
@@ -55,7 +63,7 @@ def memory(chat: ChatContext, args: str) -> None:
     if verb in ("", "show"):
         _show(chat)
     elif verb == "add":
-        from acode.agent.memory import add_memory
+        from acode.agent.session.memory import add_memory
 
         path = add_memory(rest)
         refresh(chat)

@@ -10,9 +10,9 @@ from typing import IO, Any
 
 from pydantic import BaseModel
 
-from acode.agent.middleware import AgentState
-from acode.agent.observer import LoopObserver
-from acode.agent.result import AgentResult, ModelStep, ToolStep
+from acode.agent.loop.middleware import AgentState
+from acode.agent.loop.observer import LoopObserver
+from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
 from acode.cli.stream_events import (
     ErrorEvent,
     InitEvent,
@@ -37,9 +37,15 @@ def check_output_format(value: str | None, json_flag: bool) -> str:
     if value is None:
         return "json" if json_flag else "text"
     if value not in OUTPUT_FORMATS:
-        raise UsageError("ACODE-AGENT-003", f"unknown output format '{value}'", hint=f"use one of: {', '.join(OUTPUT_FORMATS)}")
+        raise UsageError(
+            "ACODE-AGENT-003",
+            f"unknown output format '{value}'",
+            hint=f"use one of: {', '.join(OUTPUT_FORMATS)}",
+        )
     if json_flag and value != "json":
-        raise UsageError("ACODE-AGENT-003", f"--json and --output-format {value} disagree", hint="give only one of them")
+        raise UsageError(
+            "ACODE-AGENT-003", f"--json and --output-format {value} disagree", hint="give only one of them"
+        )
     return value
 
 
@@ -77,7 +83,9 @@ class StreamJsonView(LoopObserver):
 
     def on_model_step(self, state: AgentState, step: ModelStep) -> None:
         if step.format_error:
-            self.writer.emit(ErrorEvent(severity="warning", message=f"invalid model answer: {step.format_error}"))
+            self.writer.emit(
+                ErrorEvent(severity="warning", message=f"invalid model answer: {step.format_error}")
+            )
             return
         for call in step.tool_calls:
             self._tool_use(call["id"], call["name"], call["arguments"])
@@ -89,67 +97,92 @@ class StreamJsonView(LoopObserver):
 
     def on_tool_step(self, state: AgentState, step: ToolStep, result: ToolResult) -> None:
         self._tool_use(step.call_id, step.name, step.arguments)
-        self.writer.emit(ToolResultEvent(
-            tool_id=step.call_id, tool_name=step.name, status="success" if step.ok else "error",
-            decision=step.decision, output=step.output, error=step.error, seconds=round(step.seconds, 3),
-        ))
+        self.writer.emit(
+            ToolResultEvent(
+                tool_id=step.call_id,
+                tool_name=step.name,
+                status="success" if step.ok else "error",
+                decision=step.decision,
+                output=step.output,
+                error=step.error,
+                seconds=round(step.seconds, 3),
+            )
+        )
 
 
 def result_event(result: AgentResult, exit_code: int) -> ResultEvent:
     tokens = result.tokens
     stats = Stats(
-        turns=result.turns, tool_calls=len(result.tool_steps()), duration_seconds=round(result.seconds, 3),
-        model_seconds=round(result.model_seconds, 3), tool_seconds=round(result.tool_seconds, 3),
-        input_tokens=tokens.prompt_tokens, input_tokens_cached=tokens.prompt_tokens_reused,
+        turns=result.turns,
+        tool_calls=len(result.tool_steps()),
+        duration_seconds=round(result.seconds, 3),
+        model_seconds=round(result.model_seconds, 3),
+        tool_seconds=round(result.tool_seconds, 3),
+        input_tokens=tokens.prompt_tokens,
+        input_tokens_cached=tokens.prompt_tokens_reused,
         output_tokens=tokens.completion_tokens,
     )
     return ResultEvent(
-        status="success" if result.ok else "error", session_id=result.session_id, answer=result.answer,
-        stop_reason=result.stop_reason, message=result.message, exit_code=exit_code, stats=stats,
+        status="success" if result.ok else "error",
+        session_id=result.session_id,
+        answer=result.answer,
+        stop_reason=result.stop_reason,
+        message=result.message,
+        exit_code=exit_code,
+        stats=stats,
     )
 
 
-def exit_code_of(result: AgentResult) -> int:
-    from acode.cli.chat import _STOP_EXIT_CODES
-    from acode.errors import EXIT_FAILURE
-
-    return EXIT_OK if result.ok else _STOP_EXIT_CODES.get(result.stop_reason, EXIT_FAILURE)
-
-
-def run_stream(settings: Any, root: Path, options: Any, prompt: str, *, verbose: bool = False,
-               out: IO[str] | None = None) -> int:
+def run_stream(
+    settings: Any, root: Path, options: Any, prompt: str, *, verbose: bool = False, out: IO[str] | None = None
+) -> int:
     """One-shot run printing stream-json on ``out`` (stdout); returns the exit code."""
     from acode import __version__
-    from acode.agent.session import AgentSession
+    from acode.agent.session.builder import build_session
     from acode.cli.agent_view import ConsoleView
     from acode.cli.common import err_console
 
     writer = StreamWriter(out)
     options.observers = [StreamJsonView(writer), ConsoleView(err_console, verbose=verbose)]
     try:
-        session = AgentSession.open(settings, root, options)
+        session = build_session(settings, root, options)
     except AcodeError as exc:
         writer.emit(ErrorEvent(severity="error", message=exc.message, code=exc.code))
-        writer.emit(ResultEvent(status="error", session_id="", answer="", stop_reason="error", message=exc.message,
-                                exit_code=exc.exit_code))
+        writer.emit(
+            ResultEvent(
+                status="error",
+                session_id="",
+                answer="",
+                stop_reason="error",
+                message=exc.message,
+                exit_code=exc.exit_code,
+            )
+        )
         raise
     from acode.cli.turn_hooks import attach_turn_observers
 
     attach_turn_observers(session, settings, err_console)
-    writer.emit(InitEvent(
-        session_id=session.id, model=str(getattr(session.loop.model, "name", "") or settings.model.name),
-        backend=settings.model.backend, approval_mode=session.state.approval_mode, cwd=str(root),
-        version=__version__,
-    ))
+    writer.emit(
+        InitEvent(
+            session_id=session.id,
+            model=str(getattr(session.loop.model, "name", "") or settings.model.name),
+            backend=settings.model.backend,
+            approval_mode=session.state.approval_mode,
+            cwd=str(root),
+            version=__version__,
+        )
+    )
     writer.emit(MessageEvent(role="user", content=prompt))
     try:
         result = session.send(prompt)
     finally:
         session.close()
-    code = exit_code_of(result)
+    code = result.exit_code
     if not result.ok:
         writer.emit(ErrorEvent(severity="error", message=f"{result.stop_reason}: {result.message}".strip()))
     writer.emit(result_event(result, code))
     if code != EXIT_OK:
-        err_console.print(f"session {result.session_id}: resume with acode -r {result.session_id}", highlight=False)
+        err_console.print(
+            f"session {result.session_id}: resume with acode -r {result.session_id}", highlight=False
+        )
     return code

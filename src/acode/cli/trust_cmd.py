@@ -51,7 +51,9 @@ def trust(
     from acode.config.trust import TrustStore
 
     if sum([distrust, forget, show, list_rules]) > 1:
-        raise UsageError("ACODE-TRUST-003", "--distrust, --forget, --show and --list do different things; give one")
+        raise UsageError(
+            "ACODE-TRUST-003", "--distrust, --forget, --show and --list do different things; give one"
+        )
     store = TrustStore()
     if list_rules:
         rules = store.rules()
@@ -78,7 +80,9 @@ def trust(
         print_json(report)
         return
     if forget:
-        console.print(("forgot the rule for " if changed else "there was no rule for ") + str(target), markup=False)
+        console.print(
+            ("forgot the rule for " if changed else "there was no rule for ") + str(target), markup=False
+        )
     elif not show:
         console.print(f"stored: {'do not trust' if distrust else 'trust'} {target}", markup=False)
     console.print(f"{folder} is {report['reason']}  [dim]({store.path})[/]", highlight=False)
@@ -94,8 +98,12 @@ def _report(folder: Path, store: Any) -> dict[str, Any]:
     from acode.config.trust import decide, project_commands
 
     trusted, reason = decide(folder, None, store)
-    return {"folder": str(folder), "trusted": trusted, "reason": reason,
-            "commands": project_commands(folder, project_layer(folder))}
+    return {
+        "folder": str(folder),
+        "trusted": trusted,
+        "reason": reason,
+        "commands": project_commands(folder, project_layer(folder)),
+    }
 
 
 def resolve_trust(root: Path, flag: bool = False) -> bool | None:
@@ -121,16 +129,22 @@ def resolve_trust(root: Path, flag: bool = False) -> bool | None:
 
 
 def _ask(root: Path, found: list[str], store: Any) -> bool | None:
-    err_console.print(f"[bold]This project's own settings can run commands on your machine[/] ({root}):",
-                      highlight=False)
+    err_console.print(
+        f"[bold]This project's own settings can run commands on your machine[/] ({root}):", highlight=False
+    )
     for line in found[:12]:
         err_console.print(f"  - {line}", markup=False, highlight=False)
     if len(found) > 12:
         err_console.print(f"  ... and {len(found) - 12} more", markup=False)
     try:
-        answer = err_console.input(
-            "Trust this folder? [bold]y[/]es / trust the [bold]p[/]arent folder / [bold]n[/]o (asked once) "
-        ).strip().lower()
+        answer = (
+            err_console.input(
+                "Trust this folder? [bold]y[/]es / trust the [bold]p[/]arent folder / [bold]n[/]o (asked "
+                "once) "
+            )
+            .strip()
+            .lower()
+        )
     except (EOFError, KeyboardInterrupt):
         err_console.print("not trusted for now (nothing stored)")
         return None
@@ -150,9 +164,14 @@ def trust_notice(settings: Any) -> None:
     if state.trusted or not state.withheld or state.root in _noticed:
         return
     _noticed.add(state.root)
-    shown = "; ".join(state.withheld[:6]) + (f"; and {len(state.withheld) - 6} more" if len(state.withheld) > 6 else "")
+    shown = "; ".join(state.withheld[:6]) + (
+        f"; and {len(state.withheld) - 6} more" if len(state.withheld) > 6 else ""
+    )
     err_console.print(
-        f"note: {state.root} is {state.reason}, so its .acode/config.yml may not run commands; left out: {shown}. "
+        f"note: {state.root} is {state.reason}, so its .acode/config.yml may not run commands; left out: "
+        f"{shown}. "
         "Trust it with `acode trust` (stored) or `acode --trust ...` (this run only).",
-        markup=False, highlight=False, soft_wrap=True,
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
     )

@@ -89,14 +89,20 @@ def run_injected_shell(command: str, workspace: Path, timeout: float = 60.0, arg
         return f"[Shell command timed out after {timeout:.0f}s: {command}]"
     out = done.stdout
     if done.returncode != 0:
-        out += (f"\n{done.stderr}" if done.stderr else "") + f"\n[Shell command exited with code {done.returncode}]"
+        out += (
+            f"\n{done.stderr}" if done.stderr else ""
+        ) + f"\n[Shell command exited with code {done.returncode}]"
     return out[:MAX_INJECT_CHARS]
 
 
 def shell_allowed(
-    command: str, confirm: ConfirmShell | None, allow_prefixes: Sequence[str], workspace: Path, shown: str | None = None
+    command: str,
+    confirm: ConfirmShell | None,
+    allow_prefixes: Sequence[str],
+    workspace: Path,
+    shown: str | None = None,
 ) -> bool:
-    from acode.agent.shell_rules import judge_shell
+    from acode.agent.approval.shell_rules import judge_shell
 
     judged = judge_shell(command, deny=[], allow=list(allow_prefixes), mode="default", workspace=workspace)
     if judged.allowed_by_rules and not judged.denied and not judged.writes:
@@ -122,7 +128,11 @@ def expand_command(
     for index, piece in enumerate(pieces):
         if piece.kind == "shell":
             command = bind_args(piece.value, args)
-            shown = command if ARGS not in piece.value else f"{command}   (with {ARGS_VARIABLE}={shlex.quote(args)})"
+            shown = (
+                command
+                if ARGS not in piece.value
+                else f"{command}   (with {ARGS_VARIABLE}={shlex.quote(args)})"
+            )
             if not shell_allowed(command, confirm, allow_shell, workspace, shown):
                 raise UsageError(
                     "ACODE-CMD-012",

@@ -47,7 +47,9 @@ def read_command(path: Path, root: Path, scope: str) -> CustomCommand:
     return CustomCommand(name, prompt, description or f"Custom command from {path.name}", path, scope)
 
 
-def command_sources(project_root: Path | None, extension_dirs: Sequence[tuple[Path, str]] = ()) -> list[tuple[Path, str]]:
+def command_sources(
+    project_root: Path | None, extension_dirs: Sequence[tuple[Path, str]] = ()
+) -> list[tuple[Path, str]]:
     sources = [(folder, f"extension:{name}") for folder, name in extension_dirs]
     sources.append((user_config_dir() / "commands", "user"))
     if project_root is not None:

@@ -46,7 +46,8 @@ def bind_args(command: str, args: str) -> str:
     if ARGS in command and args and _reevaluated(command):
         raise UsageError(
             "ACODE-CMD-014",
-            "{{args}} is handed to eval or `sh -c` in this command's !{...}, which would run the arguments as code",
+            "{{args}} is handed to eval or `sh -c` in this command's !{...}, which would run the arguments "
+            "as code",
             hint="pass the arguments to the command directly instead of through eval / sh -c",
         )
     out: list[str] = []

@@ -27,7 +27,9 @@ class FixConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = Field(True, description="try test-driven fixing before the tool loop")
-    test_command: str | None = Field(None, description="the tests to run (default: from the request, else pytest)")
+    test_command: str | None = Field(
+        None, description="the tests to run (default: from the request, else pytest)"
+    )
     max_attempts: int = Field(4, ge=1, le=20, description="candidate fixes (model calls) per request")
     greedy_attempts: int = Field(2, ge=0, description="attempts at temperature 0 before sampling")
     sample_temperature: float = Field(0.7, ge=0, le=2)
@@ -53,7 +55,11 @@ class AgentSettings(BaseModel):
     )
     # Opt-in: measured on the 0.5B, the two extra tool descriptions made it skip running hello.py in the
     # one-shot create-and-run task; turn them on with the 1.5B or a server model.
-    reviewer_tool: bool = Field(False, description="offer the `reviewer` tool (a second opinion on the changes)")
-    subagents: bool = Field(False, description="offer `invoke_agent` (built-in and .acode/agents/*.md sub-agents)")
+    reviewer_tool: bool = Field(
+        False, description="offer the `reviewer` tool (a second opinion on the changes)"
+    )
+    subagents: bool = Field(
+        False, description="offer `invoke_agent` (built-in and .acode/agents/*.md sub-agents)"
+    )
     rules: ToolRules = Field(default_factory=ToolRules)
     fix: FixConfig = Field(default_factory=FixConfig)

@@ -39,7 +39,9 @@ def load_settings(
     """
     merged: dict[str, Any] = {}
     origin: dict[str, str] = {}
-    _merge(merged, origin, _read_yaml(user_config_dir() / "config.yml"), str(user_config_dir() / "config.yml"))
+    _merge(
+        merged, origin, _read_yaml(user_config_dir() / "config.yml"), str(user_config_dir() / "config.yml")
+    )
     project_trust = ProjectTrust()
     if project_root is not None:
         project_file = ProjectPaths(project_root).config_file
@@ -75,7 +77,8 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         return _parse_yaml(path.read_text(encoding="utf-8"), str(path))
     except UnicodeDecodeError as exc:
         raise ConfigError(
-            "ACODE-CFG-004", f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded)",
+            "ACODE-CFG-004",
+            f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded)",
             hint="save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)",
         ) from None
     except OSError as exc:
@@ -94,7 +97,9 @@ def _parse_yaml(text: str, path: str) -> dict[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError("ACODE-CFG-003", f"{path} must hold a mapping of settings, not {type(data).__name__}")
+        raise ConfigError(
+            "ACODE-CFG-003", f"{path} must hold a mapping of settings, not {type(data).__name__}"
+        )
     return data
 
 
@@ -127,7 +132,9 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
-def _merge(into: dict[str, Any], origin: dict[str, str], layer: Mapping[str, Any], source: str, prefix: str = "") -> None:
+def _merge(
+    into: dict[str, Any], origin: dict[str, str], layer: Mapping[str, Any], source: str, prefix: str = ""
+) -> None:
     for key, value in layer.items():
         dotted = f"{prefix}{key}"
         if isinstance(value, Mapping) and isinstance(into.get(key), dict):
@@ -161,7 +168,11 @@ def _source_of(dotted: str, origin: Mapping[str, str]) -> str:
 def _known_keys(loc: tuple[Any, ...]) -> list[str]:
     model: Any = Settings
     for part in loc[:-1]:
-        field = model.model_fields.get(str(part)) if isinstance(model, type) and issubclass(model, BaseModel) else None
+        field = (
+            model.model_fields.get(str(part))
+            if isinstance(model, type) and issubclass(model, BaseModel)
+            else None
+        )
         if field is None:
             return []
         model = field.annotation
@@ -188,5 +199,6 @@ def _config_error(exc: ValidationError, origin: Mapping[str, str]) -> ConfigErro
     return ConfigError(
         "ACODE-CFG-010",
         "invalid configuration\n  " + "\n  ".join(lines),
-        hint="fix the value in the file or variable named above (`acode config show` prints the settings in force)",
+        hint="fix the value in the file or variable named above (`acode config show` prints the settings in "
+             "force)",
     )

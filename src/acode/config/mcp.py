@@ -21,14 +21,17 @@ class McpServerSettings(BaseModel):
     url: str | None = Field(None, description="HTTP: the server's endpoint, e.g. http://127.0.0.1:8000/mcp")
     http_url: str | None = Field(None, description="Gemini CLI's name for a streamable HTTP url (httpUrl)")
     transport: Literal["auto", "stdio", "http", "sse"] = Field(
-        "auto", description="auto: stdio with a command; with a url, sse when its path ends in /sse, else http"
+        "auto",
+        description="auto: stdio with a command; with a url, sse when its path ends in /sse, else http",
     )
     headers: dict[str, str] = Field(
-        default_factory=dict, description="HTTP headers sent with every request; ${VAR} takes an environment variable"
+        default_factory=dict,
+        description="HTTP headers sent with every request; ${VAR} takes an environment variable",
     )
     timeout_seconds: float = Field(30.0, gt=0, description="startup and per-call timeout")
     read_only_tools: list[str] = Field(
-        default_factory=list, description="tools to treat as read-only (no approval) besides those the server marks so"
+        default_factory=list,
+        description="tools to treat as read-only (no approval) besides those the server marks so",
     )
     enabled: bool = True
 
@@ -39,7 +42,9 @@ class McpServerSettings(BaseModel):
             if self.transport == "auto":
                 self.transport = "http"
         if bool(self.command) == bool(self.url):
-            raise ValueError("give either `command` (a stdio server) or `url` (an HTTP server), not both or neither")
+            raise ValueError(
+                "give either `command` (a stdio server) or `url` (an HTTP server), not both or neither"
+            )
         if self.transport == "auto":
             if self.command:
                 self.transport = "stdio"
@@ -47,5 +52,7 @@ class McpServerSettings(BaseModel):
                 path = (self.url or "").split("?", 1)[0].rstrip("/")
                 self.transport = "sse" if path.endswith("/sse") else "http"
         if (self.transport == "stdio") != bool(self.command):
-            raise ValueError(f"transport '{self.transport}' does not fit {'command' if self.command else 'url'}")
+            raise ValueError(
+                f"transport '{self.transport}' does not fit {'command' if self.command else 'url'}"
+            )
         return self

@@ -16,7 +16,9 @@ class ModelSettings(BaseModel):
     name: str = "qwen2.5-coder-1.5b"
     path: Path | None = Field(None, description="any GGUF file; overrides `name` for the embedded backend")
     context_window: int = Field(8192, ge=512, le=1_048_576)
-    threads: int | None = Field(None, ge=1, description="CPU threads for llama.cpp (default: the idle cores when the model loads)")
+    threads: int | None = Field(
+        None, ge=1, description="CPU threads for llama.cpp (default: the idle cores when the model loads)"
+    )
     gpu_layers: int = Field(0, ge=-1)
     max_tokens: int = Field(1024, ge=1)
     seed: int = 0

@@ -26,12 +26,25 @@ class PipelineSettings(BaseModel):
         None, description="project checks; None detects them (pytest when tests exist, ruff when configured)"
     )
     check_command_prefixes: list[str] = Field(
-        default_factory=lambda: ["pytest", "python -m pytest", "ruff", "python -m ruff", "python -m py_compile"],
+        default_factory=lambda: [
+            "pytest",
+            "python -m pytest",
+            "ruff",
+            "python -m ruff",
+            "python -m py_compile",
+        ],
         description="a plan step's own check command runs only when it starts with one of these",
     )
     approval_mode: ApprovalMode = "auto_edit"
     executor_tools: list[str] = Field(
-        default_factory=lambda: ["read_file", "write_file", "replace", "list_directory", "grep_search", "run_shell_command"],
+        default_factory=lambda: [
+            "read_file",
+            "write_file",
+            "replace",
+            "list_directory",
+            "grep_search",
+            "run_shell_command",
+        ],
         description="tools the executor's agent is offered (fewer tools: a shorter prompt for small models); "
         "the shell is offered only when the approval mode or agent.rules.allow_shell lets it run",
     )

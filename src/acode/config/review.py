@@ -1,4 +1,5 @@
-"""Settings of the reviewer (`acode review` and the Reviewer stage of `acode run`): the ``reviewer:`` section."""
+"""Settings of the reviewer (`acode review` and the Reviewer stage of `acode run`): the ``reviewer:``
+section."""
 
 from __future__ import annotations
 
@@ -36,7 +37,9 @@ class Thresholds(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     confirm: float = Field(0.5, ge=0.0, le=1.0, description="P(yes) at which a model finding is confirmed")
-    poor: float = Field(0.8, ge=0.0, le=1.0, description="P(yes) at which a high/medium finding makes its dimension poor")
+    poor: float = Field(
+        0.8, ge=0.0, le=1.0, description="P(yes) at which a high/medium finding makes its dimension poor"
+    )
     max_needs_work: int = Field(2, ge=0, description="reject when more dimensions than this are needs_work")
     count_context_lines: bool = Field(
         False, description="also count findings about unchanged lines shown as context"
@@ -61,28 +64,42 @@ class RegressionSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     method: Literal["auto", "likelihood", "question", "off"] = Field(
-        "auto", description="likelihood: the model's log-likelihood of each version (needs a backend that "
+        "auto",
+        description="likelihood: the model's log-likelihood of each version (needs a backend that "
         "scores text: the embedded model); question: a yes/no question per version; auto: likelihood when "
         "the backend can, else question",
     )
     # Defaults chosen by benchmarks/review_accuracy.py --tune on the bundled 1.5B (even HumanEvalPack tasks
     # and even real commits); the 0.5B chose the same. See docs/review.md, "Measured".
     statistic: Literal["sum", "mean"] = Field(
-        "mean", description="compare the mean log-probability per token of the two versions, or the sum "
+        "mean",
+        description="compare the mean log-probability per token of the two versions, or the sum "
         "(the sum penalises every added token)",
     )
-    margin: float = Field(0.075, ge=0.0, description="reject when new - old is below -margin (nats, per token "
-                          "with statistic mean)")
+    margin: float = Field(
+        0.075,
+        ge=0.0,
+        description="reject when new - old is below -margin (nats, per token with statistic mean)",
+    )
     context_lines: int = Field(60, ge=1, le=400, description="lines before a change the model reads first")
-    after_lines: int = Field(30, ge=0, le=400, description="unchanged lines after a change that are scored too")
-    max_regions: int = Field(8, ge=1, le=100, description="changed regions checked per review (largest first)")
+    after_lines: int = Field(
+        30, ge=0, le=400, description="unchanged lines after a change that are scored too"
+    )
+    max_regions: int = Field(
+        8, ge=1, le=100, description="changed regions checked per review (largest first)"
+    )
     max_edit_lines: int = Field(
-        4, ge=0, le=400, description="compare only edits: regions where at most this many lines were removed and "
-        "at most this many added. A larger rewrite is not compared: new code is less familiar to the model than the "
+        4,
+        ge=0,
+        le=400,
+        description="compare only edits: regions where at most this many lines were removed and "
+        "at most this many added. A larger rewrite is not compared: new code is less familiar to the model "
+        "than the "
         "code it replaces whether it is right or wrong (0: no limit)",
     )
     preamble: bool = Field(
-        True, description="put the definitions the changed lines use but the lines before them do not show (a "
+        True,
+        description="put the definitions the changed lines use but the lines before them do not show (a "
         "helper further down the file, an import at its top) before both versions, so using them is not new "
         "to the model",
     )
@@ -93,7 +110,8 @@ class RegressionSettings(BaseModel):
         "measurably and it adds up to ~400 prompt tokens per compared edit (docs/review.md, Measured)",
     )
     intent: bool = Field(
-        True, description="head both versions with the change's stated intent (commit messages, the run's request) "
+        True,
+        description="head both versions with the change's stated intent (commit messages, the run's request) "
         "as a comment, so a deliberate change is judged against what it set out to do",
     )
 
@@ -103,24 +121,39 @@ class BudgetSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool = Field(True, description="plan the work to the time limit (regions, diff shown, proposals) "
-                          "and name what was left out; off: do everything and stop at the limit")
+    enabled: bool = Field(
+        True,
+        description="plan the work to the time limit (regions, diff shown, proposals) "
+        "and name what was left out; off: do everything and stop at the limit",
+    )
     prompt_tokens_per_second: float = Field(
-        50.0, gt=0, description="prior prompt speed until the review has measured the model (the bundled 1.5B "
+        50.0,
+        gt=0,
+        description="prior prompt speed until the review has measured the model (the bundled 1.5B "
         "on 2 cores reads about 50 tokens/s)",
     )
     generated_tokens_per_second: float = Field(8.0, gt=0, description="prior generation speed")
     regression_share: float = Field(
-        0.5, gt=0.0, le=1.0, description="share of the limit the regression check may plan for when proposals "
+        0.5,
+        gt=0.0,
+        le=1.0,
+        description="share of the limit the regression check may plan for when proposals "
         "follow (all of it with strategy checks_only)",
     )
-    safety: float = Field(0.85, gt=0.0, le=1.0, description="share of the limit that is planned (the rest "
-                          "absorbs estimation error)")
+    safety: float = Field(
+        0.85,
+        gt=0.0,
+        le=1.0,
+        description="share of the limit that is planned (the rest absorbs estimation error)",
+    )
     min_diff_tokens: int = Field(
-        300, ge=0, description="leave the proposals out when less diff than this fits the remaining time",
+        300,
+        ge=0,
+        description="leave the proposals out when less diff than this fits the remaining time",
     )
     on_partial: Literal["decide", "reject"] = Field(
-        "decide", description="a partial review (the plan left something out, or the limit passed mid-plan) "
+        "decide",
+        description="a partial review (the plan left something out, or the limit passed mid-plan) "
         "decides on what it assessed, or rejects whatever it found",
     )
 
@@ -130,7 +163,8 @@ class ReviewerSettings(BaseModel):
 
     dimensions: Dimensions = Field(default_factory=Dimensions)
     strategy: Literal["per_dimension", "single_call", "checks_only"] = Field(
-        "single_call", description="single_call: one proposal call (cheapest on a CPU); per_dimension: one "
+        "single_call",
+        description="single_call: one proposal call (cheapest on a CPU); per_dimension: one "
         "call per dimension, all sharing the context prefix (KV reuse) or run in parallel on a server; "
         "checks_only: no proposals, only the regression check and the deterministic evidence (fastest)",
     )
@@ -149,12 +183,14 @@ class ReviewerSettings(BaseModel):
     output_reserve: float = Field(0.25, gt=0.0, lt=0.9, description="share of the window kept for answers")
     max_findings_per_dimension: int = Field(3, ge=1, le=10)
     require_candidates: bool = Field(
-        True, description="the model must name its most doubtful line per dimension; the check then decides "
+        True,
+        description="the model must name its most doubtful line per dimension; the check then decides "
         "(small models otherwise answer 'no findings' to everything)",
     )
     max_tokens_per_answer: int = Field(320, ge=32)
     test_command: str | None = Field(
-        None, description="`acode review` runs it only with --run-tests (default: python -m pytest -q); "
+        None,
+        description="`acode review` runs it only with --run-tests (default: python -m pytest -q); "
         "`acode run` runs it when set; from a project's config only in a trusted folder",
     )
     test_timeout_seconds: float = Field(300.0, gt=0)

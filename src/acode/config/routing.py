@@ -38,7 +38,15 @@ class ComplexityRule(BaseModel):
     max_simple_chars: int = Field(160, ge=1)
     complex_words: list[str] = Field(
         default_factory=lambda: [
-            "refactor", "debug", "design", "architecture", "migrate", "optimi", "why", "concurren", "security",
+            "refactor",
+            "debug",
+            "design",
+            "architecture",
+            "migrate",
+            "optimi",
+            "why",
+            "concurren",
+            "security",
         ]
     )
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from acode.config.agent import AgentSettings
-from acode.config.control import (
+from acode.config.git import GitSettings
+from acode.config.hooks import HooksSettings
+from acode.config.mcp import McpServerSettings
+from acode.config.middlewares import (
     CheckpointSettings,
     CompressionSettings,
     LoopDetectionSettings,
     NextSpeakerSettings,
 )
-from acode.config.git import GitSettings
-from acode.config.hooks import HooksSettings
-from acode.config.mcp import McpServerSettings
 from acode.config.model import ModelSettings
 from acode.config.pipeline import PipelineSettings
 from acode.config.review import ReviewerSettings

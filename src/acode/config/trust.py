@@ -166,7 +166,8 @@ def project_commands(root: Path, layer: Mapping[str, Any]) -> list[str]:
 
     for ext in discover_extensions(root).values():
         if ext.scope == "project":
-            found += [f"extension {ext.name}: MCP server {name} ({s.command})" for name, s in ext.manifest.mcp_servers.items()]
+            servers = ext.manifest.mcp_servers.items()
+            found += [f"extension {ext.name}: MCP server {name} ({s.command})" for name, s in servers]
     return found
 
 
@@ -194,5 +195,8 @@ def _describe(dotted: str, value: Any) -> list[str]:
                 out += [f"hooks.{event}: {h.get('command')}" for h in hooks if isinstance(h, dict)]
         return out
     if dotted == "mcp_servers" and isinstance(value, dict):
-        return [f"mcp_servers.{name}: {s.get('command') if isinstance(s, dict) else s}" for name, s in value.items()]
+        return [
+            f"mcp_servers.{name}: {s.get('command') if isinstance(s, dict) else s}"
+            for name, s in value.items()
+        ]
     return [f"{dotted}: {value}"]

@@ -71,15 +71,9 @@ def select_extensions(available: dict[str, Extension], selection: Sequence[str] 
     return [available[n] for n in names]
 
 
-def selection_of(names: Sequence[str] | None) -> list[str] | None:
-    """The selection that enables exactly the extensions named (None: no choice was made, all enabled;
-    an empty list: none). Sessions keep the enabled extensions by name, never as objects."""
-    if names is None:
-        return None
-    return [str(name) for name in names] or ["none"]
-
-
-def load_enabled_extensions(project_root: Path | None, selection: Sequence[str] | None = None) -> list[Extension]:
+def load_enabled_extensions(
+    project_root: Path | None, selection: Sequence[str] | None = None
+) -> list[Extension]:
     return select_extensions(discover_extensions(project_root), selection)
 
 

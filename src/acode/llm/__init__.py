@@ -1,4 +1,5 @@
-"""Model layer: one ChatModel protocol, several backends (embedded llama.cpp, OpenAI-compatible HTTP, scripted)."""
+"""Model layer: one ChatModel protocol, several backends (embedded llama.cpp, OpenAI-compatible HTTP,
+scripted)."""
 
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Completion, Message, TokenLogprob, ToolCall, ToolSpec, Usage

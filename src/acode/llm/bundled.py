@@ -134,7 +134,8 @@ def _require_parts(model: BundledModel) -> list[Path]:
         shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
         raise ModelNotInstalledError(
             "ACODE-MODEL-004",
-            f"model '{model.name}' is not installed: {len(missing)} of {model.parts} part packages missing ({shown})",
+            f"model '{model.name}' is not installed: {len(missing)} of {model.parts} part packages missing "
+            f"({shown})",
             hint=INSTALL_HINT,
         )
     parts = [p for p in paths if p is not None]

@@ -15,16 +15,11 @@ from typing import Any
 
 from acode.errors import ModelError
 from acode.llm.structured import tools_prompt
-from acode.llm.types import Message, ToolCall, ToolSpec
+from acode.llm.types import Message, ToolSpec
 
 
 def _raise(message: str) -> None:
     raise ModelError("ACODE-MODEL-030", f"the model's chat template refused the messages: {message}")
-
-
-def envelope_text(call: ToolCall) -> str:
-    """An earlier tool call, written back the way a constrained model emits it."""
-    return json.dumps({"tool": call.name, "arguments": call.arguments}, ensure_ascii=False)
 
 
 class ChatTemplate:
@@ -61,7 +56,7 @@ class ChatTemplate:
 
     def _row(self, message: Message) -> dict[str, Any]:
         if message.role == "assistant" and message.tool_calls:
-            calls = "\n".join(envelope_text(c) for c in message.tool_calls)
+            calls = "\n".join(c.envelope() for c in message.tool_calls)  # as a constrained model emits them
             return {"role": "assistant", "content": f"{message.content}\n{calls}".strip()}
         if message.role == "tool":
             if self.supports_tool_role:

@@ -2,16 +2,9 @@
 
 One llama context per model, guarded by a lock. Every call formats its own prompt with the model's chat
 template, finds the prefix it shares with the tokens already in the KV cache and evaluates only the
-rest, so an agent turn that appends to the conversation pays only for what is new. Tool calls and JSON
-output are decoded under a grammar built from their JSON schema, which is what makes small models
-reliable tool users.
-
-Determinism with a cache: llama.cpp's CPU kernels give slightly different numbers for a token depending
-on how many tokens were evaluated with it in one batch, and a 0.3 logit difference is enough to change a
-greedy answer. So prompts are always evaluated in chunks aligned to fixed positions (every CHUNK tokens),
-and only whole aligned chunks are reused: the KV cache then holds exactly what a fresh evaluation would
-compute, and the same input gives the same output whatever ran before. The price is re-reading up to
-CHUNK-1 tokens and the previous answer (generated one token at a time) on each call.
+rest (acode.llm.kv_cache), so an agent turn that appends to the conversation pays only for what is new.
+Tool calls and JSON output are decoded under a grammar built from their JSON schema, which is what makes
+small models reliable tool users.
 """
 
 from __future__ import annotations
@@ -27,16 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from acode.config.model import ModelSettings
-from acode.errors import ModelError, ModelNotInstalledError, ModelOutputError, ModelTimeoutError
+from acode.errors import ModelError, ModelNotInstalledError, ModelOutputError
 from acode.llm.chat_template import ChatTemplate, instructions_for
+from acode.llm.kv_cache import AlignedCache, check_deadline, row_logprob
 from acode.llm.scoring import TextScore
 from acode.llm.structured import parse_envelope, tool_envelope_schema
 from acode.llm.types import Completion, Message, TokenLogprob, ToolSpec, Usage
 
 log = logging.getLogger("acode.llm")
-
-CHUNK = 64  # prompt tokens per evaluation batch, aligned to multiples of CHUNK (see the module docstring)
-
 
 def _import_llama() -> Any:
     try:
@@ -45,7 +36,8 @@ def _import_llama() -> Any:
         raise ModelNotInstalledError(
             "ACODE-MODEL-012",
             f"the embedded backend needs llama-cpp-python, which cannot be imported ({exc})",
-            hint="pip install -e '.[local]' (or bash scripts/setup.sh), or use --backend openai with a server",
+            hint="pip install -e '.[local]' (or bash scripts/setup.sh), or use --backend openai with a "
+                 "server",
         ) from None
     return llama_cpp
 
@@ -95,7 +87,7 @@ class EmbeddedModel:
         self.context_window = self._llm.n_ctx()
         self._lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
-        self._whole_chunks = 0  # leading cached tokens evaluated in whole aligned chunks (safe to reuse)
+        self._cache = AlignedCache(self._llm, self.name)
         self._template = ChatTemplate(
             self._llm.metadata.get("tokenizer.chat_template"),
             bos_token=self._token_text(self._llm.token_bos()),
@@ -142,8 +134,8 @@ class EmbeddedModel:
         grammar = self._grammar(constraint) if constraint is not None else None
         stream = on_text if constraint is None else None
         with self._lock:
-            reused = self._reuse_prefix(tokens)
-            self._evaluate(tokens[reused:], reused, deadline, timeout)
+            reused = self._cache.reuse_prefix(tokens)
+            self._cache.evaluate(tokens[reused:], reused, deadline, timeout)
             text, generated, finish, token_logprobs = self._generate(
                 tokens,
                 max_new=min(max_tokens, self.context_window - len(tokens)),
@@ -184,11 +176,15 @@ class EmbeddedModel:
         split = max(split, 1)  # the first token has no logits before it
         self._check_fits(len(tokens))
         with self._lock:
-            reused = self._reuse_prefix(tokens[:split])  # keeps position split-1 to be evaluated again
-            rows = self._evaluate_with_logits(tokens[reused:], reused, deadline, timeout)
-        logprobs = [self._row_logprob(rows[pos - 1 - reused], tokens[pos]) for pos in range(split, len(tokens))]
-        usage = Usage(prompt_tokens=len(tokens), prompt_tokens_evaluated=len(tokens) - reused,
-                      prompt_tokens_reused=reused, seconds=round(time.monotonic() - started, 4))
+            reused = self._cache.reuse_prefix(tokens[:split])  # keeps position split-1 to be evaluated again
+            rows = self._cache.evaluate_with_logits(tokens[reused:], reused, deadline, timeout)
+        logprobs = [row_logprob(rows[pos - 1 - reused], tokens[pos]) for pos in range(split, len(tokens))]
+        usage = Usage(
+            prompt_tokens=len(tokens),
+            prompt_tokens_evaluated=len(tokens) - reused,
+            prompt_tokens_reused=reused,
+            seconds=round(time.monotonic() - started, 4),
+        )
         return TextScore(tokens=[self._piece(t) for t in tokens[split:]], logprobs=logprobs, usage=usage)
 
     # --- prompt ------------------------------------------------------------------------------------
@@ -210,7 +206,8 @@ class EmbeddedModel:
                 "ACODE-MODEL-020",
                 f"the prompt needs {needed} tokens but the context window of {self.name} is "
                 f"{self.context_window} tokens (one more is needed for the answer)",
-                hint="raise model.context_window (e.g. ACODE_MODEL__CONTEXT_WINDOW=16384) or shorten the input",
+                hint="raise model.context_window (e.g. ACODE_MODEL__CONTEXT_WINDOW=16384) or shorten the "
+                     "input",
             )
 
     def _grammar(self, schema: dict[str, Any]) -> Any:
@@ -225,88 +222,6 @@ class EmbeddedModel:
                     hint="simplify the schema (llama.cpp supports objects, arrays, enums, anyOf, const)",
                 ) from None
         return self._grammars[key]
-
-    # --- the KV cache --------------------------------------------------------------------------------
-
-    def _reuse_prefix(self, tokens: list[int]) -> int:
-        """Keep the whole aligned chunks of the cache that ``tokens`` starts with. The last prompt token
-        is always evaluated because its logits start the answer."""
-        llm = self._llm
-        cached = llm.input_ids[: llm.n_tokens].tolist()
-        common = 0
-        for old, new in zip(cached, tokens):
-            if old != new:
-                break
-            common += 1
-        reuse = min(common, self._whole_chunks, len(tokens) - 1)
-        reuse -= reuse % CHUNK
-        if reuse > 0 and llm._ctx.kv_cache_seq_rm(-1, reuse, -1):
-            llm.n_tokens = reuse
-        else:
-            llm.reset()
-            reuse = 0
-        self._whole_chunks = reuse
-        return reuse
-
-    def _evaluate(self, tokens: list[int], start: int, deadline: float | None, timeout: float | None) -> None:
-        """Run the new prompt tokens (from position ``start``, a multiple of CHUNK) chunk by chunk, so a
-        timeout can stop a long prompt and every chunk boundary falls on a multiple of CHUNK."""
-        for offset in range(0, len(tokens), CHUNK):
-            self._check_deadline(deadline, timeout, "reading the prompt")
-            chunk = tokens[offset : offset + CHUNK]
-            try:
-                self._llm.eval(chunk)
-            except RuntimeError as exc:
-                self._llm.reset()
-                self._whole_chunks = 0
-                raise ModelError(
-                    "ACODE-MODEL-022", f"llama.cpp failed to evaluate the prompt: {exc}"
-                ) from None
-            if len(chunk) == CHUNK:
-                self._whole_chunks = start + offset + CHUNK
-
-    def _evaluate_with_logits(self, tokens: list[int], start: int, deadline: float | None,
-                              timeout: float | None) -> list[Any]:
-        """Like ``_evaluate`` (same aligned chunks), keeping the logits of every evaluated position."""
-        import numpy as np
-
-        llm = self._llm
-        rows: list[Any] = []
-        for offset in range(0, len(tokens), CHUNK):
-            self._check_deadline(deadline, timeout, "scoring text")
-            chunk = tokens[offset : offset + CHUNK]
-            past = llm.n_tokens
-            llm._ctx.kv_cache_seq_rm(-1, past, -1)  # as Llama.eval does: drop anything cached from here on
-            llm._batch.set_batch(batch=chunk, n_past=past, logits_all=True)
-            try:
-                llm._ctx.decode(llm._batch)
-            except RuntimeError as exc:
-                llm.reset()
-                self._whole_chunks = 0
-                raise ModelError("ACODE-MODEL-022", f"llama.cpp failed to evaluate the text: {exc}") from None
-            llm.input_ids[past : past + len(chunk)] = chunk
-            llm.n_tokens += len(chunk)
-            logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(len(chunk) * llm.n_vocab(),))
-            rows.extend(logits.reshape(len(chunk), llm.n_vocab()).copy())
-            if len(chunk) == CHUNK:
-                self._whole_chunks = start + offset + CHUNK
-        return rows
-
-    @staticmethod
-    def _row_logprob(row: Any, token: int) -> float:
-        import numpy as np
-
-        logits = row.astype(np.float64)
-        peak = logits.max()
-        return float(logits[token] - peak - np.log(np.exp(logits - peak).sum()))
-
-    def _check_deadline(self, deadline: float | None, timeout: float | None, doing: str) -> None:
-        if deadline is not None and time.monotonic() > deadline:
-            raise ModelTimeoutError(
-                "ACODE-MODEL-023",
-                f"{self.name} timed out after {timeout:g} s while {doing}",
-                hint="raise the timeout (model.timeout_seconds), lower max_tokens, or use a smaller model",
-            )
 
     # --- decoding ------------------------------------------------------------------------------------
 
@@ -355,7 +270,7 @@ class EmbeddedModel:
                     pieces.append(piece)
                     if on_text:
                         on_text(piece)
-                self._check_deadline(deadline, timeout, "generating")
+                check_deadline(self.name, deadline, timeout, "generating")
         except StopIteration:
             finish = "stop"
         finally:

@@ -24,7 +24,7 @@ def build_model(settings: ModelSettings) -> ChatModel:
             )
         return ScriptedModel.from_file(settings.script, context_window=settings.context_window)
     if settings.backend == "openai":
-        from acode.llm.openai_compat import OpenAIModel
+        from acode.llm.openai.model import OpenAIModel
 
         return OpenAIModel(settings)
     from acode.llm.bundled import resolve_model_path

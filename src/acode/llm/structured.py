@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from acode.errors import ModelOutputError
 from acode.llm.protocol import ChatModel
-from acode.llm.types import Message, ToolCall, ToolSpec
+from acode.llm.types import Message, ToolCall, ToolSpec, without_titles
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -48,8 +48,7 @@ def tool_envelope_schema(tools: Sequence[ToolSpec], *, allow_answer: bool = True
     """JSON schema for one decision: call exactly one tool, or answer in plain text."""
     branches: list[dict[str, Any]] = []
     for spec in tools:
-        params = inline_refs(dict(spec.parameters))
-        params.pop("title", None)
+        params = without_titles(inline_refs(dict(spec.parameters)))
         branches.append(
             {
                 "type": "object",
@@ -141,7 +140,8 @@ def complete_json(
                     Message.assistant(completion.text),
                     Message.user(
                         "That answer was not valid: "
-                        f"{error[:800]}\nAnswer again with only JSON matching this schema: {json.dumps(schema)}"
+                        f"{error[:800]}\nAnswer again with only JSON matching this schema: "
+                        f"{json.dumps(schema)}"
                     ),
                 ]
     raise ModelOutputError(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 from typing import Any, Literal
 
@@ -18,6 +20,16 @@ class ToolCall(BaseModel):
     id: str = Field(default_factory=new_call_id)
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+
+    def envelope(self) -> str:
+        """The call as the JSON envelope a constrained model emits (``{"tool": ..., "arguments": ...}``)."""
+        return json.dumps({"tool": self.name, "arguments": self.arguments}, ensure_ascii=False)
+
+
+def call_key(name: str, arguments: dict[str, Any]) -> str:
+    """What makes two tool calls the same call: the tool and its arguments, in any key order."""
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(f"{name}\x00{canonical}".encode()).hexdigest()[:16]
 
 
 class Message(BaseModel):
@@ -50,6 +62,22 @@ class ToolSpec(BaseModel):
     name: str
     description: str
     parameters: dict[str, Any]
+
+
+def without_titles(schema: dict[str, Any], *, nested: bool = False) -> dict[str, Any]:
+    """A JSON schema without pydantic's "title" (it repeats the name, and every schema token is prefilled
+    on every call of a local model): the schema's own, or with ``nested`` every property's too."""
+    if not nested:
+        return {k: v for k, v in schema.items() if k != "title"}
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: strip(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    return strip(schema)
 
 
 class Usage(BaseModel):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import time
 
-from acode.agent.approval import ApprovalPolicy
+from acode.agent.approval.policy import ApprovalPolicy
 from acode.agent.fixing.writer import StepWriter, step_files
-from acode.agent.loop import AgentLoop, LoopConfig
-from acode.agent.middleware import AgentState, Middleware
-from acode.agent.result import AgentResult
+from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
+from acode.agent.loop.middleware import AgentState, Middleware
+from acode.agent.loop.result import AgentResult
 from acode.llm.types import ToolCall
 from acode.pipeline import gitops
 from acode.pipeline.models import StepResult
@@ -124,7 +124,9 @@ def executor_tools(ctx: RunContext) -> ToolRegistry:
     return ctx.tools.subset(n for n in ctx.settings.pipeline.executor_tools if n not in drop)
 
 
-def run_agent(ctx: RunContext, prompt: str, session_id: str, *, paths: list[str] | None = None) -> AgentResult:
+def run_agent(
+    ctx: RunContext, prompt: str, session_id: str, *, paths: list[str] | None = None
+) -> AgentResult:
     """The step through the agent loop; with ``paths`` (and ``pipeline.whole_file_steps``) the loop first
     asks for those files whole in one call, and the tool loop only takes over when that fails."""
     settings = ctx.settings
@@ -132,18 +134,22 @@ def run_agent(ctx: RunContext, prompt: str, session_id: str, *, paths: list[str]
     config = LoopConfig.from_settings(settings)
     config.max_turns = options.agent_max_turns
     config.max_seconds = options.timeouts.executor
-    tool_ctx = ToolContext(
-        workspace=ctx.root,
-        outputs_dir=ctx.run_dir / "outputs",
-        interactive=False,
-        session_id=session_id,
-        shell_inactivity_timeout=settings.agent.shell_inactivity_timeout,
-        output_budget_chars=settings.agent.output_budget_chars,
+    tool_ctx = ToolContext.from_settings(
+        ctx.root, settings.agent, outputs_dir=ctx.run_dir / "outputs", session_id=session_id
     )
     tools = executor_tools(ctx)
     solver = StepWriter(paths) if paths and options.whole_file_steps else None
-    loop = AgentLoop(ctx.model, tools, tool_ctx, config=config, policy=ApprovalPolicy(settings.agent.rules),
-                     middlewares=[InsistOnEdits(tools)], solver=solver)
+    loop = AgentLoop(
+        ctx.model,
+        tools,
+        tool_ctx,
+        config=config,
+        policy=ApprovalPolicy(settings.agent.rules),
+        middlewares=[InsistOnEdits(tools)],
+        solver=solver,
+    )
     system = render("acode.pipeline", "executor_system.j2", workspace=str(ctx.root))
-    state = loop.new_state(system, session_id=session_id, approval_mode=options.approval_mode, interactive=False)
+    state = loop.new_state(
+        system, session_id=session_id, approval_mode=options.approval_mode, interactive=False
+    )
     return loop.run(state, prompt)

@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from acode.gitcmd import run_git
-from acode.pipeline.control import RunError
 from acode.pipeline.models import ChangedFile
+from acode.pipeline.stops import RunError
 
 # The run's own records live in .acode/; they are never part of "the changes".
 EXCLUDE = ":(exclude).acode"
@@ -28,11 +28,14 @@ def require_repository(root: Path) -> str:
         raise RunError(
             "ACODE-RUN-002",
             f"{root} is not a git repository",
-            hint="run `git init && git add -A && git commit -m start` first: acode run records the start commit",
+            hint="run `git init && git add -A && git commit -m start` first: acode run records the start "
+                 "commit",
         )
     head = git(root, "rev-parse", "--verify", "-q", "HEAD", check=False).strip()
     if not head:
-        raise RunError("ACODE-RUN-005", f"the repository at {root} has no commit yet", hint="commit once first")
+        raise RunError(
+            "ACODE-RUN-005", f"the repository at {root} has no commit yet", hint="commit once first"
+        )
     return head
 
 
@@ -81,14 +84,32 @@ def changes_with_diffs(root: Path, base: str, context_lines: int = 3) -> list[tu
     """Each changed file with its own unified diff against ``base``."""
     with _snapshot_index(root) as env:
         return [
-            (change, git(root, "diff", "--cached", "--no-renames", "--no-color", f"-U{context_lines}", base, "--", change.path, env=env))
+            (
+                change,
+                git(
+                    root,
+                    "diff",
+                    "--cached",
+                    "--no-renames",
+                    "--no-color",
+                    f"-U{context_lines}",
+                    base,
+                    "--",
+                    change.path,
+                    env=env,
+                ),
+            )
             for change in _changes(root, base, env)
         ]
 
 
 def _changes(root: Path, base: str, env: dict[str, str]) -> list[ChangedFile]:
-    status = git(root, "diff", "--cached", "--no-renames", "--name-status", "-z", base, "--", ".", EXCLUDE, env=env)
-    numstat = git(root, "diff", "--cached", "--no-renames", "--numstat", "-z", base, "--", ".", EXCLUDE, env=env)
+    status = git(
+        root, "diff", "--cached", "--no-renames", "--name-status", "-z", base, "--", ".", EXCLUDE, env=env
+    )
+    numstat = git(
+        root, "diff", "--cached", "--no-renames", "--numstat", "-z", base, "--", ".", EXCLUDE, env=env
+    )
     counts: dict[str, tuple[int, int]] = {}
     for record in numstat.split("\0"):
         parts = record.split("\t")
@@ -107,7 +128,20 @@ def _changes(root: Path, base: str, env: dict[str, str]) -> list[ChangedFile]:
 def fingerprint(root: Path, base: str) -> dict[str, str]:
     """path -> content id of every file that differs from ``base`` (to tell which files a step changed)."""
     with _snapshot_index(root) as env:
-        raw = git(root, "diff", "--cached", "--no-renames", "--raw", "-z", "--abbrev=40", base, "--", ".", EXCLUDE, env=env)
+        raw = git(
+            root,
+            "diff",
+            "--cached",
+            "--no-renames",
+            "--raw",
+            "-z",
+            "--abbrev=40",
+            base,
+            "--",
+            ".",
+            EXCLUDE,
+            env=env,
+        )
     fields = [f for f in raw.split("\0") if f]
     out = {}
     for meta, path in zip(fields[0::2], fields[1::2]):

@@ -14,9 +14,9 @@ from rich.markup import escape
 from rich.syntax import Syntax
 
 from acode.pipeline import gitops
-from acode.pipeline.control import HumanDeclined, RunError
 from acode.pipeline.events import now_iso
 from acode.pipeline.models import HumanDecision
+from acode.pipeline.stops import HumanDeclined, RunError
 from acode.pipeline.summary import build_summary, render_summary
 from acode.secrets import redact, redact_data
 from acode.store.audit import AuditLog
@@ -34,7 +34,8 @@ def require_reason(reason: str | None) -> str | None:
         raise RunError(
             "ACODE-RUN-011",
             "--override-reason is empty",
-            hint='say why the rejection is overridden, e.g. --override-reason "reviewed by hand; false positive"',
+            hint='say why the rejection is overridden, e.g. --override-reason "reviewed by hand; false '
+                 'positive"',
             exit_code=2,
         )
     return reason
@@ -69,7 +70,9 @@ class HumanGate:
             if self.approve_flag:
                 self._record(ctx, "approve", "flag")
                 return
-            self._record(ctx, "reject", "policy", "reviewer.human_review is 'require' and no one can be asked")
+            self._record(
+                ctx, "reject", "policy", "reviewer.human_review is 'require' and no one can be asked"
+            )
             raise HumanDeclined(
                 "reviewer.human_review is 'require' but the run is not interactive; pass --approve to accept"
             )
@@ -117,7 +120,11 @@ class HumanGate:
         ctx.events.emit("human_decision", **decision.model_dump())
         if ctx.db_path is not None:
             AuditLog(ctx.db_path).append(
-                "human_decision", ctx.state.session_id, choice, reason=decision.reason, review=self._review(ctx)
+                "human_decision",
+                ctx.state.session_id,
+                choice,
+                reason=decision.reason,
+                review=self._review(ctx),
             )
         ctx.save_state()
 
@@ -129,10 +136,14 @@ class HumanGate:
             "via": via,
             "rejected_decision": review["decision"] if review else None,
         }
-        ctx.state.human.append(HumanDecision(at=ctx.state.override["at"], choice="override", via=via, reason=redact(reason)))  # type: ignore[arg-type]
+        ctx.state.human.append(
+            HumanDecision(at=ctx.state.override["at"], choice="override", via=via, reason=redact(reason))
+        )  # type: ignore[arg-type]
         ctx.events.emit("override", **ctx.state.override, review=review)
         if ctx.db_path is not None:
-            AuditLog(ctx.db_path).append("override", ctx.state.session_id, "override", reason=redact(reason), review=review)
+            AuditLog(ctx.db_path).append(
+                "override", ctx.state.session_id, "override", reason=redact(reason), review=review
+            )
         ctx.save_state()
 
     @staticmethod
@@ -163,4 +174,6 @@ class HumanGate:
         review = state.last_review
         if review:
             for issue in review.issues:
-                self.console.print(f"  [{issue.dimension}] {issue.file}:{issue.lines} {issue.message} {issue.suggestion}")
+                self.console.print(
+                    f"  [{issue.dimension}] {issue.file}:{issue.lines} {issue.message} {issue.suggestion}"
+                )

@@ -14,7 +14,9 @@ Decision = Literal["APPROVED", "REJECTED", "TIMEOUT", "ERROR"]
 class PlanStep(BaseModel):
     description: str = Field(description="what to change, concretely (files, functions)")
     check: str = Field("", description="how to tell the step is done, in words")
-    check_command: str = Field("", description="a shell command that checks the step, e.g. pytest -q; or empty")
+    check_command: str = Field(
+        "", description="a shell command that checks the step, e.g. pytest -q; or empty"
+    )
 
 
 class Plan(BaseModel):
@@ -52,7 +54,11 @@ class Verification(BaseModel):
     checks: list[CheckResult] = Field(default_factory=list)
 
     def failure_output(self, limit: int = 3000) -> str:
-        parts = [f"$ {c.command}  (exit {c.exit_code})\n{c.output}" for c in self.checks if not c.passed and not c.skipped]
+        parts = [
+            f"$ {c.command}  (exit {c.exit_code})\n{c.output}"
+            for c in self.checks
+            if not c.passed and not c.skipped
+        ]
         return "\n\n".join(parts)[-limit:]
 
 

@@ -8,9 +8,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acode.errors import AcodeError, ModelTimeoutError
+from acode.errors import EXIT_INTERRUPTED, AcodeError, ModelTimeoutError
 from acode.paths import ensure_runtime_ignore
-from acode.pipeline.control import (
+from acode.pipeline.events import EVENTS_FILE, EventLog, now_iso
+from acode.pipeline.executor import ExecutorStage
+from acode.pipeline.models import RunState, StageName
+from acode.pipeline.planner import PlannerStage
+from acode.pipeline.records import write_record_json
+from acode.pipeline.reviewer_stage import ReviewerStage
+from acode.pipeline.stages import RunContext, Stage, StageResult, new_session_id, runs_dir
+from acode.pipeline.stops import (
     SUMMARY_FAILED,
     Approved,
     Rejected,
@@ -20,13 +27,6 @@ from acode.pipeline.control import (
     RunFinished,
     StageTimeout,
 )
-from acode.pipeline.events import EVENTS_FILE, EventLog, now_iso
-from acode.pipeline.executor import ExecutorStage
-from acode.pipeline.models import RunState, StageName
-from acode.pipeline.planner import PlannerStage
-from acode.pipeline.records import write_record_json
-from acode.pipeline.reviewer_stage import ReviewerStage
-from acode.pipeline.stages import RunContext, Stage, StageResult, new_session_id, runs_dir
 from acode.pipeline.summary import build_summary
 from acode.pipeline.undo import record_start
 from acode.pipeline.verifier import VerifierStage
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from acode.tools.base import ToolRegistry
 
 log = logging.getLogger("acode.pipeline")
-EXIT_INTERRUPTED = 130
 
 
 @dataclass
@@ -75,10 +74,16 @@ class Orchestrator:
                 state.next_stage = self.transition(stage.name, result)
                 ctx.save_state()
         except RunFinished as finished:
-            return self._finish(finished.status, finished.exit_code, finished.message, getattr(finished, "code", ""))
+            return self._finish(
+                finished.status, finished.exit_code, finished.message, getattr(finished, "code", "")
+            )
         except KeyboardInterrupt:
             ctx.events.emit("interrupted", stage=state.next_stage, cycle=state.cycle)
-            return self._finish("interrupted", EXIT_INTERRUPTED, f"interrupted; resume with `acode run --resume {state.session_id}`")
+            return self._finish(
+                "interrupted",
+                EXIT_INTERRUPTED,
+                f"interrupted; resume with `acode run --resume {state.session_id}`",
+            )
 
     def _execute(self, stage: Stage) -> StageResult:
         try:
@@ -117,9 +122,14 @@ class Orchestrator:
             state.feedback = list(review.issues) if review else []
             state.feedback_notes = review.notes if review else ""
             state.cycle += 1
-            self.ctx.events.emit("replan", cycle=state.cycle, feedback=[i.model_dump() for i in state.feedback])
+            self.ctx.events.emit(
+                "replan", cycle=state.cycle, feedback=[i.model_dump() for i in state.feedback]
+            )
             return "plan"
-        self._escalate(f"the reviewer rejected the change in cycle {state.cycle} of {state.max_cycles}", Rejected(result.message))
+        self._escalate(
+            f"the reviewer rejected the change in cycle {state.cycle} of {state.max_cycles}",
+            Rejected(result.message),
+        )
         raise AssertionError("unreachable")
 
     def _escalate(self, why: str, stop: RunFinished) -> None:
@@ -138,7 +148,9 @@ class Orchestrator:
             state.error = f"[{code}] {message}" if code else message
         ctx.save_state()
         summary = redact_data(build_summary(state, ctx.root))  # also stored in the database below
-        ctx.events.emit("run_end", status=status, exit_code=exit_code, message=message, decision=summary["decision"])
+        ctx.events.emit(
+            "run_end", status=status, exit_code=exit_code, message=message, decision=summary["decision"]
+        )
         write_record_json(ctx.run_dir / "summary.json", summary)
         if ctx.db_path is not None:
             try:
@@ -166,7 +178,9 @@ def start_run(
     listeners: list | None = None,
 ) -> RunOutcome:
     if not task.strip():
-        raise RunError("ACODE-RUN-012", "the task is empty", hint='acode run "add is_even(n) to util.py"', exit_code=2)
+        raise RunError(
+            "ACODE-RUN-012", "the task is empty", hint='acode run "add is_even(n) to util.py"', exit_code=2
+        )
     start = record_start(root, allow_dirty=allow_dirty)
     state = RunState(
         session_id=new_session_id(),
@@ -184,16 +198,34 @@ def start_run(
     ignore = runs_dir(root) / ".gitignore"
     if not ignore.exists():
         ignore.write_text("# acode run records: not part of your project\n*\n")
-    ctx.events.emit("run_start", task=state.task, session_id=state.session_id, start_commit=start.commit,
-                    max_cycles=state.max_cycles, dirty_start=bool(start.dirty_snapshot))
+    ctx.events.emit(
+        "run_start",
+        task=state.task,
+        session_id=state.session_id,
+        start_commit=start.commit,
+        max_cycles=state.max_cycles,
+        dirty_start=bool(start.dirty_snapshot),
+    )
     return Orchestrator(ctx).run()
 
 
-def resume_run(root: Path, state: RunState, *, settings: Settings, model: ChatModel, tools: ToolRegistry,
-               human: HumanGate, db_path: Path | None = None, listeners: list | None = None) -> RunOutcome:
+def resume_run(
+    root: Path,
+    state: RunState,
+    *,
+    settings: Settings,
+    model: ChatModel,
+    tools: ToolRegistry,
+    human: HumanGate,
+    db_path: Path | None = None,
+    listeners: list | None = None,
+) -> RunOutcome:
     if state.status not in ("interrupted", "failed", "running"):
-        raise RunError("ACODE-RUN-013", f"session {state.session_id} already ended: {state.status}",
-                       hint="start a new run, or undo this one with `acode run --undo`")
+        raise RunError(
+            "ACODE-RUN-013",
+            f"session {state.session_id} already ended: {state.status}",
+            hint="start a new run, or undo this one with `acode run --undo`",
+        )
     state.ended_at, state.exit_code, state.error = None, None, ""
     ctx = _context(root, state, settings, model, tools, human, db_path, listeners)
     ctx.events.emit("run_resume", stage=state.next_stage, cycle=state.cycle)

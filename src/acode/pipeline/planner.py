@@ -55,7 +55,9 @@ class PlannerStage(Stage):
         )
         return StageResult("ok", f"plan v{version}: {len(plan.steps)} step(s)", {"plan_file": str(md_path)})
 
-    def _write_files(self, ctx: RunContext, plan: Plan, version: int, messages: list[Message]) -> tuple[Path, Path]:
+    def _write_files(
+        self, ctx: RunContext, plan: Plan, version: int, messages: list[Message]
+    ) -> tuple[Path, Path]:
         state = ctx.state
         md = render(
             "acode.pipeline",
@@ -96,7 +98,9 @@ def repository_context(root: Path, task: str) -> dict:
     }
 
 
-def mentioned_files(root: Path, text: str, names: list[str] | None = None, limit: int = 3) -> list[tuple[str, str]]:
+def mentioned_files(
+    root: Path, text: str, names: list[str] | None = None, limit: int = 3
+) -> list[tuple[str, str]]:
     """(path, first lines) of the repository files ``text`` names, as they are now (untracked ones too)."""
     if names is None:
         names = gitops.git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
@@ -109,5 +113,10 @@ def mentioned_files(root: Path, text: str, names: list[str] | None = None, limit
             except (OSError, UnicodeDecodeError):
                 continue
             more = len(lines) - MAX_EXCERPT_LINES
-            excerpts.append((name, "\n".join(lines[:MAX_EXCERPT_LINES] + ([f"... ({more} more lines)"] if more > 0 else []))))
+            excerpts.append(
+                (
+                    name,
+                    "\n".join(lines[:MAX_EXCERPT_LINES] + ([f"... ({more} more lines)"] if more > 0 else [])),
+                )
+            )
     return excerpts[:limit]

@@ -11,9 +11,9 @@ import time
 from typing import Any
 
 from acode.pipeline import gitops
-from acode.pipeline.control import REVIEW_FAILED, RunFailed
 from acode.pipeline.models import ReviewIssue, ReviewOutcome
 from acode.pipeline.stages import RunContext, Stage, StageResult
+from acode.pipeline.stops import REVIEW_FAILED, RunFailed
 from acode.prompts import render
 
 log = logging.getLogger("acode.pipeline")
@@ -82,7 +82,9 @@ def build_review_context(ctx: RunContext):
         "plan": render("acode.pipeline", "review_plan.j2", plan=state.plan, version=len(state.plans)),
         "execution": render("acode.pipeline", "review_execution.j2", results=state.step_results),
         "verification": render(
-            "acode.pipeline", "review_verification.j2", verification=state.verifications[-1] if state.verifications else None
+            "acode.pipeline",
+            "review_verification.j2",
+            verification=state.verifications[-1] if state.verifications else None,
         ),
     }
     return ReviewContext(
@@ -102,9 +104,16 @@ def call_engine(ctx: RunContext, context: Any):
     from acode.review.service import review_change
     from acode.tools.builtin import REVIEW_TOOL_NAMES
 
-    reviewer = ctx.settings.reviewer  # `acode run` works on the user's own task: a configured test command runs
-    return review_change(context, ctx.model, reviewer, ctx.tools.subset(REVIEW_TOOL_NAMES),
-                         run_tests=reviewer.test_command is not None)
+    reviewer = (
+        ctx.settings.reviewer
+    )  # `acode run` works on the user's own task: a configured test command runs
+    return review_change(
+        context,
+        ctx.model,
+        reviewer,
+        ctx.tools.subset(REVIEW_TOOL_NAMES),
+        run_tests=reviewer.test_command is not None,
+    )
 
 
 def store_review(ctx: RunContext, context: Any, result: Any) -> int | str | None:
@@ -132,7 +141,11 @@ def to_outcome(result: Any, cycle: int) -> ReviewOutcome:
             continue
         lines = ""
         if finding.line:
-            lines = f"{finding.line}-{finding.end_line}" if finding.end_line and finding.end_line != finding.line else str(finding.line)
+            lines = (
+                f"{finding.line}-{finding.end_line}"
+                if finding.end_line and finding.end_line != finding.line
+                else str(finding.line)
+            )
         issues.append(
             ReviewIssue(
                 dimension=finding.dimension,

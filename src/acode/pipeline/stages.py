@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from acode.pipeline.events import EventLog
 from acode.pipeline.models import RunState, StageName
@@ -19,7 +19,6 @@ from acode.pipeline.records import write_record_json
 if TYPE_CHECKING:
     from acode.config.settings import Settings
     from acode.llm.protocol import ChatModel
-    from acode.pipeline.human import HumanGate
     from acode.tools.base import ToolRegistry
 
 Outcome = Literal["ok", "failed", "approved", "rejected", "timeout"]
@@ -52,6 +51,14 @@ class StageResult:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+class HumanReview(Protocol):
+    """The person's part in a run, as the orchestrator calls it (acode.pipeline.human.HumanGate)."""
+
+    def final_gate(self, ctx: RunContext) -> None: ...
+
+    def escalate(self, ctx: RunContext, why: str) -> bool: ...
+
+
 @dataclass
 class RunContext:
     """What every stage may use. Collaborators come in as arguments; nothing reads global settings."""
@@ -62,7 +69,7 @@ class RunContext:
     model: ChatModel
     tools: ToolRegistry
     events: EventLog
-    human: HumanGate
+    human: HumanReview
     db_path: Path | None = None
 
     @property

@@ -15,8 +15,8 @@ from rich.text import Text
 
 from acode.gitcmd import GitError
 from acode.pipeline import gitops
-from acode.pipeline.control import RunError
 from acode.pipeline.models import RunState
+from acode.pipeline.stops import RunError
 
 _FINAL = {
     "approved": "APPROVED",
@@ -27,21 +27,36 @@ _FINAL = {
     "interrupted": "INTERRUPTED",
     "running": "RUNNING",
 }
-_LEVEL_STYLE = {"excellent": "green", "good": "green", "acceptable": "yellow", "needs_work": "red", "poor": "bold red"}
+_LEVEL_STYLE = {
+    "excellent": "green",
+    "good": "green",
+    "acceptable": "yellow",
+    "needs_work": "red",
+    "poor": "bold red",
+}
 
 
 def build_summary(state: RunState, root: Path) -> dict[str, Any]:
     try:
         changes = [c.model_dump() | {"mark": c.mark} for c in gitops.changes_since(root, state.start_commit)]
     except (RunError, GitError, OSError) as exc:  # a broken repository must not lose the rest of the summary
-        changes = [{"path": f"(changes unavailable: {exc})", "kind": "modified", "mark": "?", "added": 0, "removed": 0}]
+        changes = [
+            {
+                "path": f"(changes unavailable: {exc})",
+                "kind": "modified",
+                "mark": "?",
+                "added": 0,
+                "removed": 0,
+            }
+        ]
     review = state.last_review
     verification = state.verifications[-1] if state.verifications else None
     return {
         "session_id": state.session_id,
         "task": state.task,
         "status": state.status,
-        "decision": _FINAL[state.status] + (" (override)" if state.override and state.status == "approved" else ""),
+        "decision": _FINAL[state.status]
+        + (" (override)" if state.override and state.status == "approved" else ""),
         "review_decision": review.decision if review else None,
         "exit_code": state.exit_code if state.exit_code is not None else 1,
         "cycles": state.cycle,
@@ -57,18 +72,34 @@ def build_summary(state: RunState, root: Path) -> dict[str, Any]:
         "issues": [i.model_dump() for i in review.issues] if review else [],
         "review_partial": bool(review and review.partial),
         "reviews": [
-            {"cycle": r.cycle, "decision": r.decision, "levels": r.levels, "issue_dimensions": [i.dimension for i in r.issues],
-             "review_id": r.review_id, "partial": r.partial}
+            {
+                "cycle": r.cycle,
+                "decision": r.decision,
+                "levels": r.levels,
+                "issue_dimensions": [i.dimension for i in r.issues],
+                "review_id": r.review_id,
+                "partial": r.partial,
+            }
             for r in state.reviews
         ],
         "verification": {
             "passed": verification.passed,
             "attempts": len(state.verifications),
-            "checks": [{"command": c.command, "passed": c.passed, "skipped": c.skipped} for c in verification.checks],
-        } if verification else None,
+            "checks": [
+                {"command": c.command, "passed": c.passed, "skipped": c.skipped} for c in verification.checks
+            ],
+        }
+        if verification
+        else None,
         "steps": [
-            {"index": s.index, "description": s.description, "status": s.status, "files_changed": s.files_changed,
-             "duration_s": s.duration_s, "attempt": s.attempt}
+            {
+                "index": s.index,
+                "description": s.description,
+                "status": s.status,
+                "files_changed": s.files_changed,
+                "duration_s": s.duration_s,
+                "attempt": s.attempt,
+            }
             for s in state.step_results
         ],
         "human": [h.model_dump() for h in state.human],
@@ -104,7 +135,9 @@ def render_summary(summary: dict[str, Any], console: Console) -> None:
     head.add_row("Task", summary["task"])
     head.add_row("Session", summary["session_id"])
     head.add_row("Decision", Text(decision, style=f"bold {color}"))
-    head.add_row("Cycles", f"{summary['cycles']} of {summary['max_cycles']} · plan v{summary['plan_versions']}")
+    head.add_row(
+        "Cycles", f"{summary['cycles']} of {summary['max_cycles']} · plan v{summary['plan_versions']}"
+    )
     when = f"{summary['started_at']} → {summary['ended_at'] or '…'}"
     if summary["duration_s"] is not None:
         when += f" ({summary['duration_s']:.1f} s)"
@@ -114,14 +147,19 @@ def render_summary(summary: dict[str, Any], console: Console) -> None:
         levels = Table(show_header=False, box=None, padding=(0, 1))
         for name, level in summary["levels"].items():
             levels.add_row(name, Text(str(level), style=_LEVEL_STYLE.get(str(level), "dim")))
-        parts += [Text("\nReview" + (" (partial)" if summary["review_partial"] else ""), style="bold"), levels]
+        parts += [
+            Text("\nReview" + (" (partial)" if summary["review_partial"] else ""), style="bold"),
+            levels,
+        ]
     if summary["reviewer_notes"]:
         parts.append(Text(f"\n{summary['reviewer_notes']}"))
     for issue in summary["issues"][:8]:
         where = f" {issue['file']}:{issue['lines']}" if issue.get("file") else ""
         parts.append(Text(f"  • [{issue['dimension']}]{where} {issue['message']}"))
     if summary["override"]:
-        parts.append(Text(f"\nOverride: {summary['override']['reason']} ({summary['override']['at']})", style="yellow"))
+        parts.append(
+            Text(f"\nOverride: {summary['override']['reason']} ({summary['override']['at']})", style="yellow")
+        )
     if summary["error"]:
         parts.append(Text(f"\n{summary['error']}", style="red"))
     console.print(Panel(Group(*parts), title="acode run", border_style=color, expand=console.is_terminal))

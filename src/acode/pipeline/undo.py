@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acode.pipeline import gitops
-from acode.pipeline.control import RunError
 from acode.pipeline.models import RunState
+from acode.pipeline.stops import RunError
 
 log = logging.getLogger("acode.pipeline")
 
@@ -31,10 +31,13 @@ def record_start(root: Path, *, allow_dirty: bool) -> StartPoint:
         raise RunError(
             "ACODE-RUN-001",
             f"the working tree of {root} has uncommitted changes ({shown})",
-            hint="commit or stash them first (so `acode run --undo` can restore a known state), or pass --allow-dirty",
+            hint="commit or stash them first (so `acode run --undo` can restore a known state), or pass "
+                 "--allow-dirty",
         )
     snapshot = gitops.git(root, "stash", "create").strip() if dirty else ""
-    return StartPoint(commit, gitops.current_branch(root), snapshot, gitops.untracked_files(root) if dirty else [])
+    return StartPoint(
+        commit, gitops.current_branch(root), snapshot, gitops.untracked_files(root) if dirty else []
+    )
 
 
 @dataclass

@@ -29,7 +29,9 @@ class VerifierStage(Stage):
         checks: list[CheckResult] = []
         commands = project_checks(ctx.root, options.verify_commands)
         for command, shell in commands:
-            checks.append(run_check(ctx.root, command, "project", timeout=options.timeouts.verifier, shell=shell))
+            checks.append(
+                run_check(ctx.root, command, "project", timeout=options.timeouts.verifier, shell=shell)
+            )
         plan = ctx.state.plan
         for step in plan.steps if plan else []:
             command = step.check_command.strip()
@@ -39,7 +41,9 @@ class VerifierStage(Stage):
             if refusal:
                 checks.append(CheckResult(command=command, source="step", passed=True, skipped=refusal))
                 continue
-            checks.append(run_check(ctx.root, command, "step", timeout=options.timeouts.verifier, shell=False))
+            checks.append(
+                run_check(ctx.root, command, "step", timeout=options.timeouts.verifier, shell=False)
+            )
         verification = Verification(
             attempt=ctx.state.verify_attempt, passed=all(c.passed for c in checks), checks=checks
         )
@@ -47,7 +51,9 @@ class VerifierStage(Stage):
         ctx.events.emit("verification", **verification.model_dump())
         for check in checks:
             if check.timed_out:
-                ctx.events.emit("timeout", stage="verify", command=check.command, seconds=options.timeouts.verifier)
+                ctx.events.emit(
+                    "timeout", stage="verify", command=check.command, seconds=options.timeouts.verifier
+                )
         ran = [c for c in checks if not c.skipped]
         failed = [c.command for c in ran if not c.passed]
         if failed:

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from acode.agent.definitions import AgentDefinition
-from acode.agent.middleware import AgentState
-from acode.agent.observer import LoopObserver
-from acode.agent.result import ModelStep, ToolStep
+from acode.agent.loop.middleware import AgentState
+from acode.agent.loop.observer import LoopObserver
+from acode.agent.loop.result import ModelStep, ToolStep
+from acode.agent.subagents.definitions import AgentDefinition
 from acode.queue.model import TaskState
 from acode.queue.store import QueueLayout
 from acode.queue.worker import TaskOutcome, TaskRunner
@@ -43,7 +43,9 @@ class TaskLogObserver(LoopObserver):
     def on_tool_step(self, state: AgentState, step: ToolStep, result: ToolResult) -> None:
         args = json.dumps(step.arguments, ensure_ascii=False)[:LOG_PREVIEW_CHARS]
         outcome = "ok" if step.ok else f"{step.decision}: {step.error}"
-        self._write(f"[turn {step.turn}] tool {step.name} {args} -> {outcome}\n{step.output[:LOG_PREVIEW_CHARS]}")
+        self._write(
+            f"[turn {step.turn}] tool {step.name} {args} -> {outcome}\n{step.output[:LOG_PREVIEW_CHARS]}"
+        )
 
 
 def task_context(task: TaskState, layout: QueueLayout) -> ToolContext:
@@ -66,15 +68,17 @@ def make_task_runner(
     loop_config: Any = None,
 ) -> TaskRunner:
     """A TaskRunner for the queue. The model is built on first use (once per worker process)."""
-    from acode.agent.approval import ApprovalPolicy
-    from acode.agent.subagent import SubagentRunner
+    from acode.agent.approval.policy import ApprovalPolicy
+    from acode.agent.subagents.runner import SubagentRunner
 
     cache: dict[str, Any] = {}
 
     def run(task: TaskState, layout: QueueLayout, should_abort: Callable[[], bool]) -> TaskOutcome:
         definition = agents.get(task.agent)
         if definition is None:
-            return TaskOutcome(False, error=f"unknown agent '{task.agent}' (known: {', '.join(sorted(agents))})")
+            return TaskOutcome(
+                False, error=f"unknown agent '{task.agent}' (known: {', '.join(sorted(agents))})"
+            )
         if "model" not in cache:
             cache["model"] = model_factory()
         runner = SubagentRunner(
@@ -87,7 +91,11 @@ def make_task_runner(
             observers=[TaskLogObserver(Path(task.log_file))],
         )
         result = runner.run(
-            definition, task.prompt, task_context(task, layout), plan_file=task.plan_file, should_abort=should_abort
+            definition,
+            task.prompt,
+            task_context(task, layout),
+            plan_file=task.plan_file,
+            should_abort=should_abort,
         )
         with Path(task.log_file).open("a", encoding="utf-8") as handle:
             handle.write(f"[result] termination={result.termination} turns={result.turns}: {result.result}\n")

@@ -151,18 +151,6 @@ def try_lock(path: Path) -> Iterator[TaskLock | None]:
         lock.release()
 
 
-def pid_alive(pid: int | None) -> bool:
-    if not pid or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class TaskStore:
     def __init__(self, base: Path, *, max_attempts: int = MAX_ATTEMPTS):
         self.layout = QueueLayout(base)
@@ -192,7 +180,8 @@ class TaskStore:
         problem = self._foreign(state, path)
         if problem:
             raise CorruptTaskError("ACODE-QUEUE-012", f"the task state file {path} is refused: {problem}",
-                                   hint="delete that file (it was not written by acode); other tasks are unaffected")
+                                   hint="delete that file (it was not written by acode); other tasks are "
+                                        "unaffected")
         return state
 
     def _foreign(self, state: TaskState, path: Path) -> str | None:
@@ -282,7 +271,9 @@ class TaskStore:
             return fresh, lock
         return None
 
-    def finish(self, state: TaskState, *, ok: bool, result: str | None = None, error: str | None = None) -> TaskState:
+    def finish(
+        self, state: TaskState, *, ok: bool, result: str | None = None, error: str | None = None
+    ) -> TaskState:
         """Record the outcome (the caller still holds the task's lock)."""
         marker = self.layout.cancel_marker(state.task_id)
         if marker.exists():
@@ -349,7 +340,8 @@ class TaskStore:
             if lock is None or state.status in ("pending", "running"):
                 raise UsageError(
                     "ACODE-QUEUE-006",
-                    f"task {task_id} is {state.status}; only failed, cancelled or complete tasks can be retried",
+                    f"task {task_id} is {state.status}; only failed, cancelled or complete tasks can be "
+                    "retried",
                 )
             state.status, state.error, state.result = "pending", None, None
             state.started_at = state.completed_at = None

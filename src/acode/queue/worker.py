@@ -81,7 +81,16 @@ def spawn_workers(
     run_args: list[str] | None = None,
 ) -> int:
     """Run ``count`` worker processes in ``root`` and relay their output; the worst exit code wins."""
-    command = [sys.executable, "-m", "acode", *(global_args or []), "agent", "run", "--worker", *(run_args or [])]
+    command = [
+        sys.executable,
+        "-m",
+        "acode",
+        *(global_args or []),
+        "agent",
+        "run",
+        "--worker",
+        *(run_args or []),
+    ]
     command += ["--all"] if run_all else []
     procs = [
         subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

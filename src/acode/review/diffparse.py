@@ -21,10 +21,6 @@ class Hunk:
     header: str
     lines: list[DiffLine] = field(default_factory=list)
 
-    @property
-    def deletion_only(self) -> bool:
-        return not any(line.kind == "+" for line in self.lines)
-
 
 @dataclass
 class FileDiff:

@@ -51,7 +51,8 @@ class AuditLog:
         conn = self._conn()
         try:
             cur = conn.execute(
-                "INSERT INTO audit_log (at, kind, session_id, actor, decision, reason, review) VALUES (?,?,?,?,?,?,?)",
+                "INSERT INTO audit_log (at, kind, session_id, actor, decision, reason, review) VALUES "
+                "(?,?,?,?,?,?,?)",
                 (
                     datetime.now(UTC).isoformat(timespec="seconds"),
                     kind,

@@ -38,14 +38,21 @@ def database_error(path: Path, exc: sqlite3.Error) -> DatabaseError:
             "ACODE-DB-002", f"{path} stayed locked by another process for {busy_timeout():g} s",
             hint="wait for the other acode command to finish (or stop it) and try again",
         )
-    if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text or "corrupt" in text):
+    if isinstance(exc, sqlite3.DatabaseError) and (
+        "not a database" in text or "malformed" in text or "corrupt" in text
+    ):
         return DatabaseError(
-            "ACODE-DB-001", f"{path} is not a usable acode database ({text})",
-            hint=f"move it aside (`mv {path} {path}.broken`); acode starts a new one (sessions and reviews in it "
+            "ACODE-DB-001",
+            f"{path} is not a usable acode database ({text})",
+            hint=f"move it aside (`mv {path} {path}.broken`); acode starts a new one (sessions and reviews "
+                 "in it "
             "are then no longer listed)",
         )
-    return DatabaseError("ACODE-DB-003", f"the database {path} failed: {text}",
-                         hint="check that the disk is not full and the folder is writable")
+    return DatabaseError(
+        "ACODE-DB-003",
+        f"the database {path} failed: {text}",
+        hint="check that the disk is not full and the folder is writable",
+    )
 
 
 class _Connection(sqlite3.Connection):
@@ -82,8 +89,13 @@ def connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     ensure_runtime_ignore(path.parent)
     try:
-        conn = sqlite3.connect(str(path), timeout=busy_timeout(), isolation_level=None, check_same_thread=False,
-                               factory=_Connection)
+        conn = sqlite3.connect(
+            str(path),
+            timeout=busy_timeout(),
+            isolation_level=None,
+            check_same_thread=False,
+            factory=_Connection,
+        )
     except sqlite3.Error as exc:
         raise database_error(path, exc) from None
     conn.acode_path = path

@@ -72,18 +72,31 @@ class ReviewStore:
         data = redact_data(result.model_dump(mode="json"))
         kept_settings = redact_data(settings)
         cursor = self._conn.execute(
-            "INSERT INTO reviews (created_at, source, target, context_hash, settings_hash, base_ref, base_sha,"
+            "INSERT INTO reviews (created_at, source, target, context_hash, settings_hash, base_ref, "
+            "base_sha,"
             " head_ref, head_sha, model, settings_json, dimensions_json, findings_json, decision, status,"
             " duration_seconds, tokens_evaluated, tokens_reused, result_json)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
-                datetime.now(UTC).isoformat(timespec="seconds"), source, result.target,
-                result.context_hash, settings_hash(settings), result.base_ref, result.base_sha,
-                result.head_ref, result.head_sha, result.model, json.dumps(kept_settings),
-                json.dumps(data["dimensions"]), json.dumps(data["evidence"] + [
-                    f for d in data["dimensions"] for f in d["findings"]]),
-                result.decision.verdict, result.status, result.duration_seconds,
-                result.tokens.evaluated, result.tokens.reused, json.dumps(data),
+                datetime.now(UTC).isoformat(timespec="seconds"),
+                source,
+                result.target,
+                result.context_hash,
+                settings_hash(settings),
+                result.base_ref,
+                result.base_sha,
+                result.head_ref,
+                result.head_sha,
+                result.model,
+                json.dumps(kept_settings),
+                json.dumps(data["dimensions"]),
+                json.dumps(data["evidence"] + [f for d in data["dimensions"] for f in d["findings"]]),
+                result.decision.verdict,
+                result.status,
+                result.duration_seconds,
+                result.tokens.evaluated,
+                result.tokens.reused,
+                json.dumps(data),
             ),
         )
         return int(cursor.lastrowid)
@@ -117,6 +130,9 @@ class ReviewStore:
         if row is None:
             return None
         return StoredReview(
-            id=row["id"], created_at=row["created_at"], source=row["source"],
-            result=ReviewResult.model_validate_json(row["result_json"]), settings=json.loads(row["settings_json"]),
+            id=row["id"],
+            created_at=row["created_at"],
+            source=row["source"],
+            result=ReviewResult.model_validate_json(row["result_json"]),
+            settings=json.loads(row["settings_json"]),
         )

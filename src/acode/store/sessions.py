@@ -101,7 +101,9 @@ class SessionStore:
         self.conn.close()
 
     # -- writing -----------------------------------------------------------------------------
-    def create(self, workspace: Path, *, model: str = "", approval_mode: str = "default", title: str = "") -> str:
+    def create(
+        self, workspace: Path, *, model: str = "", approval_mode: str = "default", title: str = ""
+    ) -> str:
         session_id = new_session_id()
         now = time.time()
         self.conn.execute(
@@ -113,10 +115,7 @@ class SessionStore:
 
     def append_messages(self, session_id: str, epoch: int, first_seq: int, messages: list[Message]) -> None:
         now = time.time()
-        rows = [
-            (session_id, epoch, first_seq + i, m.role, _stored(m), now)
-            for i, m in enumerate(messages)
-        ]
+        rows = [(session_id, epoch, first_seq + i, m.role, _stored(m), now) for i, m in enumerate(messages)]
         with self.conn:  # one transaction for the batch
             self.conn.executemany(
                 "INSERT OR REPLACE INTO session_messages (session_id, epoch, seq, role, body, created)"
@@ -135,8 +134,12 @@ class SessionStore:
     def add_event(self, session_id: str, kind: str, data: dict[str, Any]) -> None:
         self.conn.execute(
             "INSERT INTO session_events (session_id, kind, data, created) VALUES (?, ?, ?, ?)",
-            (session_id, kind, json.dumps(redact_data(json.loads(json.dumps(data, default=str))), ensure_ascii=False),
-             time.time()),
+            (
+                session_id,
+                kind,
+                json.dumps(redact_data(json.loads(json.dumps(data, default=str))), ensure_ascii=False),
+                time.time(),
+            ),
         )
 
     def update(self, session_id: str, **fields: Any) -> None:
@@ -160,7 +163,8 @@ class SessionStore:
     # -- reading -----------------------------------------------------------------------------
     def list(self, limit: int = 50) -> list[SessionInfo]:
         rows = self.conn.execute(
-            "SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id AND m.epoch = s.epoch)"
+            "SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id AND m.epoch = "
+            "s.epoch)"
             " AS messages FROM sessions s ORDER BY updated DESC, created DESC LIMIT ?",
             (limit,),
         ).fetchall()
@@ -168,7 +172,8 @@ class SessionStore:
 
     def get(self, session_id: str) -> SessionInfo:
         row = self.conn.execute(
-            "SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id AND m.epoch = s.epoch)"
+            "SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id AND m.epoch = "
+            "s.epoch)"
             " AS messages FROM sessions s WHERE id = ?",
             (session_id,),
         ).fetchone()
@@ -191,7 +196,9 @@ class SessionStore:
                     hint="start one with `acode` or `acode -p '...'`",
                 )
             return sessions[0]
-        rows = self.conn.execute("SELECT id FROM sessions WHERE id LIKE ? ORDER BY id", (ref + "%",)).fetchall()
+        rows = self.conn.execute(
+            "SELECT id FROM sessions WHERE id LIKE ? ORDER BY id", (ref + "%",)
+        ).fetchall()
         if len(rows) > 1 and not any(r["id"] == ref for r in rows):
             raise SessionNotFound(
                 "ACODE-SESSION-003",

@@ -10,11 +10,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from acode.llm.types import ToolCall, ToolSpec
+from acode.llm.types import ToolCall, ToolSpec, without_titles
+
+if TYPE_CHECKING:
+    from acode.config.agent import AgentSettings
 
 log = logging.getLogger("acode.tools")
 
@@ -57,6 +60,14 @@ class ToolContext:
     extra_writable: tuple[Path, ...] = ()  # e.g. a plan file outside the workspace
     state: dict[str, Any] = field(default_factory=dict)  # per-session scratch (files changed, ...)
 
+    @classmethod
+    def from_settings(cls, workspace: Path, agent: AgentSettings | None, **fields: Any) -> ToolContext:
+        """A context whose shell and output limits come from ``agent`` (settings.agent; None: defaults)."""
+        if agent is not None:
+            fields = {"shell_inactivity_timeout": agent.shell_inactivity_timeout,
+                      "output_budget_chars": agent.output_budget_chars, **fields}
+        return cls(workspace=workspace, **fields)
+
 
 class Tool(ABC):
     name: ClassVar[str]
@@ -69,8 +80,7 @@ class Tool(ABC):
         return self.kind == "read"
 
     def spec(self) -> ToolSpec:
-        schema = self.Args.model_json_schema()
-        schema.pop("title", None)
+        schema = without_titles(self.Args.model_json_schema())
         return ToolSpec(name=self.name, description=self.description, parameters=schema)
 
     @abstractmethod

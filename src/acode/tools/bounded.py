@@ -57,7 +57,9 @@ def run_bounded(function: Callable[..., Any], args: tuple, *, timeout: float, in
         try:
             status, value = receiver.recv()
         except EOFError as exc:  # the worker died without an answer (killed, out of memory)
-            raise RuntimeError(f"the worker process ended without a result (exit code {process.exitcode})") from exc
+            raise RuntimeError(
+                f"the worker process ended without a result (exit code {process.exitcode})"
+            ) from exc
     finally:
         if process.is_alive():
             process.kill()

@@ -110,7 +110,8 @@ class Replace(Tool):
         foreign = first_non_utf8(text)
         if foreign is not None and not new.isascii():
             raise ToolError(
-                f"{shown} is not UTF-8 (a byte that is not UTF-8 near character {foreign}); its bytes are kept "
+                f"{shown} is not UTF-8 (a byte that is not UTF-8 near character {foreign}); its bytes are "
+                "kept "
                 "as they are, but new non-ASCII text would mix two encodings. Use ASCII in new_string "
                 "(e.g. an escape sequence), or convert the file to UTF-8 first."
             )
@@ -125,7 +126,9 @@ class Replace(Tool):
         how = " (matched ignoring whitespace; the file's indentation was kept)" if flexible else ""
         return ToolResult(
             output=f"Replaced {count} occurrence(s) in {shown}{how}.",
-            display=short_diff(for_people(original).replace("\r\n", "\n"), for_people(updated).replace("\r\n", "\n"), shown),
+            display=short_diff(
+                for_people(original).replace("\r\n", "\n"), for_people(updated).replace("\r\n", "\n"), shown
+            ),
         )
 
     def _create(self, path, shown: str, content: str, ctx: ToolContext) -> ToolResult:

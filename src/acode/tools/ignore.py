@@ -1,8 +1,9 @@
 """Which files tools see: .gitignore (nested files too: globs, ``**``, ``!`` negation, dir-only ``/``),
 ``.acodeignore`` (same syntax, read after .gitignore so it can override), ``.git/info/exclude``, and
 ``.git`` and ``.acode`` always skipped (acode's own state: the database, checkpoint copies, full tool
-outputs, run records are never listed or searched; read_file still opens a path given to it). In a git repository the file set comes from ``git ls-files`` (exact git
-semantics); the pure-Python matcher is the fallback and also serves single-directory listings."""
+outputs, run records are never listed or searched; read_file still opens a path given to it). In a git
+repository the file set comes from ``git ls-files`` (exact git semantics); the pure-Python matcher is
+the fallback and also serves single-directory listings."""
 
 from __future__ import annotations
 

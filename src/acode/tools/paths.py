@@ -65,7 +65,8 @@ def _check_length(text: str, what: str) -> None:
         size = len(part.encode("utf-8", "surrogateescape"))
         if size > NAME_MAX:
             raise ToolError(
-                f"{what} has a name of {size} bytes ('{part[:40]}...'); a file or folder name may have at most "
+                f"{what} has a name of {size} bytes ('{part[:40]}...'); a file or folder name may have at "
+                "most "
                 f"{NAME_MAX} bytes. Use a shorter name."
             )
 

@@ -194,7 +194,8 @@ def _confirmed_git_hits(root, files, regex, candidates: dict[str, list[int]], pe
 
 
 def _first_rows(hits, limit: int) -> list[tuple[str, int]]:
-    """Up to ``limit + 1`` (file, line) rows (one more tells that there were more), consuming ``hits`` lazily."""
+    """Up to ``limit + 1`` (file, line) rows (one more tells that there were more), consuming ``hits``
+    lazily."""
     rows: list[tuple[str, int]] = []
     for rel, _lines, numbers in hits:
         rows += ((rel, n) for n in numbers)
@@ -203,8 +204,14 @@ def _first_rows(hits, limit: int) -> list[tuple[str, int]]:
     return rows
 
 
-def scan_rows(root: Path, files: list[str], pattern: str, case_sensitive: bool, limit: int,
-              candidates: dict[str, list[int]] | None) -> list[tuple[str, int]]:
+def scan_rows(
+    root: Path,
+    files: list[str],
+    pattern: str,
+    case_sensitive: bool,
+    limit: int,
+    candidates: dict[str, list[int]] | None,
+) -> list[tuple[str, int]]:
     """The regex work (Python's engine, which can backtrack for ever on a pattern like ``(a|aa)+$``):
     it runs in a worker process the caller can stop (``acode.tools.bounded``)."""
     regex = compile_pattern(pattern, case_sensitive)
@@ -250,10 +257,14 @@ def find_matches(
         try:
             candidates = None
             if name == "git":
-                candidates = _git_candidates(root, rel_dir, for_git, case_sensitive, limit + 1, deadline, timeout)
+                candidates = _git_candidates(
+                    root, rel_dir, for_git, case_sensitive, limit + 1, deadline, timeout
+                )
             rows = run_bounded(
-                scan_rows, (root, files, pattern, case_sensitive, limit, candidates),
-                timeout=max(0.1, deadline - time.monotonic()), inline=_is_literal(pattern),
+                scan_rows,
+                (root, files, pattern, case_sensitive, limit, candidates),
+                timeout=max(0.1, deadline - time.monotonic()),
+                inline=_is_literal(pattern),
             )
         except BoundedTimeout as exc:
             raise _timed_out(timeout) from exc

@@ -70,7 +70,10 @@ class _Capture:
         if self.total > self._spill_head:
             skipped = self.total - self._spill_head - len(self.tail)
             if skipped > 0:
-                self._spill.write(f"\n... [{skipped} bytes not saved: the file keeps the first and last part] ...\n".encode())
+                self._spill.write(
+                    f"\n... [{skipped} bytes not saved: the file keeps the first and last part] ...\n"
+                    .encode()
+                )
                 self._spill.write(bytes(self.tail))
             else:
                 self._spill.write(bytes(self.tail)[-(self.total - self._spill_head) :])
@@ -265,7 +268,8 @@ class RunShellCommand(Tool):
         return ToolResult(
             output=(
                 f"Started in the background: PID {proc.pid} (its own process group). "
-                f"Its output goes to {log_path}; read it with read_file or `tail`, stop it with `kill -- -{proc.pid}`."
+                f"Its output goes to {log_path}; read it with read_file or `tail`, stop it with `kill -- "
+                f"-{proc.pid}`."
             ),
         )
 

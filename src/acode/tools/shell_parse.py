@@ -110,7 +110,8 @@ def _analyze_into(command: str, script: ShellScript, depth: int, wrapped_by: str
         script.parsed = False
         script.problem = f"bash grammar error near: {_first_error(tree.root_node)}"
         return
-    odd = _misread_word(tree.root_node) or _reserved_name(tree.root_node) or _split_command(tree.root_node, source)
+    root = tree.root_node
+    odd = _misread_word(root) or _reserved_name(root) or _split_command(root, source)
     if odd is not None:  # the grammar glued what bash splits (seen: a newline before `\\rm`)
         script.parsed = False
         script.problem = f"ambiguous word {odd!r}"
@@ -133,8 +134,8 @@ def _misread_word(root) -> str | None:
     return None
 
 
-_RESERVED = {"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for",
-             "in", "function", "select", "[[", "]]", "!", "time", "coproc"}
+_RESERVED = {"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until",
+             "for", "in", "function", "select", "[[", "]]", "!", "time", "coproc"}
 
 
 def _commands(root):
@@ -212,7 +213,8 @@ _BRACES = re.compile(r"\{[^}]*(,|\.\.)[^}]*\}")
 def static_word(node) -> Word:
     """The value bash gives this word after quote removal, or None when it needs expansion."""
     kind = node.type
-    if kind in ("word", "number", "variable_name", "special_variable_name", "file_descriptor", "command_name"):
+    if kind in ("word", "number", "variable_name", "special_variable_name", "file_descriptor",
+                "command_name"):
         if kind == "command_name":
             return static_word(node.named_children[0]) if node.named_child_count == 1 else None
         raw = _text(node).replace("\\\n", "")
@@ -270,9 +272,11 @@ class _Walker:
         self.script.writes.append(Write(target, _text(node)))
 
     def _command(self, node) -> None:
-        nodes = [c for c in node.children if c.is_named and c.type not in ("variable_assignment", "file_redirect", "comment")]
+        skipped = ("variable_assignment", "file_redirect", "comment")
+        nodes = [c for c in node.children if c.is_named and c.type not in skipped]
         parent = node.parent
-        if parent is not None and parent.type == "redirected_statement" and parent.child_by_field_name("body") == node:
+        redirected = parent is not None and parent.type == "redirected_statement"
+        if redirected and parent.child_by_field_name("body") == node:
             nodes += _extra_destinations(parent)  # tree-sitter reads `cmd >out arg` as two targets
         nodes.sort(key=lambda n: n.start_byte)
         self.add(tuple(static_word(n) for n in nodes), _text(node))
@@ -366,10 +370,9 @@ def _after_options(wrapper: str, rest: tuple[Word, ...]) -> list[Word] | None:
         if word == "--":
             i += 1
             break
-        if word.startswith("-") and len(word) > 1 and wrapper not in ("command", "builtin") or (
-            wrapper in ("command", "builtin") and word in ("-p",)
-        ):
-            if wrapper in ("command", "builtin") and word in ("-v", "-V"):
+        builtin = wrapper in ("command", "builtin")
+        if (word.startswith("-") and len(word) > 1 and not builtin) or (builtin and word in ("-p",)):
+            if builtin and word in ("-v", "-V"):
                 return []  # `command -v x` only looks x up
             i += 2 if word in takes_value else 1
             continue

@@ -34,7 +34,13 @@ def check_regular_file(path: Path, shown: str) -> None:
     if stat.S_ISDIR(mode):
         raise ToolError(f"{shown} is a directory, not a file; use list_directory to see its contents.")
     if not stat.S_ISREG(mode):
-        kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        kind = (
+            "a FIFO (named pipe)"
+            if stat.S_ISFIFO(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "a device"
+        )
         raise ToolError(f"{shown} is {kind}, not a regular file; it is not opened (reading could block).")
 
 

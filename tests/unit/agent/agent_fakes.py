@@ -8,8 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from acode.agent.approval import ApprovalPolicy
-from acode.agent.loop import AgentLoop, LoopConfig
+from acode.agent.approval.policy import ApprovalPolicy
+from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
 from acode.config.agent import ToolRules
 from acode.tools.base import Tool, ToolContext, ToolError, ToolRegistry, ToolResult
 
@@ -140,4 +140,6 @@ def make_loop(
 
 
 def new_state(loop: AgentLoop, mode: str = "yolo", interactive: bool = False, session_id: str = "s1"):
-    return loop.new_state("You are a test agent.", session_id=session_id, approval_mode=mode, interactive=interactive)
+    return loop.new_state(
+        "You are a test agent.", session_id=session_id, approval_mode=mode, interactive=interactive
+    )

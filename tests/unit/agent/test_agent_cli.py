@@ -46,16 +46,25 @@ def write_script(folder: Path, steps: list) -> Path:
 def run_cli(repo: Path, script: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run(
         [*ACODE, *args, "--backend", "scripted"],
-        check=False, cwd=repo, env=cli_env(script), capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+        check=False,
+        cwd=repo,
+        env=cli_env(script),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
     )
 
 
 def test_one_shot_json_prints_the_trajectory(git_repo):
-    script = write_script(git_repo, [
-        {"tool": "write_file", "arguments": {"file_path": "hello.py", "content": "print('hello')\n"}},
-        {"tool": "run_shell_command", "arguments": {"command": f"{sys.executable} hello.py"}},
-        "Created hello.py and ran it: it prints hello.",
-    ])
+    script = write_script(
+        git_repo,
+        [
+            {"tool": "write_file", "arguments": {"file_path": "hello.py", "content": "print('hello')\n"}},
+            {"tool": "run_shell_command", "arguments": {"command": f"{sys.executable} hello.py"}},
+            "Created hello.py and ran it: it prints hello.",
+        ],
+    )
     out = run_cli(git_repo, script, "-p", "create hello.py and run it", "--approval-mode", "yolo", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
@@ -70,10 +79,13 @@ def test_one_shot_json_prints_the_trajectory(git_repo):
 
 
 def test_one_shot_plain_prints_the_answer_and_denies_in_default_mode(git_repo):
-    script = write_script(git_repo, [
-        {"tool": "write_file", "arguments": {"file_path": "x.py", "content": "1"}},
-        "I was not allowed to write x.py.",
-    ])
+    script = write_script(
+        git_repo,
+        [
+            {"tool": "write_file", "arguments": {"file_path": "x.py", "content": "1"}},
+            "I was not allowed to write x.py.",
+        ],
+    )
     out = run_cli(git_repo, script, "-p", "write x.py")
     assert out.returncode == 0
     assert out.stdout == "I was not allowed to write x.py.\n"
@@ -124,11 +136,17 @@ def test_a_kill_loses_at_most_the_step_in_flight(git_repo, killed_during):
     script = write_script(git_repo, [first_step, in_flight])
     proc = subprocess.Popen(
         [*ACODE, "-p", "write a.txt then wait", "--backend", "scripted", "--approval-mode", "yolo"],
-        cwd=git_repo, env=cli_env(script), stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+        cwd=git_repo,
+        env=cli_env(script),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
         start_new_session=True,
     )
     try:
-        expected = ["system", "user", "assistant", "tool"] + (["assistant"] if killed_during == "tool" else [])
+        expected = ["system", "user", "assistant", "tool"] + (
+            ["assistant"] if killed_during == "tool" else []
+        )
         wait_for(lambda: stored_roles(git_repo) == expected)
         time.sleep(0.3)  # the in-flight step is now running
     finally:
@@ -150,8 +168,13 @@ def test_a_kill_loses_at_most_the_step_in_flight(git_repo, killed_during):
 
 def spawn_chat(repo: Path, script: Path, *args: str) -> pexpect.spawn:
     child = pexpect.spawn(
-        sys.executable, ["-m", "acode", "--backend", "scripted", *args],
-        cwd=str(repo), env=cli_env(script), encoding="utf-8", timeout=30, dimensions=(40, 120),
+        sys.executable,
+        ["-m", "acode", "--backend", "scripted", *args],
+        cwd=str(repo),
+        env=cli_env(script),
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 120),
     )
     child.expect("session")
     child.expect(PROMPT)
@@ -159,12 +182,15 @@ def spawn_chat(repo: Path, script: Path, *args: str) -> pexpect.spawn:
 
 
 def test_interactive_chat_with_approval_and_slash_commands(git_repo):
-    script = write_script(git_repo, [
-        {"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "from the chat"}},
-        "I wrote **a.txt**.",
-        {"tool": "run_shell_command", "arguments": {"command": "ls"}},
-        "Listed the files.",
-    ])
+    script = write_script(
+        git_repo,
+        [
+            {"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "from the chat"}},
+            "I wrote **a.txt**.",
+            {"tool": "run_shell_command", "arguments": {"command": "ls"}},
+            "Listed the files.",
+        ],
+    )
     child = spawn_chat(git_repo, script)
     child.sendline("please write a.txt")
     child.expect("allow\\?")
@@ -238,16 +264,34 @@ def test_enabled_extensions_add_context_and_remove_tools(git_repo):
     store = SessionStore(ProjectPaths(git_repo).db_file)
     system = store.load_messages(store.list()[0].id)[0].content
     assert "House rule: tabs are forbidden." in system
-    out_none = run_cli(git_repo, script, "-p", "list files", "-e", "none", "--approval-mode", "yolo", "--json")
+    out_none = run_cli(
+        git_repo, script, "-p", "list files", "-e", "none", "--approval-mode", "yolo", "--json"
+    )
     assert json.loads(out_none.stdout)["trajectory"][1]["decision"] == "allowed"
 
 
 def test_a_piped_prompt_runs_once_and_an_empty_one_is_a_usage_error(git_repo):
     script = write_script(git_repo, ["Piped answer."])
     env = cli_env(script)
-    piped = subprocess.run([*ACODE, "--backend", "scripted"], input="what is this?", cwd=git_repo, env=env,
-                           capture_output=True, text=True, timeout=60, check=False)
+    piped = subprocess.run(
+        [*ACODE, "--backend", "scripted"],
+        input="what is this?",
+        cwd=git_repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert piped.returncode == 0 and piped.stdout == "Piped answer.\n"
-    empty = subprocess.run([*ACODE, "--backend", "scripted"], input="", cwd=git_repo, env=env,
-                           capture_output=True, text=True, timeout=60, check=False)
+    empty = subprocess.run(
+        [*ACODE, "--backend", "scripted"],
+        input="",
+        cwd=git_repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert empty.returncode == 2 and "ACODE-AGENT-002" in empty.stderr

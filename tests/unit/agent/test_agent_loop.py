@@ -7,8 +7,8 @@ import json
 
 from agent_fakes import BrokenTool, InterruptingTool, SlowReadTool, make_loop, new_state
 
-from acode.agent.control import AgentStop, LoopDetected
-from acode.agent.middleware import Middleware, ToolDecision
+from acode.agent.loop.middleware import Middleware, ToolDecision
+from acode.agent.loop.stops import AgentStop, LoopDetected
 from acode.errors import ModelOutputError
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Completion, ToolCall
@@ -32,7 +32,9 @@ def test_reason_act_observe_until_plain_answer(tmp_path, scripted):
     assert tool.name == "read_file" and tool.ok and tool.output == "alpha"
     # the second model call saw the tool result
     second_call = model.calls[1]["messages"]
-    assert second_call[-1].role == "tool" and second_call[-1].content.startswith("alpha\n(Task: what is in a.txt?")
+    assert second_call[-1].role == "tool" and second_call[-1].content.startswith(
+        "alpha\n(Task: what is in a.txt?"
+    )
     assert [m.role for m in state.history] == ["system", "user", "assistant", "tool", "assistant"]
     # the model was offered the registry's tools on every call
     assert {t.name for t in model.calls[0]["tools"]} == {"read_file", "write_file", "run_shell_command"}
@@ -157,7 +159,10 @@ def test_consecutive_read_only_calls_run_in_parallel_and_edits_in_order(tmp_path
 
 
 def test_ctrl_c_during_a_tool_keeps_a_consistent_session(tmp_path, scripted):
-    calls = [ToolCall(name="interrupting", arguments={}), ToolCall(name="read_file", arguments={"file_path": "a"})]
+    calls = [
+        ToolCall(name="interrupting", arguments={}),
+        ToolCall(name="read_file", arguments={"file_path": "a"}),
+    ]
     model = scripted(Completion(tool_calls=calls))
     loop = make_loop(model, tmp_path, InterruptingTool())
     state = new_state(loop)
@@ -286,7 +291,9 @@ class StopAfterFirstModelCall(Middleware):
 
 
 def test_a_middleware_stop_ends_the_run_with_its_reason(tmp_path, scripted):
-    loop = make_loop(scripted(tool_step("read_file", file_path="a")), tmp_path, middlewares=[StopAfterFirstModelCall()])
+    loop = make_loop(
+        scripted(tool_step("read_file", file_path="a")), tmp_path, middlewares=[StopAfterFirstModelCall()]
+    )
     result = loop.run(new_state(loop), "go")
     assert result.stop_reason == "loop_detected" and result.answer == "partial work"
     custom = AgentStop("hook asked to stop", reason="hook_stop")
@@ -356,7 +363,10 @@ def test_successful_results_remind_the_model_of_the_request_and_progress(tmp_pat
     loop = make_loop(model, tmp_path)
     loop.run(new_state(loop), "read a then run it")
     tool_messages = [m.content for m in model.calls[3]["messages"] if m.role == "tool"]
-    assert tool_messages[0] == "A\n(Task: read a then run it. Done so far: read_file a. Take the next step, or answer if the task is done.)"
+    assert tool_messages[0] == (
+        "A\n(Task: read a then run it. Done so far: read_file a. "
+        "Take the next step, or answer if the task is done.)"
+    )
     assert json.loads(tool_messages[1])["error"].startswith("File not found")  # errors stay plain JSON
     assert "Done so far: read_file a; run_shell_command python a." in tool_messages[2]
 

@@ -7,9 +7,10 @@ import json
 
 from agent_fakes import registry
 
-from acode.agent.context_files import find_context_files
-from acode.agent.middleware import Middleware
-from acode.agent.session import AgentSession, SessionOptions
+from acode.agent.loop.middleware import Middleware
+from acode.agent.session.agent_session import SessionOptions
+from acode.agent.session.builder import build_session
+from acode.agent.session.context_files import find_context_files
 from acode.config import Settings
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Message
@@ -18,12 +19,14 @@ from acode.store.sessions import SessionStore
 
 # The self-control middlewares (next-speaker check, compression, ...) have their own tests and would
 # consume scripted answers here; these tests are about recording and resuming.
-QUIET = {name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")}
+QUIET = {
+    name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")
+}
 
 
 def open_session(root, model, **options):
     settings = Settings.model_validate(QUIET)
-    return AgentSession.open(settings, root, SessionOptions(**options), model=model, registry=registry())
+    return build_session(settings, root, SessionOptions(**options), model=model, registry=registry())
 
 
 def test_every_message_is_stored_as_it_is_produced(git_repo):
@@ -35,7 +38,9 @@ def test_every_message_is_stored_as_it_is_produced(git_repo):
         seen_in_store.append([m.role for m in store.load_messages(store.list()[0].id)])
         return "done"
 
-    model = ScriptedModel([{"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "x"}}, check_store])
+    model = ScriptedModel(
+        [{"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "x"}}, check_store]
+    )
     session = open_session(git_repo, model, approval_mode="yolo")
     result = session.send("write a.txt")
     session.close()
@@ -45,7 +50,13 @@ def test_every_message_is_stored_as_it_is_produced(git_repo):
     store = SessionStore(ProjectPaths(git_repo).db_file)
     info = store.get(result.session_id)
     assert info.status == "answer" and info.turns == 2 and info.title == "write a.txt"
-    assert [m.role for m in store.load_messages(info.id)] == ["system", "user", "assistant", "tool", "assistant"]
+    assert [m.role for m in store.load_messages(info.id)] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
     kinds = [e["kind"] for e in store.events(info.id)]
     assert kinds == ["model", "tool", "model", "stop"]
     tool_event = store.events(info.id, "tool")[0]
@@ -73,7 +84,9 @@ def test_resume_after_a_kill_mid_tool_closes_the_open_call(git_repo):
     store = SessionStore(ProjectPaths(git_repo).db_file)
     session_id = store.create(git_repo)
     call_message = Message.assistant("", [])
-    call_message.tool_calls.append(__import__("acode.llm.types", fromlist=["ToolCall"]).ToolCall(name="read_file"))
+    call_message.tool_calls.append(
+        __import__("acode.llm.types", fromlist=["ToolCall"]).ToolCall(name="read_file")
+    )
     store.append_messages(session_id, 0, 0, [Message.system("s"), Message.user("go"), call_message])
 
     model = ScriptedModel(["recovered"])
@@ -160,7 +173,7 @@ def test_sessions_list_json(git_repo, monkeypatch):
 
 def test_session_built_registry_offers_reviewer_and_subagents_when_turned_on(git_repo):
     settings = Settings.model_validate({**QUIET, "agent": {"reviewer_tool": True, "subagents": True}})
-    session = AgentSession.open(settings, git_repo, SessionOptions(), model=ScriptedModel([]))
+    session = build_session(settings, git_repo, SessionOptions(), model=ScriptedModel([]))
     try:
         names = session.loop.registry.names()
         assert "reviewer" in names and "invoke_agent" in names
@@ -169,7 +182,7 @@ def test_session_built_registry_offers_reviewer_and_subagents_when_turned_on(git
         session.close()
 
     settings = Settings.model_validate(QUIET)  # the default: both off
-    session = AgentSession.open(settings, git_repo, SessionOptions(), model=ScriptedModel([]))
+    session = build_session(settings, git_repo, SessionOptions(), model=ScriptedModel([]))
     try:
         assert not {"reviewer", "invoke_agent"} & set(session.loop.registry.names())
     finally:
@@ -177,30 +190,40 @@ def test_session_built_registry_offers_reviewer_and_subagents_when_turned_on(git
 
 
 def test_validation_nudge_asks_once_to_run_something_after_edits(git_repo):
-    model = ScriptedModel([
-        {"tool": "write_file", "arguments": {"file_path": "hello.py", "content": "print('hello')\n"}},
-        "Created hello.py and ran it.",  # claims a run that never happened
-        {"tool": "run_shell_command", "arguments": {"command": "python hello.py"}},
-        "Ran hello.py: it printed hello.",
-    ])
-    settings = Settings.model_validate({**QUIET, "agent": {"approval_mode": "yolo", "nudge_validation": True}})
-    session = AgentSession.open(settings, git_repo, SessionOptions(), model=model)
+    model = ScriptedModel(
+        [
+            {"tool": "write_file", "arguments": {"file_path": "hello.py", "content": "print('hello')\n"}},
+            "Created hello.py and ran it.",  # claims a run that never happened
+            {"tool": "run_shell_command", "arguments": {"command": "python hello.py"}},
+            "Ran hello.py: it printed hello.",
+        ]
+    )
+    settings = Settings.model_validate(
+        {**QUIET, "agent": {"approval_mode": "yolo", "nudge_validation": True}}
+    )
+    session = build_session(settings, git_repo, SessionOptions(), model=model)
     try:
         result = session.send("create hello.py that prints hello, then run it")
     finally:
         session.close()
     assert result.answer == "Ran hello.py: it printed hello."
-    nudges = [m.content for m in session.state.history if m.role == "user" and "have not run anything" in m.content]
+    nudges = [
+        m.content for m in session.state.history if m.role == "user" and "have not run anything" in m.content
+    ]
     assert len(nudges) == 1 and "hello.py" in nudges[0]
 
 
 def test_validation_nudge_stays_quiet_when_a_command_could_not_run(git_repo):
-    model = ScriptedModel([
-        {"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "x\n"}},
-        "Wrote a.txt.",
-    ])
-    settings = Settings.model_validate({**QUIET, "agent": {"approval_mode": "auto_edit", "nudge_validation": True}})
-    session = AgentSession.open(settings, git_repo, SessionOptions(), model=model)  # non-interactive
+    model = ScriptedModel(
+        [
+            {"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "x\n"}},
+            "Wrote a.txt.",
+        ]
+    )
+    settings = Settings.model_validate(
+        {**QUIET, "agent": {"approval_mode": "auto_edit", "nudge_validation": True}}
+    )
+    session = build_session(settings, git_repo, SessionOptions(), model=model)  # non-interactive
     try:
         assert session.send("write a.txt").answer == "Wrote a.txt."
     finally:

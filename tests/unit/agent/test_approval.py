@@ -8,8 +8,8 @@ import pytest
 from agent_fakes import ReadTool, ShellTool, WriteTool, make_loop, new_state
 from pydantic import BaseModel
 
-from acode.agent.approval import ApprovalPolicy
-from acode.agent.middleware import AgentState
+from acode.agent.approval.policy import ApprovalPolicy
+from acode.agent.loop.middleware import AgentState
 from acode.config.agent import ToolRules
 from acode.llm.types import ToolCall
 from acode.tools.base import Tool, ToolContext, ToolResult
@@ -54,7 +54,9 @@ def decide(mode, kind, *, interactive, rules=None, answer="yes", tmp_path):
         return answer
 
     policy = ApprovalPolicy(rules, approver=approver)
-    state = AgentState(session_id="s", workspace=tmp_path, history=[], approval_mode=mode, interactive=interactive)
+    state = AgentState(
+        session_id="s", workspace=tmp_path, history=[], approval_mode=mode, interactive=interactive
+    )
     call = ToolCall(name=tool.name, arguments=args)
     first = policy.decide(state, call, tool, ToolContext(workspace=tmp_path))
     return first, policy.resolve(state, call, tool, first), asked
@@ -85,7 +87,9 @@ def test_user_saying_no_denies_with_a_message(tmp_path):
 
 def test_always_is_remembered_for_the_tool_and_for_the_shell_program(tmp_path):
     policy = ApprovalPolicy(approver=lambda request: "always")
-    state = AgentState(session_id="s", workspace=tmp_path, history=[], approval_mode="default", interactive=True)
+    state = AgentState(
+        session_id="s", workspace=tmp_path, history=[], approval_mode="default", interactive=True
+    )
     ctx = ToolContext(workspace=tmp_path)
     shell, write = ShellTool(), WriteTool()
     first = ToolCall(name="run_shell_command", arguments={"command": "pytest -q tests"})

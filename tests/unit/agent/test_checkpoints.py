@@ -6,14 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.checkpoints import Checkpoints
-from acode.agent.middleware import AgentState
+from acode.agent.loop.middleware import AgentState
+from acode.agent.middlewares.checkpoints import Checkpoints
 from acode.errors import UsageError
 from acode.llm.types import Message, ToolCall
 from acode.tools.base import ToolResult
 
 
-def edit(ck: Checkpoints, st: AgentState, ws: Path, name: str, rel: str, content: str | None, ok: bool = True) -> None:
+def edit(
+    ck: Checkpoints, st: AgentState, ws: Path, name: str, rel: str, content: str | None, ok: bool = True
+) -> None:
     call = ToolCall(name=name, arguments={"file_path": rel, "content": content or ""})
     ck.before_tool(st, call)
     if ok and content is not None:

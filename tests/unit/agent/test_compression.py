@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acode.agent.compression import Compression
-from acode.agent.history_tokens import MASK_MARKER, TokenMeter, choose_split
-from acode.agent.middleware import AgentState
-from acode.config.control import CompressionSettings
+from acode.agent.loop.middleware import AgentState
+from acode.agent.middlewares.compression import Compression
+from acode.agent.middlewares.history_tokens import MASK_MARKER, TokenMeter, choose_split
+from acode.config.middlewares import CompressionSettings
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Message, ToolCall
 
@@ -26,11 +26,20 @@ SNAPSHOT = {
 
 
 def long_history(steps: int = 10, output_chars: int = 600) -> list[Message]:
-    history = [Message.system("You are acode."), Message.user("Add type hints to every module in src/. Ignore nothing.")]
+    history = [
+        Message.system("You are acode."),
+        Message.user("Add type hints to every module in src/. Ignore nothing."),
+    ]
     for i in range(steps):
         read = ToolCall(name="read_file", arguments={"file_path": f"src/m{i}.py"})
-        history += [Message.assistant("", [read]), Message.tool(read, f"def f{i}(x):\n    return x\n" + "# filler\n" * (output_chars // 9))]
-        edit = ToolCall(name="replace", arguments={"file_path": f"src/m{i}.py", "old_string": "(x)", "new_string": "(x: int)"})
+        history += [
+            Message.assistant("", [read]),
+            Message.tool(read, f"def f{i}(x):\n    return x\n" + "# filler\n" * (output_chars // 9)),
+        ]
+        edit = ToolCall(
+            name="replace",
+            arguments={"file_path": f"src/m{i}.py", "old_string": "(x)", "new_string": "(x: int)"},
+        )
         history += [Message.assistant("", [edit]), Message.tool(edit, "Replaced 1 occurrence.")]
     return history
 
@@ -48,7 +57,9 @@ def tool_pairs_intact(history: list[Message]) -> bool:
 def test_compression_keeps_task_state_and_shrinks_tokens(tmp_path):
     main = ScriptedModel([], context_window=4096)
     summarizer = ScriptedModel([{"json": SNAPSHOT}])
-    comp = Compression(main, CompressionSettings(threshold=0.5), summarizer=summarizer, outputs_dir=tmp_path / "out")
+    comp = Compression(
+        main, CompressionSettings(threshold=0.5), summarizer=summarizer, outputs_dir=tmp_path / "out"
+    )
     st = state(long_history(), tmp_path)
     tail_before = [m.model_copy() for m in st.history[-6:]]
     before = comp.tokens(st)
@@ -62,7 +73,11 @@ def test_compression_keeps_task_state_and_shrinks_tokens(tmp_path):
     assert st.history[0].content == "You are acode."
     snapshot = st.history[1].content
     assert "<state_snapshot>" in snapshot
-    assert "[DONE] modules m0-m3" in snapshot and "[IN PROGRESS] module m4" in snapshot and "[TODO] run the tests" in snapshot
+    assert (
+        "[DONE] modules m0-m3" in snapshot
+        and "[IN PROGRESS] module m4" in snapshot
+        and "[TODO] run the tests" in snapshot
+    )
     assert "Add type hints to every module in src/" in snapshot  # the original request survives verbatim
     assert "src/m0.py (modified)" in snapshot  # files touched come from the tool calls themselves
     assert [m.content for m in st.history[-6:]] == [m.content for m in tail_before]
@@ -74,7 +89,12 @@ def test_compression_keeps_task_state_and_shrinks_tokens(tmp_path):
 
 def test_large_old_tool_outputs_are_masked_first(tmp_path):
     main = ScriptedModel([], context_window=4096)
-    comp = Compression(main, CompressionSettings(mask_tool_output_tokens=100), summarizer=ScriptedModel([]), outputs_dir=tmp_path / "out")
+    comp = Compression(
+        main,
+        CompressionSettings(mask_tool_output_tokens=100),
+        summarizer=ScriptedModel([]),
+        outputs_dir=tmp_path / "out",
+    )
     history = long_history(steps=6, output_chars=1600)
     st = state(history, tmp_path)
     big_before = st.history[3].content
@@ -84,7 +104,9 @@ def test_large_old_tool_outputs_are_masked_first(tmp_path):
     assert report.status == "masked" and report.masked >= 3
     assert MASK_MARKER in st.history[3].content
     saved = next((tmp_path / "out" / "sess").glob("*.txt"))
-    assert big_before in {p.read_text() for p in (tmp_path / "out" / "sess").glob("*.txt")} and saved.is_file()
+    assert (
+        big_before in {p.read_text() for p in (tmp_path / "out" / "sess").glob("*.txt")} and saved.is_file()
+    )
     assert MASK_MARKER not in st.history[-1].content  # the recent tail is untouched
 
 
@@ -92,7 +114,13 @@ def test_result_that_does_not_shrink_is_rejected(tmp_path):
     main = ScriptedModel([], context_window=2048)
     comp = Compression(main, summarizer=ScriptedModel([{"json": SNAPSHOT}]), outputs_dir=tmp_path / "out")
     # the older part is two short messages: any snapshot is longer than what it would replace
-    history = [Message.system("sys"), Message.user("fix a"), Message.assistant("ok"), Message.user("and b"), Message.assistant("done")]
+    history = [
+        Message.system("sys"),
+        Message.user("fix a"),
+        Message.assistant("ok"),
+        Message.user("and b"),
+        Message.assistant("done"),
+    ]
     st = state(history, tmp_path)
     original = [m.content for m in st.history]
     report = comp.compress(st)
@@ -102,7 +130,9 @@ def test_result_that_does_not_shrink_is_rejected(tmp_path):
 
 def test_summary_model_failure_falls_back_to_tool_facts(tmp_path):
     main = ScriptedModel([], context_window=4096)
-    comp = Compression(main, summarizer=ScriptedModel([{"text": "not json"}, {"text": "still not"}]), outputs_dir=tmp_path)
+    comp = Compression(
+        main, summarizer=ScriptedModel([{"text": "not json"}, {"text": "still not"}]), outputs_dir=tmp_path
+    )
     st = state(long_history(), tmp_path)
     report = comp.compress(st)
     assert report.status == "compressed" and "facts only" in report.detail
@@ -120,7 +150,10 @@ def test_forced_compression_and_approved_plan_and_pre_compress_hook(tmp_path):
     events = []
     main = ScriptedModel([], context_window=100_000)
     comp = Compression(
-        main, summarizer=ScriptedModel([{"json": SNAPSHOT}]), outputs_dir=tmp_path, on_pre_compress=lambda t, n: events.append((t, n))
+        main,
+        summarizer=ScriptedModel([{"json": SNAPSHOT}]),
+        outputs_dir=tmp_path,
+        on_pre_compress=lambda t, n: events.append((t, n)),
     )
     st = state(long_history(steps=4), tmp_path)
     st.approved_plan = tmp_path / ".acode/plans/sess/plan.md"
@@ -134,7 +167,9 @@ def test_forced_compression_and_approved_plan_and_pre_compress_hook(tmp_path):
 
 def test_second_compression_keeps_the_original_request(tmp_path):
     main = ScriptedModel([], context_window=4096)
-    comp = Compression(main, summarizer=ScriptedModel([{"json": SNAPSHOT}, {"json": SNAPSHOT}]), outputs_dir=tmp_path)
+    comp = Compression(
+        main, summarizer=ScriptedModel([{"json": SNAPSHOT}, {"json": SNAPSHOT}]), outputs_dir=tmp_path
+    )
     st = state(long_history(), tmp_path)
     comp.compress(st)
     st.history += long_history(steps=8)[2:]
@@ -150,7 +185,11 @@ def test_placeholders_copied_by_a_small_model_are_dropped(tmp_path):
         "artifact_trail": ["<file>: <what changed>"],
         "task_state": [{"status": "DONE", "item": "..."}, {"status": "TODO", "item": "write answer.txt"}],
     }
-    comp = Compression(ScriptedModel([], context_window=4096), summarizer=ScriptedModel([{"json": copied}]), outputs_dir=tmp_path)
+    comp = Compression(
+        ScriptedModel([], context_window=4096),
+        summarizer=ScriptedModel([{"json": copied}]),
+        outputs_dir=tmp_path,
+    )
     st = state(long_history(), tmp_path)
     comp.compress(st)
     snapshot = st.history[1].content

@@ -12,16 +12,24 @@ import pytest
 from acode.agent.fixing.detect import command_in_request, is_test_file, plan_fix
 from acode.agent.fixing.outcome import implicated_files, imported_files, read_outcome
 from acode.agent.fixing.rewrite import FileView, parse_reply
-from acode.agent.session import AgentSession, SessionOptions
+from acode.agent.session.agent_session import AgentSession, SessionOptions
+from acode.agent.session.builder import build_session
 from acode.config import Settings
 from acode.llm.scripted import ScriptedModel
 
-QUIET = {name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")}
+QUIET = {
+    name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")
+}
 BUGGY = "def add(a, b):\n    return a - b\n\n\ndef double(x):\n    return 2 * x\n"
 FIXED = BUGGY.replace("a - b", "a + b")
-TESTS = ("from calc import add, double\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
-         "def test_double():\n    assert double(2) == 4\n")
-REQUEST = "The tests in test_calc.py fail because calc.py has a bug. Fix the bug in calc.py. Do not change the tests."
+TESTS = (
+    "from calc import add, double\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_double():\n    assert double(2) == 4\n"
+)
+REQUEST = (
+    "The tests in test_calc.py fail because calc.py has a bug. Fix the bug in calc.py. "
+    "Do not change the tests."
+)
 
 
 def reply(text: str, path: str = "calc.py") -> str:
@@ -38,7 +46,7 @@ def project(git_repo: Path) -> Path:
 def session(root: Path, model, *, mode: str = "yolo", **fix) -> AgentSession:
     fix.setdefault("test_command", f"{sys.executable} -m pytest -q -p no:cacheprovider")
     settings = Settings.model_validate({**QUIET, "agent": {"fix": fix}})
-    return AgentSession.open(settings, root, SessionOptions(approval_mode=mode), model=model)
+    return build_session(settings, root, SessionOptions(approval_mode=mode), model=model)
 
 
 # -- when it applies -----------------------------------------------------------------------------
@@ -66,8 +74,10 @@ def test_test_files_are_recognised():
 
 # -- reading test runs and replies ---------------------------------------------------------------
 def test_a_test_run_is_read_from_the_shell_tool_output(project):
-    output = ('$ pytest\n(in .)\nF.\n  File "calc.py", line 2, in add\ntest_calc.py:5: AssertionError\n'
-              "1 failed, 1 passed in 0.02s\n[exit code: 1]")
+    output = (
+        '$ pytest\n(in .)\nF.\n  File "calc.py", line 2, in add\ntest_calc.py:5: AssertionError\n'
+        "1 failed, 1 passed in 0.02s\n[exit code: 1]"
+    )
     outcome = read_outcome(output)
     assert (outcome.exit_code, outcome.passed, outcome.failed, outcome.ok) == (1, 1, 1, False)
     assert [p.as_posix() for p in implicated_files(output, project)] == ["calc.py", "test_calc.py"]
@@ -97,12 +107,19 @@ def test_a_failing_candidate_is_fed_back_and_the_passing_one_kept(project):
     s = session(project, model)
     result = s.send(REQUEST)
     s.close()
-    assert result.stop_reason == "answer" and "passes now" in result.answer and "attempt 2 of 4" in result.answer
+    assert (
+        result.stop_reason == "answer" and "passes now" in result.answer and "attempt 2 of 4" in result.answer
+    )
     assert (project / "calc.py").read_text() == FIXED
     assert (project / "test_calc.py").read_text() == TESTS  # the specification is never rewritten
     tools = [(t.name, t.ok) for t in result.tool_steps()]
-    assert tools == [("run_shell_command", True), ("write_file", True), ("run_shell_command", True),
-                     ("write_file", True), ("run_shell_command", True)]
+    assert tools == [
+        ("run_shell_command", True),
+        ("write_file", True),
+        ("run_shell_command", True),
+        ("write_file", True),
+        ("run_shell_command", True),
+    ]
     second_prompt = model.calls[1]["messages"]
     assert "still fails" in second_prompt[-1].content and "assert 6 == 5" in second_prompt[-1].content
     assert second_prompt[:2] == model.calls[0]["messages"]  # the task prefix stays the same (KV reuse)
@@ -164,7 +181,7 @@ def test_questions_and_plan_mode_go_to_the_tool_loop(project):
 # -- whole-file plan steps (acode run's executor) --------------------------------------------------
 def step_loop(root: Path, model, paths: list[str]):
     from acode.agent.fixing.writer import StepWriter
-    from acode.agent.loop import AgentLoop
+    from acode.agent.loop.agent_loop import AgentLoop
     from acode.tools.base import ToolContext
     from acode.tools.builtin import default_registry
 
@@ -234,8 +251,11 @@ def test_a_reply_with_only_some_functions_is_merged_into_the_file():
 def test_methods_are_merged_into_their_class():
     from acode.agent.fixing.merge import merge_partial
 
-    old = ("class Shape:\n    def __init__(self, w):\n        self.w = w\n\n    def area(self):\n"
-           "        return self.w * 2\n\n    def name(self):\n        return 'shape'\n\n\ndef helper():\n    return 1\n")
+    old = (
+        "class Shape:\n    def __init__(self, w):\n        self.w = w\n\n    def area(self):\n"
+        "        return self.w * 2\n\n    def name(self):\n        return 'shape'\n\n\ndef helper():\n    "
+        "return 1\n"
+    )
     fixed = old.replace("self.w * 2", "self.w ** 2")
     assert merge_partial(old, "def area(self):\n    return self.w ** 2\n") == fixed
     assert merge_partial(old, "class Shape:\n    def area(self):\n        return self.w ** 2\n") == fixed

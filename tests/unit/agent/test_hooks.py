@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.hook_runner import HookRunner
-from acode.agent.hooks import HooksMiddleware, HookStopped
-from acode.agent.middleware import AgentState
+from acode.agent.loop.middleware import AgentState
+from acode.agent.middlewares.hook_runner import HookRunner
+from acode.agent.middlewares.hooks import HooksMiddleware, HookStopped
 from acode.config.hooks import HooksSettings
 from acode.llm.types import Message, ToolCall
 from acode.tools.base import ToolResult
@@ -42,17 +42,26 @@ def middleware(tmp_path: Path, config: dict, notes: list[str] | None = None) -> 
 
 def state(tmp_path: Path) -> AgentState:
     return AgentState(
-        session_id="sess-1", workspace=tmp_path, history=[Message.system("sys"), Message.user("go")], approval_mode="default"
+        session_id="sess-1",
+        workspace=tmp_path,
+        history=[Message.system("sys"), Message.user("go")],
+        approval_mode="default",
     )
 
 
 def test_exit_code_two_denies_rm_rf_with_stderr_reason(tmp_path):
     hooks = middleware(
         tmp_path,
-        {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"command": script(tmp_path, "deny.py", DENY_RM)}]}]},
+        {
+            "BeforeTool": [
+                {"matcher": "run_shell_command", "hooks": [{"command": script(tmp_path, "deny.py", DENY_RM)}]}
+            ]
+        },
     )
     st = state(tmp_path)
-    decision = hooks.before_tool(st, ToolCall(name="run_shell_command", arguments={"command": "rm -rf build"}))
+    decision = hooks.before_tool(
+        st, ToolCall(name="run_shell_command", arguments={"command": "rm -rf build"})
+    )
     assert decision is not None and decision.action == "deny"
     assert "rm -rf is not allowed in this project" in decision.reason
     assert hooks.before_tool(st, ToolCall(name="run_shell_command", arguments={"command": "ls"})) is None
@@ -62,7 +71,15 @@ def test_matcher_is_a_regex_on_the_tool_name(tmp_path):
     log = tmp_path / "seen.jsonl"
     body = f"open({str(log)!r}, 'a').write(json.dumps(data) + '\\n')\n"
     hooks = middleware(
-        tmp_path, {"BeforeTool": [{"matcher": "^(write_file|replace)$", "hooks": [{"command": script(tmp_path, "log.py", body)}]}]}
+        tmp_path,
+        {
+            "BeforeTool": [
+                {
+                    "matcher": "^(write_file|replace)$",
+                    "hooks": [{"command": script(tmp_path, "log.py", body)}],
+                }
+            ]
+        },
     )
     st = state(tmp_path)
     hooks.before_tool(st, ToolCall(name="read_file", arguments={"file_path": "a"}))
@@ -77,17 +94,27 @@ def test_matcher_is_a_regex_on_the_tool_name(tmp_path):
 
 def test_json_decision_rewrite_and_any_block_wins(tmp_path):
     rewrite = script(
-        tmp_path, "rw.py", "print(json.dumps({'hookSpecificOutput': {'tool_input': {'command': 'ls -la'}}}))\n"
+        tmp_path,
+        "rw.py",
+        "print(json.dumps({'hookSpecificOutput': {'tool_input': {'command': 'ls -la'}}}))\n",
     )
     allow = script(tmp_path, "allow.py", "print(json.dumps({'decision': 'allow'}))\n")
-    deny = script(tmp_path, "deny.py", "print(json.dumps({'decision': 'deny', 'reason': 'no shell today'}))\n")
+    deny = script(
+        tmp_path, "deny.py", "print(json.dumps({'decision': 'deny', 'reason': 'no shell today'}))\n"
+    )
     hooks = middleware(tmp_path, {"BeforeTool": [{"hooks": [{"command": rewrite}, {"command": allow}]}]})
-    decision = hooks.before_tool(state(tmp_path), ToolCall(name="run_shell_command", arguments={"command": "ls"}))
+    decision = hooks.before_tool(
+        state(tmp_path), ToolCall(name="run_shell_command", arguments={"command": "ls"})
+    )
     assert decision is not None and decision.action == "allow"
     assert decision.rewritten_arguments == {"command": "ls -la"}
 
-    hooks = middleware(tmp_path, {"BeforeTool": [{"hooks": [{"command": allow}]}, {"hooks": [{"command": deny}]}]})
-    decision = hooks.before_tool(state(tmp_path), ToolCall(name="run_shell_command", arguments={"command": "ls"}))
+    hooks = middleware(
+        tmp_path, {"BeforeTool": [{"hooks": [{"command": allow}]}, {"hooks": [{"command": deny}]}]}
+    )
+    decision = hooks.before_tool(
+        state(tmp_path), ToolCall(name="run_shell_command", arguments={"command": "ls"})
+    )
     assert decision is not None and decision.action == "deny" and "no shell today" in decision.reason
 
 
@@ -109,7 +136,9 @@ def test_hanging_hook_is_killed_with_its_children_and_the_session_goes_on(tmp_pa
         "time.sleep(60)\n"
     )
     hanging = script(tmp_path, "hang.py", body)
-    hooks = middleware(tmp_path, {"BeforeTool": [{"hooks": [{"command": hanging, "timeout": 1, "name": "slow"}]}]}, notes)
+    hooks = middleware(
+        tmp_path, {"BeforeTool": [{"hooks": [{"command": hanging, "timeout": 1, "name": "slow"}]}]}, notes
+    )
     decision = hooks.before_tool(state(tmp_path), ToolCall(name="read_file"))
     assert decision is None
     assert any("slow" in n and "timed out" in n for n in notes)
@@ -131,7 +160,11 @@ def _alive(pid: int) -> bool:
 
 
 def test_after_tool_block_and_context(tmp_path):
-    ctx = script(tmp_path, "ctx.py", "print(json.dumps({'hookSpecificOutput': {'additionalContext': 'lint: 0 issues'}}))\n")
+    ctx = script(
+        tmp_path,
+        "ctx.py",
+        "print(json.dumps({'hookSpecificOutput': {'additionalContext': 'lint: 0 issues'}}))\n",
+    )
     hooks = middleware(tmp_path, {"AfterTool": [{"matcher": "write_file", "hooks": [{"command": ctx}]}]})
     result = hooks.after_tool(state(tmp_path), ToolCall(name="write_file"), ToolResult(output="wrote a.py"))
     assert result is not None and result.output.endswith("lint: 0 issues")
@@ -139,11 +172,15 @@ def test_after_tool_block_and_context(tmp_path):
     block = script(tmp_path, "block.py", "sys.stderr.write('secret in output'); sys.exit(2)\n")
     hooks = middleware(tmp_path, {"AfterTool": [{"hooks": [{"command": block}]}]})
     result = hooks.after_tool(state(tmp_path), ToolCall(name="read_file"), ToolResult(output="KEY=abc"))
-    assert result is not None and "secret in output" in (result.error or "") and "KEY" not in result.for_model()
+    assert (
+        result is not None and "secret in output" in (result.error or "") and "KEY" not in result.for_model()
+    )
 
 
 def test_continue_false_stops_the_session(tmp_path):
-    stop = script(tmp_path, "stop.py", "print(json.dumps({'continue': False, 'stopReason': 'budget spent'}))\n")
+    stop = script(
+        tmp_path, "stop.py", "print(json.dumps({'continue': False, 'stopReason': 'budget spent'}))\n"
+    )
     hooks = middleware(tmp_path, {"BeforeModel": [{"hooks": [{"command": stop}]}]})
     with pytest.raises(HookStopped) as err:
         hooks.before_model(state(tmp_path))
@@ -154,9 +191,12 @@ def test_session_start_context_prompt_context_and_after_agent_insists(tmp_path):
     add = script(
         tmp_path,
         "add.py",
-        "print(json.dumps({'hookSpecificOutput': {'additionalContext': 'Branch: ' + data['hook_event_name']}}))\n",
+        "print(json.dumps({'hookSpecificOutput': {'additionalContext': 'Branch: ' + "
+        "data['hook_event_name']}}))\n",
     )
-    insist = script(tmp_path, "insist.py", "print(json.dumps({'decision': 'block', 'reason': 'tests still fail'}))\n")
+    insist = script(
+        tmp_path, "insist.py", "print(json.dumps({'decision': 'block', 'reason': 'tests still fail'}))\n"
+    )
     hooks = middleware(
         tmp_path,
         {

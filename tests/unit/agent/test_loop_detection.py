@@ -6,16 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.control import LoopDetected
-from acode.agent.loop_detection import ChantDetector, LoopDetection, call_key, repeating_cycle
-from acode.agent.middleware import AgentState
-from acode.config.control import LoopDetectionSettings
+from acode.agent.loop.middleware import AgentState
+from acode.agent.loop.stops import LoopDetected
+from acode.agent.middlewares.loop_detection import ChantDetector, LoopDetection, repeating_cycle
+from acode.config.middlewares import LoopDetectionSettings
 from acode.llm.scripted import ScriptedModel
-from acode.llm.types import Completion, Message, ToolCall
+from acode.llm.types import Completion, Message, ToolCall, call_key
 
 
 def state() -> AgentState:
-    return AgentState(session_id="s", workspace=Path("."), history=[Message.user("task")], approval_mode="default")
+    return AgentState(
+        session_id="s", workspace=Path("."), history=[Message.user("task")], approval_mode="default"
+    )
 
 
 def call(name: str, **args) -> Completion:
@@ -35,7 +37,7 @@ def test_call_key_ignores_argument_order_but_not_values():
     a = ToolCall(name="replace", arguments={"file_path": "a.py", "old_string": "x", "new_string": "y"})
     b = ToolCall(name="replace", arguments={"new_string": "y", "old_string": "x", "file_path": "a.py"})
     c = ToolCall(name="replace", arguments={"new_string": "y", "old_string": "x", "file_path": "b.py"})
-    assert call_key(a) == call_key(b) != call_key(c)
+    assert call_key(a.name, a.arguments) == call_key(b.name, b.arguments) != call_key(c.name, c.arguments)
 
 
 def test_repeating_cycle_finds_length_one_to_five():
@@ -88,7 +90,11 @@ def test_a_changed_approach_after_the_nudge_is_not_stopped():
 def test_two_call_cycle_is_detected():
     detector = LoopDetection()
     st = state()
-    run_turns(detector, st, [call("read_file", file_path="a.py"), call("write_file", file_path="a.py", content="x")] * 5)
+    run_turns(
+        detector,
+        st,
+        [call("read_file", file_path="a.py"), call("write_file", file_path="a.py", content="x")] * 5,
+    )
     assert detector.detections and "cycle of 2" in detector.detections[0][1]
 
 
@@ -101,7 +107,9 @@ def test_chanting_text_detected_but_not_inside_code_or_lists():
     assert chant.feed(code) is None
 
     chant.reset()
-    listing = "".join(f"- updated the import line in module number {i:02d} of the package\n" for i in range(30))
+    listing = "".join(
+        f"- updated the import line in module number {i:02d} of the package\n" for i in range(30)
+    )
     assert chant.feed(listing) is None
 
     chant.reset()
@@ -142,7 +150,10 @@ def test_model_check_only_after_many_turns_and_at_high_confidence():
 
 def test_model_check_interval_depends_on_confidence():
     utility = ScriptedModel(
-        [{"json": {"reasoning": "progress", "confidence": 0.0}}, {"json": {"reasoning": "hmm", "confidence": 0.5}}]
+        [
+            {"json": {"reasoning": "progress", "confidence": 0.0}},
+            {"json": {"reasoning": "hmm", "confidence": 0.5}},
+        ]
     )
     detector = LoopDetection(LoopDetectionSettings(model_check_after_turns=1), model=utility)
     st = state()

@@ -6,16 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.middleware import AgentState
-from acode.agent.next_speaker import CONTINUE_MESSAGE, NextSpeakerCheck, rule_verdict
-from acode.config.control import NextSpeakerSettings
+from acode.agent.loop.middleware import AgentState
+from acode.agent.middlewares.next_speaker import CONTINUE_MESSAGE, NextSpeakerCheck, rule_verdict
+from acode.config.middlewares import NextSpeakerSettings
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Message, ToolCall
 from acode.tools.base import ToolResult
 
 
 def state(turn: int = 1) -> AgentState:
-    return AgentState(session_id="s", workspace=Path("."), history=[Message.user("t")], approval_mode="default", turn=turn)
+    return AgentState(
+        session_id="s", workspace=Path("."), history=[Message.user("t")], approval_mode="default", turn=turn
+    )
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from acode.agent.result import AgentResult
+from acode.agent.loop.result import AgentResult
 from acode.cli import chat
 from acode.config import load_settings
 from acode.errors import EXIT_FAILURE, EXIT_HUMAN_DECLINED, EXIT_OK
@@ -27,12 +27,17 @@ class _Options:
 
 @pytest.mark.parametrize(
     ("stop_reason", "code"),
-    [("answer", EXIT_OK), ("plan_not_approved", EXIT_HUMAN_DECLINED), ("max_turns", EXIT_FAILURE), ("interrupted", 130)],
+    [
+        ("answer", EXIT_OK),
+        ("plan_not_approved", EXIT_HUMAN_DECLINED),
+        ("max_turns", EXIT_FAILURE),
+        ("interrupted", 130),
+    ],
 )
 def test_stop_reason_to_exit_code(tmp_path, monkeypatch, capsys, stop_reason, code):
-    from acode.agent import session as session_module
+    from acode.agent.session import builder
 
     result = AgentResult(session_id="s1", answer="the plan", stop_reason=stop_reason)
-    monkeypatch.setattr(session_module.AgentSession, "open", classmethod(lambda cls, *a, **k: _Session(result)))
+    monkeypatch.setattr(builder, "build_session", lambda *a, **k: _Session(result))
     assert chat.run_once(load_settings(tmp_path), tmp_path, _Options(), "plan it", json_out=False) == code
     assert "the plan" in capsys.readouterr().out

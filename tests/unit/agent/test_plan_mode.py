@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.approval import ApprovalPolicy
-from acode.agent.loop import AgentLoop
-from acode.agent.plan_mode import PlanDecision, PlanMode, plan_tools
-from acode.agent.system_prompt import MODE_NOTES
+from acode.agent.approval.policy import ApprovalPolicy
+from acode.agent.loop.agent_loop import AgentLoop
+from acode.agent.middlewares.plan_mode import PlanDecision, PlanMode, plan_tools
+from acode.agent.session.system_prompt import MODE_NOTES
 from acode.llm.scripted import ScriptedModel
 from acode.tools.base import ToolContext, ToolRegistry
 from acode.tools.builtin import default_registry
@@ -46,7 +46,9 @@ def test_plan_mode_blocks_edits_allows_plan_file_and_approval_switches_mode(tmp_
         "Created hello.py as planned.",
     ]
     loop, _, ws = make_loop(tmp_path, steps, approve_plan=True)
-    state = loop.new_state(f"sys\nApproval mode: plan. {MODE_NOTES['plan']}", session_id="s1", approval_mode="plan")
+    state = loop.new_state(
+        f"sys\nApproval mode: plan. {MODE_NOTES['plan']}", session_id="s1", approval_mode="plan"
+    )
     result = loop.run(state, "Add hello.py")
 
     assert result.stop_reason == "answer"
@@ -78,7 +80,14 @@ def test_rejected_plan_sends_feedback_back_and_stays_in_plan_mode(tmp_path):
     steps = [
         {"tool": "write_file", "arguments": {"file_path": ".acode/plans/s1/plan.md", "content": PLAN}},
         {"tool": "exit_plan_mode", "arguments": {"plan_filename": "plan.md"}},
-        {"tool": "replace", "arguments": {"file_path": ".acode/plans/s1/plan.md", "old_string": "2. Run it", "new_string": "2. Test it"}},
+        {
+            "tool": "replace",
+            "arguments": {
+                "file_path": ".acode/plans/s1/plan.md",
+                "old_string": "2. Run it",
+                "new_string": "2. Test it",
+            },
+        },
         {"tool": "exit_plan_mode", "arguments": {"plan_filename": "plan.md"}},
         "Plan approved; starting.",
     ]

@@ -6,17 +6,17 @@ import logging
 
 import pytest
 
-from acode.agent.middleware import AgentState
-from acode.agent.routing import (
-    ModelRouter,
-    RoutedModel,
-    RoutingMiddleware,
-    build_agent_model,
-    classify_prompt,
-)
+from acode.agent.loop.middleware import AgentState
+from acode.agent.middlewares.routing import RoutingMiddleware
 from acode.config.model import ModelSettings
 from acode.config.routing import RoutingSettings
 from acode.config.settings import Settings
+from acode.llm.routing import (
+    ModelRouter,
+    RoutedModel,
+    build_agent_model,
+    classify_prompt,
+)
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Message
 
@@ -35,7 +35,10 @@ BASE = ModelSettings(backend="scripted", name="qwen2.5-coder-1.5b", context_wind
 
 def test_utility_purposes_use_their_configured_model_built_once_and_logged(caplog):
     routing = RoutingSettings.model_validate(
-        {"utility": {"name": "qwen2.5-coder-0.5b", "context_window": 4096}, "purposes": {"summary": {"name": "big-summary"}}}
+        {
+            "utility": {"name": "qwen2.5-coder-0.5b", "context_window": 4096},
+            "purposes": {"summary": {"name": "big-summary"}},
+        }
     )
     builder = Builder()
     main = ScriptedModel([], name="main")
@@ -100,7 +103,9 @@ def test_routed_model_picks_per_prompt(caplog):
 
 
 def test_invalid_choice_is_a_config_error():
-    router = ModelRouter(BASE, RoutingSettings.model_validate({"utility": {"context_window": 600}}), builder=Builder())
+    router = ModelRouter(
+        BASE, RoutingSettings.model_validate({"utility": {"context_window": 600}}), builder=Builder()
+    )
     assert router.settings_for(router.routing.utility).context_window == 600
     with pytest.raises(ValueError):
         RoutingSettings.model_validate({"utility": {"context_window": 10}})

@@ -19,7 +19,9 @@ def run_acode(project: Path, *args: str) -> subprocess.CompletedProcess:
 def project_with_script(tmp_path: Path, steps: list) -> Path:
     (tmp_path / ".acode").mkdir()
     (tmp_path / "script.yml").write_text(yaml.safe_dump(steps))
-    (tmp_path / ".acode" / "config.yml").write_text(yaml.safe_dump({"model": {"backend": "scripted", "script": "script.yml"}}))
+    (tmp_path / ".acode" / "config.yml").write_text(
+        yaml.safe_dump({"model": {"backend": "scripted", "script": "script.yml"}})
+    )
     (tmp_path / "a.py").write_text("x = 1\n")
     return tmp_path
 

@@ -9,22 +9,28 @@ from pathlib import Path
 
 from rich.console import Console
 
-from acode.agent.session import AgentSession, SessionOptions
+from acode.agent.session.agent_session import AgentSession, SessionOptions
+from acode.agent.session.builder import build_session
 from acode.cli import slash
 from acode.config.settings import Settings
 from acode.llm.scripted import ScriptedModel
 
 SNAPSHOT = {
     "overall_goal": "Read the 30 data files and write a report",
-    "task_state": [{"status": "DONE", "item": "read the first files"}, {"status": "TODO", "item": "write report.md"}],
+    "task_state": [
+        {"status": "DONE", "item": "read the first files"},
+        {"status": "TODO", "item": "write report.md"},
+    ],
 }
 
 
-def open_session(ws: Path, steps, *, config: dict | None = None, context_window: int = 8192, **options) -> AgentSession:
+def open_session(
+    ws: Path, steps, *, config: dict | None = None, context_window: int = 8192, **options
+) -> AgentSession:
     settings = Settings.model_validate(config or {})
     model = ScriptedModel(steps, context_window=context_window)
     opts = SessionOptions(approval_mode=options.pop("approval_mode", "yolo"), **options)
-    return AgentSession.open(settings, ws, opts, model=model)
+    return build_session(settings, ws, opts, model=model)
 
 
 def names(session: AgentSession) -> list[str]:
@@ -36,7 +42,11 @@ def test_factory_builds_the_self_control_middlewares(tmp_path):
     assert names(session) == ["plan_mode", "compression", "loop_detection", "next_speaker", "checkpoints"]
     assert "enter_plan_mode" in session.loop.registry and "exit_plan_mode" in session.loop.registry
     session.close()
-    off = {"loop_detection": {"enabled": False}, "compression": {"enabled": False}, "checkpoints": {"enabled": False}}
+    off = {
+        "loop_detection": {"enabled": False},
+        "compression": {"enabled": False},
+        "checkpoints": {"enabled": False},
+    }
     session = open_session(tmp_path, [], config=off)
     assert names(session) == ["plan_mode", "next_speaker"]
     session.close()
@@ -54,8 +64,17 @@ def test_hook_denies_rm_rf_and_the_model_sees_the_reason(tmp_path):
         "    print(json.dumps({'decision': 'deny', 'reason': 'destructive command refused by policy'}))\n"
     )
     (tmp_path / "build").mkdir()
-    config = {"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"command": f"{sys.executable} {hook}"}]}]}}
-    steps = [{"tool": "run_shell_command", "arguments": {"command": "rm -rf build"}}, "I could not delete build: the policy refused."]
+    config = {
+        "hooks": {
+            "BeforeTool": [
+                {"matcher": "run_shell_command", "hooks": [{"command": f"{sys.executable} {hook}"}]}
+            ]
+        }
+    }
+    steps = [
+        {"tool": "run_shell_command", "arguments": {"command": "rm -rf build"}},
+        "I could not delete build: the policy refused.",
+    ]
     session = open_session(tmp_path, steps, config=config)
     result = session.send("clean the build folder")
     session.close()
@@ -90,7 +109,14 @@ def test_batch_edit_of_twelve_files_runs_to_the_end(tmp_path):
     for i in range(12):
         (tmp_path / f"m{i}.py").write_text("import os\n")
     edits = [
-        {"tool": "replace", "arguments": {"file_path": f"m{i}.py", "old_string": "import os", "new_string": "import os\nimport sys"}}
+        {
+            "tool": "replace",
+            "arguments": {
+                "file_path": f"m{i}.py",
+                "old_string": "import os",
+                "new_string": "import os\nimport sys",
+            },
+        }
         for i in range(12)
     ]
     session = open_session(tmp_path, [*edits, "Added import sys to all 12 modules."])
@@ -118,7 +144,13 @@ def test_thirty_step_task_on_8k_window_never_overflows(tmp_path):
         (tmp_path / f"data{i:02d}.txt").write_text(f"record {i}: " + "value " * 1200 + "\n")
     actions = iter(
         [{"tool": "read_file", "arguments": {"file_path": f"data{i:02d}.txt"}} for i in range(30)]
-        + [{"tool": "write_file", "arguments": {"file_path": "report.md", "content": "# Report\n30 files read.\n"}}, "Wrote report.md."]
+        + [
+            {
+                "tool": "write_file",
+                "arguments": {"file_path": "report.md", "content": "# Report\n30 files read.\n"},
+            },
+            "Wrote report.md.",
+        ]
     )
 
     def respond(messages, tools, schema):
@@ -140,7 +172,10 @@ def test_thirty_step_task_on_8k_window_never_overflows(tmp_path):
     assert result.stop_reason == "answer" and (tmp_path / "report.md").is_file()
     agent_calls = [c for c in model.calls if c["schema"] is None]
     assert len(agent_calls) == 32
-    prompt_sizes = [sum(model.count_tokens(m.content) + 4 for m in c["messages"]) + compression.fixed_tokens for c in agent_calls]
+    prompt_sizes = [
+        sum(model.count_tokens(m.content) + 4 for m in c["messages"]) + compression.fixed_tokens
+        for c in agent_calls
+    ]
     assert max(prompt_sizes) < 8192 - 1024  # always room for the answer's max_tokens
     statuses = [r.status for r in compression.reports]
     assert "compressed" in statuses or "masked" in statuses
@@ -191,7 +226,10 @@ def test_compress_and_plan_slash_commands(tmp_path):
 
 def test_before_agent_hook_adds_context_to_the_prompt_and_after_agent_can_insist(tmp_path):
     add = tmp_path / "add.py"
-    add.write_text("import json\nprint(json.dumps({'hookSpecificOutput': {'additionalContext': 'Current branch: feature-x'}}))\n")
+    add.write_text(
+        "import json\nprint(json.dumps({'hookSpecificOutput': {'additionalContext': 'Current branch: "
+        "feature-x'}}))\n"
+    )
     insist = tmp_path / "insist.py"
     insist.write_text(
         "import json, sys, os\n"
@@ -211,7 +249,9 @@ def test_before_agent_hook_adds_context_to_the_prompt_and_after_agent_can_insist
     session.close()
     first_prompt = session.loop.model.calls[0]["messages"][-1].content
     assert first_prompt.startswith("summarise the branch") and "Current branch: feature-x" in first_prompt
-    assert "Not done yet: run the tests before finishing" in session.loop.model.calls[1]["messages"][-1].content
+    assert (
+        "Not done yet: run the tests before finishing" in session.loop.model.calls[1]["messages"][-1].content
+    )
     assert result.answer == "Tests pass; all done."
 
 

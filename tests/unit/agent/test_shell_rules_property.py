@@ -13,9 +13,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from acode.agent.approval import ApprovalPolicy
-from acode.agent.middleware import AgentState
-from acode.agent.shell_rules import judge_shell
+from acode.agent.approval.policy import ApprovalPolicy
+from acode.agent.approval.shell_rules import judge_shell
+from acode.agent.loop.middleware import AgentState
 from acode.config.agent import ToolRules
 from acode.llm.types import ToolCall
 from acode.tools.base import ToolContext
@@ -43,14 +43,36 @@ def atoms(draw) -> tuple[str, bool]:
 
 def combine(children):
     binary = st.sampled_from([" && ", " || ", " ; ", " | ", " & ", "\n", " |& "])
-    wrap = st.sampled_from([
-        "echo $({})", "echo `{}`", "cat <({})", "ls >({})", "( {} )", "{{ {}; }}", "{} > out.txt",
-        "{} 2>&1", "{} < README.md", "{} >> log.txt 2>/dev/null", "if true; then {}; fi", "if {}; then ls; fi",
-        "bash -c '{}'", "time {}",
-        "while false; do {}; done", "for i in 1 2; do {}; done", "case a in a) {};; esac",
-        "f() {{ {}; }}", "x=$({})", 'echo "$({})"', "echo $((1 + $({})))", "! {}", "echo ${{x:-$({})}}",
-        "[[ -n $({}) ]]", "cat <<EOF\n$({})\nEOF", "{}\n",
-    ])
+    wrap = st.sampled_from(
+        [
+            "echo $({})",
+            "echo `{}`",
+            "cat <({})",
+            "ls >({})",
+            "( {} )",
+            "{{ {}; }}",
+            "{} > out.txt",
+            "{} 2>&1",
+            "{} < README.md",
+            "{} >> log.txt 2>/dev/null",
+            "if true; then {}; fi",
+            "if {}; then ls; fi",
+            "bash -c '{}'",
+            "time {}",
+            "while false; do {}; done",
+            "for i in 1 2; do {}; done",
+            "case a in a) {};; esac",
+            "f() {{ {}; }}",
+            "x=$({})",
+            'echo "$({})"',
+            "echo $((1 + $({})))",
+            "! {}",
+            "echo ${{x:-$({})}}",
+            "[[ -n $({}) ]]",
+            "cat <<EOF\n$({})\nEOF",
+            "{}\n",
+        ]
+    )
 
     def join(parts):
         (left, bad_left), op, (right, bad_right) = parts
@@ -111,9 +133,19 @@ def test_what_the_rules_allow_never_runs_a_denied_command_in_real_bash(line, tmp
         return
     assert not has_denied
     marks = workspace.parent / f"{workspace.name}-marks"
-    env = {**os.environ, "PATH": f"{spy_bin(workspace.parent / (workspace.name + '-bin'), marks)}:{os.environ['PATH']}"}
-    subprocess.run(["bash", "-c", command], cwd=workspace, env=env, capture_output=True, timeout=20,
-                   stdin=subprocess.DEVNULL, check=False)
+    env = {
+        **os.environ,
+        "PATH": f"{spy_bin(workspace.parent / (workspace.name + '-bin'), marks)}:{os.environ['PATH']}",
+    }
+    subprocess.run(
+        ["bash", "-c", command],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        timeout=20,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     assert not marks.exists(), command
 
 
@@ -121,8 +153,16 @@ def test_the_generated_lines_do_hide_denied_commands_that_bash_runs(tmp_path):
     """The spies work: without the rules, bash does run the denied commands the generator hides."""
     marks = tmp_path / "marks"
     env = {**os.environ, "PATH": f"{spy_bin(tmp_path / 'bin', marks)}:{os.environ['PATH']}"}
-    for line in ["ls & touch X", "ls <(touch X)", "echo `r\"\"m x`", "{ ls; \\rm x; }", "echo $((1 + $(touch y)))"]:
+    for line in [
+        "ls & touch X",
+        "ls <(touch X)",
+        'echo `r""m x`',
+        "{ ls; \\rm x; }",
+        "echo $((1 + $(touch y)))",
+    ]:
         marks.unlink(missing_ok=True)
-        subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, timeout=20, check=False)
+        subprocess.run(
+            ["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, timeout=20, check=False
+        )
         assert marks.exists(), line
         assert decide(line, "yolo", tmp_path) == "deny"

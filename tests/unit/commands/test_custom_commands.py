@@ -44,7 +44,10 @@ def test_names_come_from_paths_and_project_overrides_user(project):
 
 def test_args_placeholder_and_appending(tmp_path):
     assert expand_command("Explain {{args}} simply", "  recursion ", tmp_path) == "Explain recursion simply"
-    assert expand_command("Review the code.", "focus on errors", tmp_path) == "Review the code.\n\nfocus on errors"
+    assert (
+        expand_command("Review the code.", "focus on errors", tmp_path)
+        == "Review the code.\n\nfocus on errors"
+    )
     assert expand_command("Review the code.", "", tmp_path) == "Review the code."
 
 
@@ -71,7 +74,9 @@ def test_shell_injection_asks_and_escapes_args(tmp_path):
     assert out == f"Args were: {hostile}"
     assert not (tmp_path / "pwned").exists()
     # the arguments travel in $ACODE_ARGS (issue 14 item 9); the question shows the command and the value
-    assert asked == ["printf '%s' \"${ACODE_ARGS}\"   (with ACODE_ARGS='x'\"'\"'; touch pwned; echo '\"'\"'')"]
+    assert asked == [
+        "printf '%s' \"${ACODE_ARGS}\"   (with ACODE_ARGS='x'\"'\"'; touch pwned; echo '\"'\"'')"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -87,7 +92,13 @@ def test_shell_injection_asks_and_escapes_args(tmp_path):
 )
 def test_args_never_become_shell_code_in_any_quoting_context(tmp_path, template):
     """Issue 14 item 9: `{{args}}` inside double quotes in `!{...}` ran `$(touch X)`."""
-    for hostile in ["$(touch pwned1)", "`touch pwned2`", "\"; touch pwned3; echo \"", "'; touch pwned4; '", "x\\"]:
+    for hostile in [
+        "$(touch pwned1)",
+        "`touch pwned2`",
+        '"; touch pwned3; echo "',
+        "'; touch pwned4; '",
+        "x\\",
+    ]:
         out = expand_command(template, hostile, tmp_path, confirm=lambda c: True)
         assert not list(tmp_path.glob("pwned*")), (template, hostile)
         if "eval" not in template:
@@ -95,14 +106,20 @@ def test_args_never_become_shell_code_in_any_quoting_context(tmp_path, template)
 
 
 def test_args_handed_to_eval_or_sh_c_are_refused(tmp_path):
-    for template in ['!{eval "printf %s {{args}}"}', "!{bash -c 'echo {{args}}'}", '!{sh -c "echo {{args}}"}']:
+    for template in [
+        '!{eval "printf %s {{args}}"}',
+        "!{bash -c 'echo {{args}}'}",
+        '!{sh -c "echo {{args}}"}',
+    ]:
         with pytest.raises(UsageError, match="eval or `sh -c`"):
             expand_command(template, "$(touch pwned)", tmp_path, confirm=lambda c: True)
     assert not (tmp_path / "pwned").exists()
 
 
 def test_args_in_arithmetic_must_be_plain(tmp_path):
-    assert expand_command("!{echo $(( {{args}} + 1 ))}", "41", tmp_path, confirm=lambda c: True).strip() == "42"
+    assert (
+        expand_command("!{echo $(( {{args}} + 1 ))}", "41", tmp_path, confirm=lambda c: True).strip() == "42"
+    )
     with pytest.raises(UsageError, match="arithmetic"):
         expand_command("!{echo $(( {{args}} + 1 ))}", "a[$(touch pwned)]", tmp_path, confirm=lambda c: True)
     assert not (tmp_path / "pwned").exists()
@@ -147,4 +164,10 @@ def test_order_files_before_shell_and_nested_braces(tmp_path):
     )
     assert out == "2\n before"
     assert (tmp_path / "f.txt").read_text().strip() == "after"
-    assert [p.kind for p in split_template("x !{a {b}} y @{p} z")] == ["text", "shell", "text", "file", "text"]
+    assert [p.kind for p in split_template("x !{a {b}} y @{p} z")] == [
+        "text",
+        "shell",
+        "text",
+        "file",
+        "text",
+    ]

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from acode.agent.session import AgentSession, SessionOptions
+from acode.agent.session.agent_session import SessionOptions
+from acode.agent.session.builder import build_session
 from acode.cli import slash
 from acode.config.settings import Settings
 from acode.llm.scripted import ScriptedModel
@@ -14,7 +15,7 @@ from acode.llm.scripted import ScriptedModel
 
 def chat_for(root: Path, steps: list) -> tuple[slash.ChatContext, Console, ScriptedModel]:
     model = ScriptedModel(steps)
-    session = AgentSession.open(Settings(), root, SessionOptions(approval_mode="yolo"), model=model)
+    session = build_session(Settings(), root, SessionOptions(approval_mode="yolo"), model=model)
     console = Console(record=True, width=200)
     slash.load_modules()
     return slash.ChatContext(session, console, session.send), console, model
@@ -51,7 +52,9 @@ def test_custom_command_expands_and_is_sent_to_the_agent(tmp_path, monkeypatch):
     root = tmp_path / "proj"
     commands = root / ".acode" / "commands" / "git"
     commands.mkdir(parents=True)
-    (commands / "explain.toml").write_text('description = "Explain a file"\nprompt = "Explain @{notes.txt} for {{args}}"')
+    (commands / "explain.toml").write_text(
+        'description = "Explain a file"\nprompt = "Explain @{notes.txt} for {{args}}"'
+    )
     (root / "notes.txt").write_text("NOTES")
     monkeypatch.chdir(root)
     chat, console, model = chat_for(root, ["It says NOTES."])

@@ -10,7 +10,7 @@ import os
 from tests.conftest import make_git_repo
 from tests.unit.agent.test_agent_cli import run_cli, write_script
 
-from acode.agent.at_refs import expand_at_refs, find_refs
+from acode.agent.session.at_refs import expand_at_refs, find_refs
 from acode.tools.base import ToolContext
 
 
@@ -42,7 +42,9 @@ def test_a_file_a_folder_and_a_glob(tmp_path):
     ctx = ToolContext(workspace=repo)
     one = expand_at_refs("explain @util.py.", ctx)
     assert one.included == ["util.py"]
-    assert one.prompt.startswith("explain @util.py.\n\n--- Content from referenced files ---\nContent from @util.py:\n")
+    assert one.prompt.startswith(
+        "explain @util.py.\n\n--- Content from referenced files ---\nContent from @util.py:\n"
+    )
     assert "return a + b" in one.prompt and one.prompt.endswith("--- End of content ---")
 
     folder = expand_at_refs("look at @src/", ctx)
@@ -84,7 +86,9 @@ def test_the_size_cap_names_what_it_left_out(tmp_path):
 
 def test_mail_escaped_and_missing_references_stay_text(tmp_path):
     repo = repo_with_files(tmp_path)
-    out = expand_at_refs("mail dev@example.com about \\@util.py and @nothing_here.py", ToolContext(workspace=repo))
+    out = expand_at_refs(
+        "mail dev@example.com about \\@util.py and @nothing_here.py", ToolContext(workspace=repo)
+    )
     assert out.prompt == "mail dev@example.com about @util.py and @nothing_here.py"
     assert out.included == [] and out.skipped == ["@nothing_here.py (no such file or folder; kept as text)"]
 
@@ -117,8 +121,13 @@ def test_the_chat_completes_at_paths_and_slash_commands(tmp_path):
     def complete(text):
         return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
 
-    assert complete("explain @src/") == ["@src/lib/", "@src/app.py", "@src/lib/core.py", "@src/logo.png",
-                                       "@src/notes.txt"]
+    assert complete("explain @src/") == [
+        "@src/lib/",
+        "@src/app.py",
+        "@src/lib/core.py",
+        "@src/logo.png",
+        "@src/notes.txt",
+    ]
     assert complete("read @my") == ["@my\\ file.txt"]
     assert complete("@.acode") == [] and complete("@build") == []  # .acode/ and ignored files are not offered
     assert complete("mail dev@exa") == []

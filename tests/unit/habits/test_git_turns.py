@@ -7,7 +7,7 @@ import pexpect
 from tests.conftest import git, make_git_repo
 from tests.unit.agent.test_agent_cli import PROMPT, run_cli, spawn_chat, write_script
 
-from acode.agent.git_turns import TRAILER, changed_paths, snapshot_tree, undo_last_commit
+from acode.agent.session.git_turns import TRAILER, changed_paths, snapshot_tree, undo_last_commit
 
 
 def test_snapshots_see_tool_and_shell_changes_but_not_acode_dir(git_repo):
@@ -29,7 +29,9 @@ def test_one_shot_auto_commit_commits_only_the_turns_files(git_repo):
         {"tool": "run_shell_command", "arguments": {"command": "echo data > out.txt"}},
         "Done.",
     ])
-    out = run_cli(git_repo, script, "-p", "add util.py and out.txt", "--approval-mode", "yolo", "--auto-commit")
+    out = run_cli(
+        git_repo, script, "-p", "add util.py and out.txt", "--approval-mode", "yolo", "--auto-commit"
+    )
     assert out.returncode == 0, out.stderr
     assert "committed" in out.stderr
     message = git(git_repo, "log", "-1", "--format=%B")
@@ -37,15 +39,17 @@ def test_one_shot_auto_commit_commits_only_the_turns_files(git_repo):
     assert git(git_repo, "show", "--name-only", "--format=", "HEAD").splitlines() == ["out.txt", "util.py"]
     assert git(git_repo, "status", "--porcelain").splitlines() == ["?? .acode/", "?? mine.txt"]
 
-    without = write_script(git_repo, [
-        {"tool": "write_file", "arguments": {"file_path": "two.py", "content": "2\n"}}, "Done."])
+    without = write_script(
+        git_repo, [{"tool": "write_file", "arguments": {"file_path": "two.py", "content": "2\n"}}, "Done."]
+    )
     run_cli(git_repo, without, "-p", "add two.py", "--approval-mode", "yolo")
     assert git(git_repo, "log", "-1", "--format=%s") == "acode: add util.py and out.txt"  # off by default
 
 
 def test_undo_refuses_unless_an_acode_commit_is_head_and_the_tree_is_clean(git_repo):
-    script = write_script(git_repo, [
-        {"tool": "write_file", "arguments": {"file_path": "a.py", "content": "A = 1\n"}}, "Done."])
+    script = write_script(
+        git_repo, [{"tool": "write_file", "arguments": {"file_path": "a.py", "content": "A = 1\n"}}, "Done."]
+    )
     run_cli(git_repo, script, "-p", "add a.py", "--approval-mode", "yolo", "--auto-commit")
     acode_commit = git(git_repo, "rev-parse", "HEAD")
 
@@ -66,10 +70,16 @@ def test_undo_refuses_unless_an_acode_commit_is_head_and_the_tree_is_clean(git_r
 
 def test_chat_auto_commit_diff_and_undo_in_a_terminal(tmp_path):
     repo = make_git_repo(tmp_path / "repo", {"util.py": "def add(a, b):\n    return a - b\n"})
-    script = write_script(repo, [
-        {"tool": "replace", "arguments": {"file_path": "util.py", "old_string": "a - b", "new_string": "a + b"}},
-        "Fixed the sign.",
-    ])
+    script = write_script(
+        repo,
+        [
+            {
+                "tool": "replace",
+                "arguments": {"file_path": "util.py", "old_string": "a - b", "new_string": "a + b"},
+            },
+            "Fixed the sign.",
+        ],
+    )
     child = spawn_chat(repo, script, "--auto-commit", "--approval-mode", "auto_edit")
     child.sendline("fix add in util.py")
     child.expect("committed [0-9a-f]{10}: 1 file")
@@ -81,7 +91,7 @@ def test_chat_auto_commit_diff_and_undo_in_a_terminal(tmp_path):
     child.expect("a \\+ b")
     child.expect(PROMPT)
     child.sendline("/undo")
-    child.expect("undid [0-9a-f]{10} \"acode: fix add in util.py\"")
+    child.expect('undid [0-9a-f]{10} "acode: fix add in util.py"')
     child.expect(PROMPT)
     assert "a - b" in (repo / "util.py").read_text()
     child.sendline("/undo")

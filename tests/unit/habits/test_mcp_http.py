@@ -153,8 +153,11 @@ def test_the_agent_calls_a_tool_of_an_http_server(http_server, git_repo):
     _, url = http_server
     (git_repo / ".acode").mkdir()
     (git_repo / ".acode" / "config.yml").write_text(yaml.safe_dump({"mcp_servers": {"demo": {"url": url}}}))
-    script = write_script(git_repo, [{"tool": "mcp_demo_add", "arguments": {"a": 40, "b": 2}}, "The sum is 42."])
-    out = run_cli(git_repo, script, "-p", "add 40 and 2 with the demo server", "--json", "--trust")  # project MCP
+    add = {"tool": "mcp_demo_add", "arguments": {"a": 40, "b": 2}}
+    script = write_script(git_repo, [add, "The sum is 42."])
+    out = run_cli(
+        git_repo, script, "-p", "add 40 and 2 with the demo server", "--json", "--trust"
+    )  # project MCP
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     tool = next(s for s in data["trajectory"] if s["type"] == "tool")
@@ -168,8 +171,9 @@ def test_slash_mcp_shows_the_http_server_and_its_tools(http_server, git_repo):
     _, url = http_server
     (git_repo / ".acode").mkdir()
     (git_repo / ".acode" / "config.yml").write_text(yaml.safe_dump({"mcp_servers": {"demo": {"url": url}}}))
-    trusted = subprocess.run([sys.executable, "-m", "acode", "trust", str(git_repo)], capture_output=True, text=True,
-                             check=False)  # a project's own MCP servers start only in a trusted folder
+    trusted = subprocess.run(
+        [sys.executable, "-m", "acode", "trust", str(git_repo)], capture_output=True, text=True, check=False
+    )  # a project's own MCP servers start only in a trusted folder
     assert trusted.returncode == 0, trusted.stderr
     child = spawn_chat(git_repo, write_script(git_repo, ["unused"]))
     child.sendline("/mcp")

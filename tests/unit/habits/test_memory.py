@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tests.conftest import make_git_repo
 
-from acode.agent.context_files import find_context_files
-from acode.agent.memory import MAX_IMPORT_DEPTH, MEMORY_SECTION, add_memory, expand_imports, hierarchy
+from acode.agent.session.context_files import find_context_files
+from acode.agent.session.memory import MAX_IMPORT_DEPTH, MEMORY_SECTION, add_memory, expand_imports, hierarchy
 
 
 def test_add_memory_creates_and_extends_one_section(tmp_path):
@@ -33,8 +33,11 @@ def test_imports_are_expanded_confined_and_cycle_safe(tmp_path):
     (tmp_path / "secret.md").write_text("SECRET")
     os.symlink(tmp_path / "secret.md", root / "link.md")
     top = root / "ACODE.md"
-    top.write_text("Top.\n@import docs/style.md\n@import ../secret.md\n@import link.md\n```\n@import docs/style.md\n```\n"
-                   "@import missing.md\nmail dev@example.com")
+    top.write_text(
+        "Top.\n@import docs/style.md\n@import ../secret.md\n@import link.md\n```\n@import "
+        "docs/style.md\n```\n"
+        "@import missing.md\nmail dev@example.com"
+    )
     text = expand_imports(top.read_text(), top)
     assert "Style: short names." in text and "Deeper rule." in text
     assert "already being included (an import cycle)" in text  # style.md imports ACODE.md back
@@ -52,31 +55,57 @@ def test_imports_stop_at_the_depth_limit(tmp_path):
 
 
 def test_context_files_follow_the_working_folder_and_list_sub_folders(tmp_path):
-    repo = make_git_repo(tmp_path / "repo", {
-        "ACODE.md": "root rules\n@import docs/extra.md", "docs/extra.md": "extra rules",
-        "pkg/ACODE.md": "pkg rules", "pkg/sub/AGENTS.md": "sub rules", "other/ACODE.md": "other rules",
-    })
+    repo = make_git_repo(
+        tmp_path / "repo",
+        {
+            "ACODE.md": "root rules\n@import docs/extra.md",
+            "docs/extra.md": "extra rules",
+            "pkg/ACODE.md": "pkg rules",
+            "pkg/sub/AGENTS.md": "sub rules",
+            "other/ACODE.md": "other rules",
+        },
+    )
     user = tmp_path / "user"
     user.mkdir()
     add_memory("remember me", user / "ACODE.md")
     files = find_context_files(repo, user_dir=user, cwd=repo / "pkg" / "sub")
-    assert [f.label for f in files] == ["your user settings (~/.config/acode/ACODE.md)", "ACODE.md", "pkg/ACODE.md",
-                                        "pkg/sub/AGENTS.md"]
+    assert [f.label for f in files] == [
+        "your user settings (~/.config/acode/ACODE.md)",
+        "ACODE.md",
+        "pkg/ACODE.md",
+        "pkg/sub/AGENTS.md",
+    ]
     assert "extra rules" in files[1].text and "remember me" in files[0].text
     places = hierarchy(repo, ("ACODE.md", "AGENTS.md"), cwd=repo / "pkg", user_file=user / "ACODE.md")
     found = {(p.scope, p.path.relative_to(tmp_path).as_posix(), p.loaded) for p in places if p.exists}
-    assert found == {("global", "user/ACODE.md", True), ("project", "repo/ACODE.md", True),
-                     ("working folder", "repo/pkg/ACODE.md", True), ("sub-folder", "repo/pkg/sub/AGENTS.md", False),
-                     ("sub-folder", "repo/other/ACODE.md", False)}
+    assert found == {
+        ("global", "user/ACODE.md", True),
+        ("project", "repo/ACODE.md", True),
+        ("working folder", "repo/pkg/ACODE.md", True),
+        ("sub-folder", "repo/pkg/sub/AGENTS.md", False),
+        ("sub-folder", "repo/other/ACODE.md", False),
+    }
 
 
 def test_acode_memory_add_writes_the_global_file(tmp_path):
     repo = make_git_repo(tmp_path / "repo")
-    out = subprocess.run([sys.executable, "-m", "acode", "memory", "add", "prefer small functions"], cwd=repo,
-                         capture_output=True, text=True, timeout=60, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "acode", "memory", "add", "prefer small functions"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     user_file = os.path.join(os.environ["ACODE_CONFIG_HOME"], "ACODE.md")
     assert Path(user_file).read_text().endswith("- prefer small functions\n")
-    listed = subprocess.run([sys.executable, "-m", "acode", "memory", "list"], cwd=repo, capture_output=True,
-                            text=True, timeout=60, check=False)
+    listed = subprocess.run(
+        [sys.executable, "-m", "acode", "memory", "list"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert "global" in listed.stdout and "(loaded)" in listed.stdout

@@ -41,7 +41,9 @@ def test_public_addresses_and_names_are_refused_unless_listed():
     assert judge_url("http://gpu-box.lan:8000/v1", resolver=fixed("192.168.1.7")).allowed
     assert not judge_url("http://gpu-box.lan/v1", resolver=fixed("192.168.1.7", "8.8.4.4")).allowed
     # listed by name, by address, or by network
-    assert judge_url("https://api.example.com/v1", ["API.example.com"], resolver=fixed("93.184.216.34")).allowed
+    assert judge_url(
+        "https://api.example.com/v1", ["API.example.com"], resolver=fixed("93.184.216.34")
+    ).allowed
     assert judge_url("http://8.8.8.8/v1", ["8.8.8.8"]).allowed
     assert judge_url("http://gpu.example.org/v1", ["93.184.0.0/16"], resolver=fixed("93.184.216.34")).allowed
 
@@ -78,8 +80,16 @@ def test_check_url_returns_the_verdict_when_allowed():
 
 
 def _acode(*args, cwd, env):
-    return subprocess.run([sys.executable, "-m", "acode", *args], cwd=cwd, env={**os.environ, **env},
-                          capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "acode", *args],
+        cwd=cwd,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_one_shot_against_a_public_server_exits_2_and_names_the_setting(git_repo):
@@ -91,16 +101,24 @@ def test_one_shot_against_a_public_server_exits_2_and_names_the_setting(git_repo
 
 
 def test_config_show_lists_who_may_be_contacted(git_repo):
-    env = {"ACODE_MODEL__BACKEND": "openai", "ACODE_MODEL__BASE_URL": "http://8.8.8.8/v1",
-           "ACODE_MODEL__ALLOWED_HOSTS": "[gpu.example.org]"}
+    env = {
+        "ACODE_MODEL__BACKEND": "openai",
+        "ACODE_MODEL__BASE_URL": "http://8.8.8.8/v1",
+        "ACODE_MODEL__ALLOWED_HOSTS": "[gpu.example.org]",
+    }
     shown = _acode("config", "show", cwd=git_repo, env=env)
     assert shown.returncode == 0, shown.stderr
-    assert "acode may contact only" in shown.stdout and "gpu.example.org (model.allowed_hosts)" in shown.stdout
+    assert (
+        "acode may contact only" in shown.stdout and "gpu.example.org (model.allowed_hosts)" in shown.stdout
+    )
     assert "model.base_url http://8.8.8.8/v1: REFUSED" in shown.stdout
     data = json.loads(_acode("config", "show", "--json", cwd=git_repo, env=env).stdout)
     assert data["network"]["allowed_hosts"] == ["gpu.example.org"]
     assert data["network"]["endpoints"][0] == {
-        "setting": "model.base_url", "url": "http://8.8.8.8/v1", "host": "8.8.8.8", "allowed": False,
+        "setting": "model.base_url",
+        "url": "http://8.8.8.8/v1",
+        "host": "8.8.8.8",
+        "allowed": False,
         "why": "it is a public address (8.8.8.8)",
     }
 
@@ -109,12 +127,18 @@ def test_contact_report_covers_routed_models_and_mcp_urls():
     from acode.config.settings import Settings
     from acode.netpolicy import contact_report
 
-    settings = Settings.model_validate({
-        "model": {"backend": "embedded"},
-        "routing": {"purposes": {"compression": {"backend": "openai", "base_url": "http://192.168.1.9:8000/v1"}}},
-        "mcp_servers": {"kb": {"url": "http://8.8.8.8/mcp"}, "local": {"command": "kb-server"}},
-    })
+    settings = Settings.model_validate(
+        {
+            "model": {"backend": "embedded"},
+            "routing": {
+                "purposes": {"compression": {"backend": "openai", "base_url": "http://192.168.1.9:8000/v1"}}
+            },
+            "mcp_servers": {"kb": {"url": "http://8.8.8.8/mcp"}, "local": {"command": "kb-server"}},
+        }
+    )
     report = contact_report(settings, resolver=fixed("8.8.8.8"))
     assert [(e["setting"], e["allowed"]) for e in report["endpoints"]] == [
-        ("routing.purposes.compression.base_url", True), ("mcp_servers.kb.url", False)]
+        ("routing.purposes.compression.base_url", True),
+        ("mcp_servers.kb.url", False),
+    ]
     assert report["embedded_model"] is True

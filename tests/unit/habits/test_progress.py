@@ -23,8 +23,15 @@ SLOW_PLAN = {**plan("add is_even(n) to util.py with a test"), "sleep": 2.5}
 def test_run_in_a_terminal_shows_stage_step_elapsed_and_model_time(tmp_path):
     repo = make_repo(tmp_path / "repo")
     write_config(repo, [SLOW_PLAN, *good_execution(), *approve()])
-    child = pexpect.spawn(sys.executable, ["-m", "acode", "run", TASK, "--approve"], cwd=str(repo), encoding="utf-8",
-                          timeout=90, dimensions=(50, 200), env={**os.environ, "TERM": "xterm"})
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "acode", "run", TASK, "--approve"],
+        cwd=str(repo),
+        encoding="utf-8",
+        timeout=90,
+        dimensions=(50, 200),
+        env={**os.environ, "TERM": "xterm"},
+    )
     child.expect(r"▶ plan · cycle 1 · \d+s · model [12]s")  # the live line, redrawn while the planner thinks
     child.expect(r"step 1/1: add is_even")
     child.expect("APPROVED")
@@ -36,8 +43,15 @@ def test_run_in_a_terminal_shows_stage_step_elapsed_and_model_time(tmp_path):
 def test_run_to_a_pipe_prints_a_line_per_model_call_with_tokens_per_second(tmp_path):
     repo = make_repo(tmp_path / "repo")
     write_config(repo, [SLOW_PLAN, *good_execution(), *approve()])
-    out = subprocess.run([*ACODE, "run", TASK], cwd=repo, capture_output=True, text=True, timeout=120,
-                         stdin=subprocess.DEVNULL, check=False)
+    out = subprocess.run(
+        [*ACODE, "run", TASK],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stderr.splitlines()
     first = next(line for line in lines if "model call 1" in line)
@@ -74,7 +88,10 @@ def test_ctrl_c_during_a_model_call_then_resume_latest_has_the_turn(tmp_path):
     assert len(sessions) == 1
     messages = store.load_messages(sessions[0].id)
     assert [(m.role, m.content) for m in messages[1:]] == [
-        ("user", "summarise the readme"), ("user", "go on"), ("assistant", "The readme says: sample.")]
+        ("user", "summarise the readme"),
+        ("user", "go on"),
+        ("assistant", "The readme says: sample."),
+    ]
 
 
 def test_output_to_a_pipe_is_not_wrapped_at_80_columns(tmp_path):
@@ -82,11 +99,19 @@ def test_output_to_a_pipe_is_not_wrapped_at_80_columns(tmp_path):
     long_rule = "Always " + " ".join(f"word{n}" for n in range(60)) + " end."
     (repo / "ACODE.md").write_text(long_rule + "\n")
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    out = subprocess.run([*ACODE, "memory", "show"], cwd=repo, capture_output=True, text=True, timeout=60, env=env,
-                         check=False)
+    out = subprocess.run(
+        [*ACODE, "memory", "show"], cwd=repo, capture_output=True, text=True, timeout=60, env=env, check=False
+    )
     assert out.returncode == 0 and len(long_rule) > 300
     assert long_rule in out.stdout.splitlines()
     name = "model-" + "x" * 150
-    shown = subprocess.run([*ACODE, "config", "show"], cwd=repo, capture_output=True, text=True, timeout=60,
-                           env={**env, "ACODE_MODEL__NAME": name}, check=False)
+    shown = subprocess.run(
+        [*ACODE, "config", "show"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env, "ACODE_MODEL__NAME": name},
+        check=False,
+    )
     assert f"  name: {name}" in shown.stdout.splitlines()

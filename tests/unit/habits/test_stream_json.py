@@ -37,19 +37,43 @@ def test_the_shipped_schema_is_the_one_the_event_models_generate():
 
 def test_tool_names_reach_a_piped_consumer_before_the_run_ends(git_repo, tmp_path):
     # the shell command waits for a file the test creates only after the consumer printed both tool names
-    script = write_script(git_repo, [
-        {"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "one\n"}},
-        {"tool": "run_shell_command", "arguments": {"command": "while [ ! -f go ]; do sleep 0.1; done; echo ready"}},
-        "All done.",
-    ])
+    script = write_script(
+        git_repo,
+        [
+            {"tool": "write_file", "arguments": {"file_path": "a.txt", "content": "one\n"}},
+            {
+                "tool": "run_shell_command",
+                "arguments": {"command": "while [ ! -f go ]; do sleep 0.1; done; echo ready"},
+            },
+            "All done.",
+        ],
+    )
     (tmp_path / "consumer.py").write_text(CONSUMER)
     log = tmp_path / "events.jsonl"
-    run = subprocess.Popen([*ACODE, "-p", "write a.txt then wait", "--backend", "scripted", "--approval-mode", "yolo",
-                            "--output-format", "stream-json"],
-                           cwd=git_repo, env=cli_env(script), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                           stdin=subprocess.DEVNULL)
-    consumer = subprocess.Popen([sys.executable, str(tmp_path / "consumer.py"), str(log)], stdin=run.stdout,
-                                stdout=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [
+            *ACODE,
+            "-p",
+            "write a.txt then wait",
+            "--backend",
+            "scripted",
+            "--approval-mode",
+            "yolo",
+            "--output-format",
+            "stream-json",
+        ],
+        cwd=git_repo,
+        env=cli_env(script),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    consumer = subprocess.Popen(
+        [sys.executable, str(tmp_path / "consumer.py"), str(log)],
+        stdin=run.stdout,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     run.stdout.close()  # the consumer owns the read end now
     try:
         seen = [consumer.stdout.readline().strip(), consumer.stdout.readline().strip()]
@@ -67,7 +91,16 @@ def test_tool_names_reach_a_piped_consumer_before_the_run_ends(git_repo, tmp_pat
     for event in events:
         check.validate(event)
     types = [e["type"] for e in events]
-    assert types == ["init", "message", "tool_use", "tool_result", "tool_use", "tool_result", "message", "result"]
+    assert types == [
+        "init",
+        "message",
+        "tool_use",
+        "tool_result",
+        "tool_use",
+        "tool_result",
+        "message",
+        "result",
+    ]
     assert events[0]["backend"] == "scripted" and events[0]["session_id"]
     assert events[1] == {**events[1], "role": "user", "content": "write a.txt then wait"}
     assert events[5]["status"] == "success" and "ready" in events[5]["output"]
@@ -109,8 +142,16 @@ def test_a_refused_server_still_gives_a_parseable_stream(git_repo):
     script = write_script(git_repo, ["never"])
     env = cli_env(script)
     env.update({"ACODE_MODEL__BASE_URL": "http://8.8.8.8/v1"})
-    out = subprocess.run([*ACODE, "-p", "hi", "--backend", "openai", "--output-format", "stream-json"], cwd=git_repo,
-                         env=env, capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [*ACODE, "-p", "hi", "--backend", "openai", "--output-format", "stream-json"],
+        cwd=git_repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 2
     events = [json.loads(line) for line in out.stdout.splitlines()]
     assert [e["type"] for e in events] == ["error", "result"] and events[0]["code"] == "ACODE-NET-001"
@@ -121,7 +162,7 @@ def test_a_refused_server_still_gives_a_parseable_stream(git_repo):
 def test_a_tool_call_without_a_model_step_still_gets_its_tool_use_first():
     import io
 
-    from acode.agent.result import ToolStep
+    from acode.agent.loop.result import ToolStep
     from acode.cli.stream_json import StreamJsonView, StreamWriter
     from acode.llm.types import ToolCall
     from acode.tools.base import ToolResult
@@ -130,13 +171,36 @@ def test_a_tool_call_without_a_model_step_still_gets_its_tool_use_first():
     view = StreamJsonView(StreamWriter(out))
     call = ToolCall(id="c1", name="write_file", arguments={"file_path": "a.py", "content": "x"})
     view.on_tool_start(None, call)  # e.g. the test-driven fixer writes through the tools
-    view.on_tool_step(None, ToolStep(turn=1, call_id="c1", name="write_file", arguments=call.arguments,
-                                     decision="allowed", ok=True, output="ok"), ToolResult(output="ok"))
-    denied = ToolStep(turn=1, call_id="c2", name="run_shell_command", arguments={"command": "rm x"},
-                      decision="denied", ok=False, output="{}", error="denied")
+    view.on_tool_step(
+        None,
+        ToolStep(
+            turn=1,
+            call_id="c1",
+            name="write_file",
+            arguments=call.arguments,
+            decision="allowed",
+            ok=True,
+            output="ok",
+        ),
+        ToolResult(output="ok"),
+    )
+    denied = ToolStep(
+        turn=1,
+        call_id="c2",
+        name="run_shell_command",
+        arguments={"command": "rm x"},
+        decision="denied",
+        ok=False,
+        output="{}",
+        error="denied",
+    )
     view.on_tool_step(None, denied, ToolResult(error="denied"))  # never started: announced, then its result
     events = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [(e["type"], e["tool_id"]) for e in events] == [
-        ("tool_use", "c1"), ("tool_result", "c1"), ("tool_use", "c2"), ("tool_result", "c2")]
+        ("tool_use", "c1"),
+        ("tool_result", "c1"),
+        ("tool_use", "c2"),
+        ("tool_result", "c2"),
+    ]
     for event in events:
         validator().validate(event)

@@ -1,7 +1,7 @@
 """Shared by the pipeline tests (reviewer answers carry every key the engine's finding schemas have used;
-pydantic ignores the ones the current schema does not ask for): a small repository, its config, and scripted-model answers for the
-planner (JSON), the executor (tool calls, then a plain answer) and the reviewer (findings JSON, then the
-yes/no check of each finding)."""
+pydantic ignores the ones the current schema does not ask for): a small repository, its config, and
+scripted-model answers for the planner (JSON), the executor (tool calls, then a plain answer) and the
+reviewer (findings JSON, then the yes/no check of each finding)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ TASK = "add a function is_even(n) to util.py and a pytest test for it"
 UTIL = "def add(a, b):\n    return a + b\n"
 GOOD_UTIL = UTIL + "\n\ndef is_even(n):\n    return n % 2 == 0\n"
 BAD_UTIL = UTIL + "\n\ndef is_even(n):\n    return n % 2 == 1\n"
-TEST_UTIL = "from util import is_even\n\n\ndef test_is_even():\n    assert is_even(2)\n    assert not is_even(3)\n"
+TEST_UTIL = (
+    "from util import is_even\n\n\ndef test_is_even():\n    assert is_even(2)\n    assert not is_even(3)\n"
+)
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -62,7 +64,9 @@ def write_config(root: Path, script: list[Any] | None = None, **sections: dict[s
 
 # -- scripted answers ---------------------------------------------------------------------------
 def plan(*descriptions: str, check_command: str = "") -> dict:
-    steps = [{"description": d, "check": "the tests pass", "check_command": check_command} for d in descriptions]
+    steps = [
+        {"description": d, "check": "the tests pass", "check_command": check_command} for d in descriptions
+    ]
     return {"json": {"summary": "add is_even with a test", "steps": steps}}
 
 
@@ -73,15 +77,28 @@ def write(path: str, content: str) -> dict:
 def approve() -> list[Any]:
     """A doubtful line the check then dismisses: the review approves (the engine asks for at least one
     candidate finding, so "no findings" is not an answer it accepts)."""
-    doubt = {"dimension": "code_quality", "file": "util.py", "line_number": 5, "line": "def is_even(n):",
-             "problem": "could be wrong",
-             "severity": "low", "suggestion": "double-check"}
+    doubt = {
+        "dimension": "code_quality",
+        "file": "util.py",
+        "line_number": 5,
+        "line": "def is_even(n):",
+        "problem": "could be wrong",
+        "severity": "low",
+        "suggestion": "double-check",
+    }
     return [{"json": {"findings": [doubt]}}, "no"]
 
 
 def reject(line: str, problem: str, suggestion: str, line_number: int = 6) -> list[Any]:
-    finding = {"dimension": "code_quality", "file": "util.py", "line_number": line_number, "line": line, "problem": problem,
-               "severity": "high", "suggestion": suggestion}
+    finding = {
+        "dimension": "code_quality",
+        "file": "util.py",
+        "line_number": line_number,
+        "line": line,
+        "problem": problem,
+        "severity": "high",
+        "suggestion": suggestion,
+    }
     return [{"json": {"findings": [finding]}}, "yes"]
 
 
@@ -92,17 +109,33 @@ def good_execution() -> list[Any]:
 def run_python(root: Path, model, **kw) -> RunOutcome:
     """The pipeline through its Python API, non-interactive unless a HumanGate says otherwise."""
     settings = load_settings(root, overrides=kw.pop("overrides", None))
-    human = kw.pop("human", None) or HumanGate(policy=settings.reviewer.human_review, interactive=False,
-                                               override_reason=kw.pop("override_reason", None),
-                                               approve_flag=kw.pop("approve", False))
-    return start_run(root, kw.pop("task", TASK), settings=settings, model=model, tools=default_registry(),
-                     human=human, db_path=ProjectPaths(root).db_file, **kw)
+    human = kw.pop("human", None) or HumanGate(
+        policy=settings.reviewer.human_review,
+        interactive=False,
+        override_reason=kw.pop("override_reason", None),
+        approve_flag=kw.pop("approve", False),
+    )
+    return start_run(
+        root,
+        kw.pop("task", TASK),
+        settings=settings,
+        model=model,
+        tools=default_registry(),
+        human=human,
+        db_path=ProjectPaths(root).db_file,
+        **kw,
+    )
 
 
 def run_cli(root: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "acode", *args], cwd=root, capture_output=True, text=True, timeout=timeout,
-        stdin=subprocess.DEVNULL, check=False,
+        [sys.executable, "-m", "acode", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
     )
 
 

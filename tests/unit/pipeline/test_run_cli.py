@@ -39,12 +39,21 @@ def repo(tmp_path):
 
 
 def spawn(root, *args: str) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, ["-m", "acode", *args], cwd=str(root), encoding="utf-8", timeout=90,
-                         dimensions=(50, 200), env={**__import__("os").environ, "NO_COLOR": "1", "TERM": "dumb"})
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "acode", *args],
+        cwd=str(root),
+        encoding="utf-8",
+        timeout=90,
+        dimensions=(50, 200),
+        env={**__import__("os").environ, "NO_COLOR": "1", "TERM": "dumb"},
+    )
 
 
 def test_human_prompt_in_a_real_terminal_views_changes_then_approves(repo):
-    write_config(repo, [plan("add is_even"), *good_execution(), *approve()], reviewer={"human_review": "prompt"})
+    write_config(
+        repo, [plan("add is_even"), *good_execution(), *approve()], reviewer={"human_review": "prompt"}
+    )
     child = spawn(repo, "run", TASK)
     child.expect(r"\[A\]pprove \[R\]eject \[V\]iew changes \[D\]etails")
     child.sendline("v")
@@ -65,7 +74,9 @@ def test_human_prompt_in_a_real_terminal_views_changes_then_approves(repo):
 
 
 def test_human_reject_in_a_terminal_exits_51(repo):
-    write_config(repo, [plan("add is_even"), *good_execution(), *approve()], reviewer={"human_review": "require"})
+    write_config(
+        repo, [plan("add is_even"), *good_execution(), *approve()], reviewer={"human_review": "require"}
+    )
     child = spawn(repo, "run", TASK)
     child.expect(r"\[A\]pprove")
     child.sendline("r")
@@ -110,7 +121,10 @@ def test_override_flag_and_json_summary_audit_stats(repo):
     done = run_cli(repo, "run", TASK, "--json", "--override-reason", "accepted: see ticket 12")
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
-    assert summary["decision"] == "APPROVED (override)" and summary["override"]["reason"] == "accepted: see ticket 12"
+    assert (
+        summary["decision"] == "APPROVED (override)"
+        and summary["override"]["reason"] == "accepted: see ticket 12"
+    )
 
     shown = run_cli(repo, "summary", summary["session_id"][:16], "--json")
     assert json.loads(shown.stdout)["session_id"] == summary["session_id"]
@@ -135,7 +149,9 @@ def test_override_flag_and_json_summary_audit_stats(repo):
 def test_non_interactive_cli_exit_codes(repo):
     write_config(repo, REJECTED_ONCE, pipeline={"max_cycles": 1})
     assert run_cli(repo, "run", TASK).returncode == 50
-    write_config(repo, [plan("add is_even"), *good_execution(), *approve()], reviewer={"human_review": "require"})
+    write_config(
+        repo, [plan("add is_even"), *good_execution(), *approve()], reviewer={"human_review": "require"}
+    )
     (repo / "util.py").write_text(UTIL)
     (repo / "test_util.py").unlink(missing_ok=True)
     declined = run_cli(repo, "run", TASK)
@@ -149,8 +165,16 @@ def test_undo_restores_the_tree_and_touches_nothing_outside(repo, tmp_path):
     git(repo, "add", ".gitignore")
     git(repo, "commit", "-q", "-m", "ignore logs")
     (repo / "notes.log").write_text("ignored, mine\n")
-    write_config(repo, [plan("add is_even"), write("util.py", GOOD_UTIL), write("pkg/test_util.py", TEST_UTIL),
-                        "done", *approve()])
+    write_config(
+        repo,
+        [
+            plan("add is_even"),
+            write("util.py", GOOD_UTIL),
+            write("pkg/test_util.py", TEST_UTIL),
+            "done",
+            *approve(),
+        ],
+    )
     done = run_cli(repo, "run", TASK, "--json")
     assert done.returncode == 0, done.stderr
     session = json.loads(done.stdout)["session_id"]

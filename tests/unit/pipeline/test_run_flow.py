@@ -24,9 +24,9 @@ from run_helpers import (
 from acode.errors import ModelTimeoutError
 from acode.llm.scripted import ScriptedModel
 from acode.paths import ProjectPaths
-from acode.pipeline.control import RunError
 from acode.pipeline.human import HumanGate
 from acode.pipeline.stages import load_state
+from acode.pipeline.stops import RunError
 from acode.store.audit import AuditLog
 from acode.store.summaries import SummaryStore
 
@@ -47,14 +47,22 @@ def test_approve_path_persists_plan_events_and_summary(repo):
     assert (repo / "util.py").read_text() == GOOD_UTIL
     run_dir = ProjectPaths(repo).acode_dir / "runs" / outcome.session_id
     assert "add is_even(n) to util.py" in (run_dir / "plan_v1.md").read_text()
-    assert json.loads((run_dir / "plan_v1.json").read_text())["plan"]["steps"][0]["description"].startswith("add is_even")
+    assert json.loads((run_dir / "plan_v1.json").read_text())["plan"]["steps"][0]["description"].startswith(
+        "add is_even"
+    )
 
     stored = SummaryStore(ProjectPaths(repo).db_file).get(outcome.session_id)
     assert stored["decision"] == "APPROVED" and stored["cycles"] == 1
     changes = {c["path"]: c for c in stored["changes"]}
     assert changes["util.py"]["mark"] == "~" and changes["util.py"]["added"] == 4
     assert changes["test_util.py"]["mark"] == "+" and changes["test_util.py"]["added"] == 6
-    assert set(stored["levels"]) == {"intent_alignment", "code_quality", "completeness", "consistency", "safety"}
+    assert set(stored["levels"]) == {
+        "intent_alignment",
+        "code_quality",
+        "completeness",
+        "consistency",
+        "safety",
+    }
     assert stored["verification"]["passed"] and "pytest" in stored["verification"]["checks"][0]["command"]
     assert stored["steps"][0]["files_changed"] == ["test_util.py", "util.py"]
     assert stored["duration_s"] >= 0 and stored["ended_at"]
@@ -68,15 +76,22 @@ def test_approve_path_persists_plan_events_and_summary(repo):
 
 
 def test_rejection_replans_with_the_feedback_then_approves(repo):
-    model = ScriptedModel([
-        plan("add is_even(n) to util.py"),
-        write("util.py", BAD_UTIL), "Added is_even.",
-        *reject("return n % 2 == 1", "is_even returns True for odd numbers", "compare with 0 instead of 1"),
-        plan("fix is_even to compare n % 2 with 0", "add test_util.py"),
-        write("util.py", GOOD_UTIL), "Fixed.",
-        write("test_util.py", TEST_UTIL), "Test added.",
-        *approve(),
-    ])
+    model = ScriptedModel(
+        [
+            plan("add is_even(n) to util.py"),
+            write("util.py", BAD_UTIL),
+            "Added is_even.",
+            *reject(
+                "return n % 2 == 1", "is_even returns True for odd numbers", "compare with 0 instead of 1"
+            ),
+            plan("fix is_even to compare n % 2 with 0", "add test_util.py"),
+            write("util.py", GOOD_UTIL),
+            "Fixed.",
+            write("test_util.py", TEST_UTIL),
+            "Test added.",
+            *approve(),
+        ]
+    )
     outcome = run_python(repo, model)
 
     assert (outcome.status, outcome.exit_code) == ("approved", 0)
@@ -87,8 +102,13 @@ def test_rejection_replans_with_the_feedback_then_approves(repo):
     assert "compare with 0 instead of 1" in second_prompt and "Previous plan (version 1)" in second_prompt
     run_dir = ProjectPaths(repo).acode_dir / "runs" / outcome.session_id
     plan_v2 = (run_dir / "plan_v2.md").read_text()
-    assert "Review feedback this plan addresses" in plan_v2 and "is_even returns True for odd numbers" in plan_v2
-    assert json.loads((run_dir / "plan_v2.json").read_text())["feedback"][0]["suggestion"] == "compare with 0 instead of 1"
+    assert (
+        "Review feedback this plan addresses" in plan_v2 and "is_even returns True for odd numbers" in plan_v2
+    )
+    assert (
+        json.loads((run_dir / "plan_v2.json").read_text())["feedback"][0]["suggestion"]
+        == "compare with 0 instead of 1"
+    )
     reviews = outcome.summary["reviews"]
     assert [r["decision"] for r in reviews] == ["REJECTED", "APPROVED"]
     assert reviews[0]["levels"]["code_quality"] == "poor"
@@ -98,10 +118,18 @@ def test_rejection_replans_with_the_feedback_then_approves(repo):
 
 def test_cycle_limit_escalates_and_stops_with_exit_50_when_nobody_can_be_asked(repo):
     bad = ["return n % 2 == 1", "wrong parity", "use == 0"]
-    model = ScriptedModel([
-        plan("add is_even"), write("util.py", BAD_UTIL), "done", *reject(*bad),
-        plan("fix is_even"), write("util.py", BAD_UTIL), "done", *reject(*bad),
-    ])
+    model = ScriptedModel(
+        [
+            plan("add is_even"),
+            write("util.py", BAD_UTIL),
+            "done",
+            *reject(*bad),
+            plan("fix is_even"),
+            write("util.py", BAD_UTIL),
+            "done",
+            *reject(*bad),
+        ]
+    )
     outcome = run_python(repo, model, max_cycles=2)
 
     assert (outcome.status, outcome.exit_code) == ("rejected", 50)
@@ -113,17 +141,24 @@ def test_cycle_limit_escalates_and_stops_with_exit_50_when_nobody_can_be_asked(r
 
 
 def test_verifier_failure_goes_back_to_the_executor_with_the_output(repo):
-    model = ScriptedModel([
-        plan("add is_even and its test"),
-        write("util.py", BAD_UTIL), write("test_util.py", TEST_UTIL), "Added.",
-        write("util.py", GOOD_UTIL), "Fixed the parity.",
-        *approve(),
-    ])
+    model = ScriptedModel(
+        [
+            plan("add is_even and its test"),
+            write("util.py", BAD_UTIL),
+            write("test_util.py", TEST_UTIL),
+            "Added.",
+            write("util.py", GOOD_UTIL),
+            "Fixed the parity.",
+            *approve(),
+        ]
+    )
     outcome = run_python(repo, model)
 
     assert outcome.status == "approved"
     fix_prompt = next(
-        c["messages"][-1].content for c in model.calls if "verifier ran the project's checks" in c["messages"][-1].content
+        c["messages"][-1].content
+        for c in model.calls
+        if "verifier ran the project's checks" in c["messages"][-1].content
     )
     assert "assert is_even(2)" in fix_prompt or "AssertionError" in fix_prompt
     log = events(repo, outcome.session_id)
@@ -136,20 +171,33 @@ def test_verifier_failure_goes_back_to_the_executor_with_the_output(repo):
 
 def test_verification_retries_are_bounded_then_the_reviewer_decides(repo):
     write_config(repo, pipeline={"max_verify_retries": 1})
-    model = ScriptedModel([
-        plan("add is_even and its test"),
-        write("util.py", BAD_UTIL), write("test_util.py", TEST_UTIL), "Added.",
-        "I could not fix it.", "Still nothing to change.",  # the single retry changes nothing, even when nudged
-        *reject("return n % 2 == 1", "the test fails", "fix the parity"),
-    ])
+    model = ScriptedModel(
+        [
+            plan("add is_even and its test"),
+            write("util.py", BAD_UTIL),
+            write("test_util.py", TEST_UTIL),
+            "Added.",
+            "I could not fix it.",
+            "Still nothing to change.",  # the single retry changes nothing, even when nudged
+            *reject("return n % 2 == 1", "the test fails", "fix the parity"),
+        ]
+    )
     outcome = run_python(repo, model, max_cycles=1)
     assert outcome.exit_code == 50
-    assert [v["passed"] for v in [e for e in events(repo, outcome.session_id) if e["event"] == "verification"]] == [False, False]
+    assert [
+        v["passed"] for v in [e for e in events(repo, outcome.session_id) if e["event"] == "verification"]
+    ] == [False, False]
 
 
 def test_override_with_a_reason_is_audited(repo):
-    model = ScriptedModel([plan("add is_even"), write("util.py", BAD_UTIL), "done",
-                           *reject("return n % 2 == 1", "wrong parity", "use == 0")])
+    model = ScriptedModel(
+        [
+            plan("add is_even"),
+            write("util.py", BAD_UTIL),
+            "done",
+            *reject("return n % 2 == 1", "wrong parity", "use == 0"),
+        ]
+    )
     outcome = run_python(repo, model, max_cycles=1, override_reason="checked by hand: parity is intended")
 
     assert (outcome.status, outcome.exit_code) == ("approved", 0)
@@ -158,7 +206,10 @@ def test_override_with_a_reason_is_audited(repo):
     entries = AuditLog(ProjectPaths(repo).db_file).entries(outcome.session_id)
     override = next(e for e in entries if e["kind"] == "override")
     assert override["reason"] == "checked by hand: parity is intended" and override["at"]
-    assert override["review"]["decision"] == "REJECTED" and override["review"]["issues"][0]["message"] == "wrong parity"
+    assert (
+        override["review"]["decision"] == "REJECTED"
+        and override["review"]["issues"][0]["message"] == "wrong parity"
+    )
     assert any(e["event"] == "override" for e in events(repo, outcome.session_id))
 
 
@@ -180,7 +231,9 @@ def test_require_policy_without_anyone_to_ask_exits_51_unless_approved(repo):
 
     repo2 = make_repo(repo.parent / "repo2")
     write_config(repo2, reviewer={"human_review": "require"})
-    approved = run_python(repo2, ScriptedModel([plan("add is_even"), *good_execution(), *approve()]), approve=True)
+    approved = run_python(
+        repo2, ScriptedModel([plan("add is_even"), *good_execution(), *approve()]), approve=True
+    )
     assert approved.exit_code == 0
     entry = AuditLog(ProjectPaths(repo2).db_file).entries(approved.session_id)[0]
     assert (entry["kind"], entry["decision"]) == ("human_decision", "approve")
@@ -188,10 +241,13 @@ def test_require_policy_without_anyone_to_ask_exits_51_unless_approved(repo):
 
 def test_review_timeout_exits_52_and_keeps_the_partial_result(repo):
     write_config(repo, reviewer={"timeout_seconds": 1})
-    model = ScriptedModel([
-        plan("add is_even"), *good_execution(),
-        ModelTimeoutError("ACODE-MODEL-030", "the model took too long"),  # the proposal: nothing assessed
-    ])
+    model = ScriptedModel(
+        [
+            plan("add is_even"),
+            *good_execution(),
+            ModelTimeoutError("ACODE-MODEL-030", "the model took too long"),  # the proposal: nothing assessed
+        ]
+    )
     outcome = run_python(repo, model)
 
     assert (outcome.status, outcome.exit_code) == ("timeout", 52)
@@ -214,7 +270,9 @@ def test_dirty_tree_is_refused_unless_allowed(repo):
         run_python(repo, ScriptedModel([]))
     assert refused.value.code == "ACODE-RUN-001" and "util.py" in refused.value.message
 
-    outcome = run_python(repo, ScriptedModel([plan("add is_even"), *good_execution(), *approve()]), allow_dirty=True)
+    outcome = run_python(
+        repo, ScriptedModel([plan("add is_even"), *good_execution(), *approve()]), allow_dirty=True
+    )
     assert outcome.exit_code == 0
     assert load_state(repo, outcome.session_id).dirty_snapshot
 
@@ -223,27 +281,43 @@ def test_ctrl_c_leaves_a_resumable_session(repo):
     def interrupt(messages, tools, schema):
         raise KeyboardInterrupt
 
-    first = ScriptedModel([plan("add is_even", "add the test"), write("util.py", GOOD_UTIL), "done", interrupt])
+    first = ScriptedModel(
+        [plan("add is_even", "add the test"), write("util.py", GOOD_UTIL), "done", interrupt]
+    )
     outcome = run_python(repo, first)
     assert (outcome.status, outcome.exit_code) == ("interrupted", 130)
     state = load_state(repo, outcome.session_id)
-    assert state.next_stage == "execute" and [r.index for r in state.step_results if r.status == "done"] == [1]
+    assert state.next_stage == "execute" and [r.index for r in state.step_results if r.status == "done"] == [
+        1
+    ]
 
     from acode.config import load_settings
     from acode.pipeline.orchestrator import resume_run
     from acode.tools.builtin import default_registry
 
     second = ScriptedModel([write("test_util.py", TEST_UTIL), "Test added.", *approve()])
-    resumed = resume_run(repo, state, settings=load_settings(repo), model=second, tools=default_registry(),
-                         human=HumanGate(), db_path=ProjectPaths(repo).db_file)
+    resumed = resume_run(
+        repo,
+        state,
+        settings=load_settings(repo),
+        model=second,
+        tools=default_registry(),
+        human=HumanGate(),
+        db_path=ProjectPaths(repo).db_file,
+    )
     assert (resumed.status, resumed.exit_code) == ("approved", 0)
     assert second.remaining == 0 and (repo / "test_util.py").read_text() == TEST_UTIL
 
 
 def test_a_failing_review_or_a_stage_timeout_ends_with_exit_1_and_a_summary(repo):
-    failed = run_python(repo, ScriptedModel([plan("add is_even"), *good_execution(), {"error": "backend crashed"}]))
+    failed = run_python(
+        repo, ScriptedModel([plan("add is_even"), *good_execution(), {"error": "backend crashed"}])
+    )
     assert (failed.status, failed.exit_code) == ("failed", 1)
-    assert failed.summary["error"].startswith("[ACODE-REVIEW-001]") and "backend crashed" in failed.summary["error"]
+    assert (
+        failed.summary["error"].startswith("[ACODE-REVIEW-001]")
+        and "backend crashed" in failed.summary["error"]
+    )
 
     repo2 = make_repo(repo.parent / "repo2")
     write_config(repo2)
@@ -254,16 +328,19 @@ def test_a_failing_review_or_a_stage_timeout_ends_with_exit_1_and_a_summary(repo
 
 
 def test_a_step_claimed_done_without_an_edit_is_sent_back_once(repo):
-    model = ScriptedModel([
-        plan("add is_even and its test"),
-        "Done, is_even is added.",  # no file was written: nudged
-        write("util.py", GOOD_UTIL), write("test_util.py", TEST_UTIL), "Now it is really done.",
-        *approve(),
-    ])
+    model = ScriptedModel(
+        [
+            plan("add is_even and its test"),
+            "Done, is_even is added.",  # no file was written: nudged
+            write("util.py", GOOD_UTIL),
+            write("test_util.py", TEST_UTIL),
+            "Now it is really done.",
+            *approve(),
+        ]
+    )
     outcome = run_python(repo, model)
     assert outcome.exit_code == 0 and (repo / "util.py").read_text() == GOOD_UTIL
     nudge = model.calls[2]["messages"][-1].content
     assert "without changing any file" in nudge
     step = outcome.summary["steps"][0]
     assert step["files_changed"] == ["test_util.py", "util.py"]
-

@@ -23,7 +23,11 @@ def test_changes_since_counts_new_modified_deleted_and_ignores_acode(tmp_path):
     (root / ".acode" / "acode.db").write_text("not a change")
     changes = {c.path: c for c in gitops.changes_since(root, start)}
     assert set(changes) == {"util.py", "README.md", "new.py"}
-    assert (changes["util.py"].kind, changes["util.py"].added, changes["util.py"].removed) == ("modified", 3, 1)
+    assert (changes["util.py"].kind, changes["util.py"].added, changes["util.py"].removed) == (
+        "modified",
+        3,
+        1,
+    )
     assert (changes["README.md"].mark, changes["README.md"].removed) == ("-", 1)
     assert (changes["new.py"].mark, changes["new.py"].added) == ("+", 2)
     assert "+b = 2" in gitops.diff_since(root, start)
@@ -69,11 +73,30 @@ def test_model_written_check_commands_are_limited():
 
 
 def _summary(session: str, status: str, cycles: int, dims: list[list[str]], override=None) -> dict:
-    reviews = [{"cycle": i + 1, "decision": "REJECTED", "levels": {}, "issue_dimensions": d, "review_id": None,
-                "partial": False} for i, d in enumerate(dims)]
-    return {"session_id": session, "task": "t", "status": status, "decision": status.upper(), "exit_code": 0,
-            "cycles": cycles, "started_at": f"2026-01-0{cycles}T00:00:00+00:00", "ended_at": None,
-            "duration_s": 1.0, "reviews": reviews, "override": override}
+    reviews = [
+        {
+            "cycle": i + 1,
+            "decision": "REJECTED",
+            "levels": {},
+            "issue_dimensions": d,
+            "review_id": None,
+            "partial": False,
+        }
+        for i, d in enumerate(dims)
+    ]
+    return {
+        "session_id": session,
+        "task": "t",
+        "status": status,
+        "decision": status.upper(),
+        "exit_code": 0,
+        "cycles": cycles,
+        "started_at": f"2026-01-0{cycles}T00:00:00+00:00",
+        "ended_at": None,
+        "duration_s": 1.0,
+        "reviews": reviews,
+        "override": override,
+    }
 
 
 def test_metrics_and_summary_store(tmp_path):
@@ -94,7 +117,9 @@ def test_metrics_and_summary_store(tmp_path):
 def test_audit_log_keeps_entries_newest_first(tmp_path):
     audit = AuditLog(tmp_path / "acode.db")
     audit.append("human_decision", "run-a", "approve")
-    audit.append("override", "run-b", "override", reason=" reviewed by hand ", review={"decision": "REJECTED"})
+    audit.append(
+        "override", "run-b", "override", reason=" reviewed by hand ", review={"decision": "REJECTED"}
+    )
     entries = audit.entries()
     assert [e["kind"] for e in entries] == ["override", "human_decision"]
     assert entries[0]["reason"] == "reviewed by hand" and entries[0]["review"] == {"decision": "REJECTED"}

@@ -50,13 +50,26 @@ def test_start_then_run_writes_inside_the_workspace(project, tmp_path, monkeypat
     task_id = start("coder-agent", "create math_utils.py with add(a, b)")
     plan = project / f".acode/agents/plans/{task_id}_plan.md"
     assert plan.read_text() == "# Plan for coder-agent - create math_utils.py with add(a, b)\n"
-    use_script(monkeypatch, tmp_path, [
-        {"tool": "write_file", "arguments": {"file_path": str(plan), "content": "# Plan\n1. write math_utils.py\n"}},
-        {"tool": "write_file", "arguments": {"file_path": "../../../escape.py", "content": "x = 1\n"}},
-        {"tool": "write_file", "arguments": {"file_path": str(tmp_path / "outside.py"), "content": "x = 1\n"}},
-        {"tool": "write_file", "arguments": {"file_path": "math_utils.py", "content": "def add(a, b):\n    return a + b\n"}},
-        {"tool": "complete_task", "arguments": {"result": "math_utils.py"}},
-    ])
+    use_script(
+        monkeypatch,
+        tmp_path,
+        [
+            {
+                "tool": "write_file",
+                "arguments": {"file_path": str(plan), "content": "# Plan\n1. write math_utils.py\n"},
+            },
+            {"tool": "write_file", "arguments": {"file_path": "../../../escape.py", "content": "x = 1\n"}},
+            {
+                "tool": "write_file",
+                "arguments": {"file_path": str(tmp_path / "outside.py"), "content": "x = 1\n"},
+            },
+            {
+                "tool": "write_file",
+                "arguments": {"file_path": "math_utils.py", "content": "def add(a, b):\n    return a + b\n"},
+            },
+            {"tool": "complete_task", "arguments": {"result": "math_utils.py"}},
+        ],
+    )
     result = cli.invoke(app, ["agent", "run"])
     assert result.exit_code == 0, result.output
     assert f"Orchestrator finished task {task_id}." in result.output
@@ -76,8 +89,13 @@ def test_start_then_run_writes_inside_the_workspace(project, tmp_path, monkeypat
 def test_unknown_agent_is_a_usage_error_listing_the_known_ones(project):
     result = cli.invoke(app, ["agent", "start", "nobody", "x"])
     assert isinstance(result.exception, UsageError) and "coder-agent" in result.exception.hint
-    done = subprocess.run([sys.executable, "-m", "acode", "agent", "start", "nobody", "x"],
-                          capture_output=True, text=True, check=False, cwd=project)
+    done = subprocess.run(
+        [sys.executable, "-m", "acode", "agent", "start", "nobody", "x"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=project,
+    )
     assert done.returncode == 2
     assert "unknown agent 'nobody'" in done.stderr and "codebase_investigator" in done.stderr
     assert "Traceback" not in done.stderr
@@ -86,10 +104,15 @@ def test_unknown_agent_is_a_usage_error_listing_the_known_ones(project):
 def test_run_all_drains_and_a_task_without_complete_task_fails(project, tmp_path, monkeypatch):
     first = start("coder-agent", "one")
     second = start("reviewer-agent", "two")
-    use_script(monkeypatch, tmp_path, [
-        {"tool": "complete_task", "arguments": {"result": "did one"}},
-        "I reviewed it.", "Done.",  # answers without complete_task: nudged once, then failed
-    ])
+    use_script(
+        monkeypatch,
+        tmp_path,
+        [
+            {"tool": "complete_task", "arguments": {"result": "did one"}},
+            "I reviewed it.",
+            "Done.",  # answers without complete_task: nudged once, then failed
+        ],
+    )
     result = cli.invoke(app, ["agent", "run", "--all"])
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if line.startswith("Orchestrator")]
@@ -107,7 +130,9 @@ def test_status_show_cancel_retry(project):
     assert table.exit_code == 0
     for heading in ("Task ID", "Agent", "Status", "Created At", "Prompt"):
         assert heading in table.output
-    assert first in table.output and second in table.output and "20200101-000000-badbadba.json" in table.output
+    assert (
+        first in table.output and second in table.output and "20200101-000000-badbadba.json" in table.output
+    )
     data = json.loads(cli.invoke(app, ["agent", "status", "--json"]).stdout)
     assert [t["taskId"] for t in data["tasks"]] == [first, second]
     assert data["problems"][0]["file"].endswith("20200101-000000-badbadba.json")
@@ -122,14 +147,18 @@ def test_status_show_cancel_retry(project):
 
 def test_agents_and_extensions_lists(project):
     (project / ".acode/agents").mkdir()
-    (project / ".acode/agents/tester.md").write_text("---\ndescription: Writes tests\ntools: [read_file]\n---\nYou test.")
+    (project / ".acode/agents/tester.md").write_text(
+        "---\ndescription: Writes tests\ntools: [read_file]\n---\nYou test."
+    )
     ext = project / ".acode/extensions"
     ext.mkdir()
     (ext / "pirate.json").write_text(json.dumps({"name": "pirate", "version": "2.0.0", "prompt": "Arr."}))
     (ext / "quiet.json").write_text(json.dumps({"name": "quiet"}))
     agents = json.loads(cli.invoke(app, ["agents", "list", "--json"]).stdout)["agents"]
     names = {a["name"]: a for a in agents}
-    assert names["tester"]["tools"] == ["read_file"] and "pirate" in names and "codebase_investigator" in names
+    assert (
+        names["tester"]["tools"] == ["read_file"] and "pirate" in names and "codebase_investigator" in names
+    )
     without = json.loads(cli.invoke(app, ["-e", "none", "agents", "list", "--json"]).stdout)["agents"]
     assert "pirate" not in {a["name"] for a in without}
     rows = json.loads(cli.invoke(app, ["-e", "quiet", "extensions", "list", "--json"]).stdout)["extensions"]

@@ -155,7 +155,8 @@ def test_claims_are_exclusive_under_contention(store, tmp_path):
     ids = {store.create("a", f"t{i}").task_id for i in range(40)}
     record = tmp_path / "claims.txt"
     procs = [
-        subprocess.Popen([sys.executable, "-c", CLAIMER, str(store.layout.base), str(record)]) for _ in range(6)
+        subprocess.Popen([sys.executable, "-c", CLAIMER, str(store.layout.base), str(record)])
+        for _ in range(6)
     ]
     assert [p.wait(timeout=120) for p in procs] == [0] * 6
     claimed = record.read_text().split()

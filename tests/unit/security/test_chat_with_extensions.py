@@ -31,7 +31,9 @@ def test_custom_commands_and_agent_start_work_with_an_extension_installed(git_re
     (ext / "commands").mkdir(parents=True)
     (ext / "acode-extension.json").write_text(json.dumps({"name": "house", "contextFileName": "HOUSE.md"}))
     (ext / "HOUSE.md").write_text("House rule: tabs are forbidden.")
-    (ext / "commands" / "rules.toml").write_text('description = "the house rules"\nprompt = "List the rules."\n')
+    (ext / "commands" / "rules.toml").write_text(
+        'description = "the house rules"\nprompt = "List the rules."\n'
+    )
     commands = git_repo / ".acode" / "commands"
     commands.mkdir(parents=True)
     (commands / "greet.toml").write_text('description = "say hello"\nprompt = "Say hello to {{args}}."\n')

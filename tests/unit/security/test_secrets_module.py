@@ -28,7 +28,10 @@ PEM = (
         ("GITHUB_TOKEN=abcdef123456xyz", "abcdef123456xyz"),  # names detect-secrets lacks, added
         ('access_token: "abcdefgh123"', "abcdefgh123"),
         ("Found password: s3cr3tP4ssw0rd and more text", "s3cr3tP4ssw0rd"),  # prose after the value
-        ('blob = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RFRkdISUo="', "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RFRkdISUo="),
+        (
+            'blob = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RFRkdISUo="',
+            "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RFRkdISUo=",
+        ),
     ],
 )
 def test_each_kind_of_secret_is_found_and_hidden(text, secret):
@@ -48,7 +51,10 @@ def test_a_pem_key_is_hidden_whole_and_the_rest_is_kept():
 
 
 def test_a_pem_key_cut_before_its_end_is_hidden_to_the_end():
-    assert redact("x\n-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7\n") == f"x\n{REDACTED}"
+    assert (
+        redact("x\n-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7\n")
+        == f"x\n{REDACTED}"
+    )
 
 
 def test_line_numbers_kinds_and_spans():

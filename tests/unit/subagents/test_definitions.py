@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from acode.agent.definitions import get_agent, load_agents, parse_agent_markdown
+from acode.agent.subagents.definitions import get_agent, load_agents, parse_agent_markdown
 from acode.errors import ConfigError, UsageError
 from acode.extensions.loader import discover_extensions
 
@@ -34,7 +34,10 @@ def test_front_matter_is_parsed_into_a_definition(tmp_path):
     assert definition.tools == ["read_file", "grep_search"]
     assert definition.model == "qwen2.5-coder-0.5b"
     assert (definition.temperature, definition.max_turns, definition.timeout_mins) == (0.2, 7, 2.5)
-    assert definition.system_prompt == "You audit code for security problems.\n\nReport each finding with its file."
+    assert (
+        definition.system_prompt
+        == "You audit code for security problems.\n\nReport each finding with its file."
+    )
     assert definition.source.endswith("security.md")
 
 
@@ -60,19 +63,26 @@ def test_builtins_user_project_and_extension_personas(tmp_path):
     agents_dir = project / ".acode" / "agents"
     agents_dir.mkdir(parents=True)
     (agents_dir / "security.md").write_text(SECURITY)
-    (agents_dir / "coder-agent.md").write_text("---\nname: coder-agent\ndescription: mine\n---\nCustom coder.")
+    (agents_dir / "coder-agent.md").write_text(
+        "---\nname: coder-agent\ndescription: mine\n---\nCustom coder."
+    )
     (agents_dir / "broken.md").write_text("oops")
     user_dir = Path(os.environ["ACODE_CONFIG_HOME"]) / "agents"
     user_dir.mkdir(parents=True)
     (user_dir / "security.md").write_text(SECURITY.replace("Finds security problems", "user version"))
     ext_dir = project / ".acode" / "extensions"
     ext_dir.mkdir()
-    (ext_dir / "pirate.json").write_text(json.dumps({"name": "pirate", "version": "1.0.0",
-                                                     "prompt": "Talk like a pirate.", "contextFileName": "P.md"}))
+    (ext_dir / "pirate.json").write_text(
+        json.dumps(
+            {"name": "pirate", "version": "1.0.0", "prompt": "Talk like a pirate.", "contextFileName": "P.md"}
+        )
+    )
     (ext_dir / "P.md").write_text("Say arr.")
     problems: list[str] = []
     agents = load_agents(project, discover_extensions(project).values(), problems=problems)
-    assert {"codebase_investigator", "coder-agent", "reviewer-agent", "security-auditor", "pirate"} <= set(agents)
+    assert {"codebase_investigator", "coder-agent", "reviewer-agent", "security-auditor", "pirate"} <= set(
+        agents
+    )
     assert agents["security-auditor"].description == "Finds security problems"  # project beats user
     assert agents["coder-agent"].system_prompt == "Custom coder."  # project beats built-in
     assert agents["pirate"].system_prompt == "Talk like a pirate.\n\nSay arr."

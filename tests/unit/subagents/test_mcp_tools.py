@@ -53,9 +53,12 @@ def server_file(tmp_path):
 
 def test_mcp_tools_are_registered_and_called(server_file, tmp_path):
     servers = {
-        "demo": McpServerSettings(command=sys.executable, args=[str(server_file)], read_only_tools=["lookup"]),
-        "broken": McpServerSettings(command=sys.executable, args=["-c", "import sys; sys.exit('no luck')"],
-                                    timeout_seconds=10),
+        "demo": McpServerSettings(
+            command=sys.executable, args=[str(server_file)], read_only_tools=["lookup"]
+        ),
+        "broken": McpServerSettings(
+            command=sys.executable, args=["-c", "import sys; sys.exit('no luck')"], timeout_seconds=10
+        ),
     }
     with McpManager() as manager:
         tools = manager.start(servers, cwd=tmp_path)
@@ -69,8 +72,13 @@ def test_mcp_tools_are_registered_and_called(server_file, tmp_path):
         spec = {s.name: s for s in registry.specs()}["mcp_demo_add"]
         assert spec.parameters["required"] == ["a", "b"] and "Add two integers" in spec.description
         ctx = ToolContext(workspace=tmp_path)
-        assert registry.dispatch(ToolCall(name="mcp_demo_add", arguments={"a": 2, "b": 40}), ctx).output == "42"
-        assert registry.dispatch(ToolCall(name="mcp_demo_lookup", arguments={"key": "x"}), ctx).output == "found x"
+        assert (
+            registry.dispatch(ToolCall(name="mcp_demo_add", arguments={"a": 2, "b": 40}), ctx).output == "42"
+        )
+        assert (
+            registry.dispatch(ToolCall(name="mcp_demo_lookup", arguments={"key": "x"}), ctx).output
+            == "found x"
+        )
         failed = registry.dispatch(ToolCall(name="mcp_demo_shout", arguments={"text": "boom"}), ctx)
         assert failed.error and "cannot shout boom" in failed.error
         bad_args = registry.dispatch(ToolCall(name="mcp_demo_add", arguments={"a": "x"}), ctx)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from acode.agent.loop import AgentLoop
-from acode.agent.reviewer_tool import ReviewerTool
+from acode.agent.loop.agent_loop import AgentLoop
+from acode.agent.subagents.reviewer_tool import ReviewerTool
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Message
 from acode.tools.base import ToolContext
@@ -16,14 +16,22 @@ CRITIQUE = "## Verdict\nnot ready: run `pytest -q`."
 
 
 def test_reviewer_sees_the_files_the_session_changed(tmp_path):
-    model = ScriptedModel([
-        {"tool": "write_file", "arguments": {"file_path": "calc.py", "content": "def add(a, b):\n    return a - b\n"}},
-        {"tool": "replace", "arguments": {"file_path": "calc.py", "old_string": "a - b", "new_string": "a + b"}},
-        {"tool": "write_file", "arguments": {"file_path": "notes/todo.md", "content": "- tests\n"}},
-        {"tool": "reviewer", "arguments": {"task_description": "add an add() function to calc.py"}},
-        CRITIQUE,  # the reviewer's own model call
-        "Done after review.",
-    ])
+    model = ScriptedModel(
+        [
+            {
+                "tool": "write_file",
+                "arguments": {"file_path": "calc.py", "content": "def add(a, b):\n    return a - b\n"},
+            },
+            {
+                "tool": "replace",
+                "arguments": {"file_path": "calc.py", "old_string": "a - b", "new_string": "a + b"},
+            },
+            {"tool": "write_file", "arguments": {"file_path": "notes/todo.md", "content": "- tests\n"}},
+            {"tool": "reviewer", "arguments": {"task_description": "add an add() function to calc.py"}},
+            CRITIQUE,  # the reviewer's own model call
+            "Done after review.",
+        ]
+    )
     registry = default_registry()
     registry.register(ReviewerTool(model))
     ctx = ToolContext(workspace=tmp_path)
@@ -49,8 +57,13 @@ def test_history_and_files_are_trimmed_to_the_context_budget(tmp_path):
     (tmp_path / "small.py").write_text("y = 2\n")
     (tmp_path / "huge.py").write_text("z = 3\n" * 3000)
     model = ScriptedModel(["looks fine"], context_window=2048)
-    history = [Message.system("sys")] + [Message.user(f"message number {i} " + "pad " * 40) for i in range(60)]
-    ctx = ToolContext(workspace=tmp_path, state={"history": history, "files_changed": ["big.py", "small.py", "huge.py", "gone.py"]})
+    history = [Message.system("sys")] + [
+        Message.user(f"message number {i} " + "pad " * 40) for i in range(60)
+    ]
+    ctx = ToolContext(
+        workspace=tmp_path,
+        state={"history": history, "files_changed": ["big.py", "small.py", "huge.py", "gone.py"]},
+    )
     tool = ReviewerTool(model, max_tokens=200)
     out = tool.run(tool.Args(task_description="tidy up"), ctx)
     assert out.output == "looks fine"
@@ -67,10 +80,13 @@ def test_history_and_files_are_trimmed_to_the_context_budget(tmp_path):
 @pytest.mark.real_model
 def test_reviewer_with_the_real_model(tmp_path, real_model):
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    ctx = ToolContext(workspace=tmp_path, state={
-        "history": [Message.user("Add add(a, b) to calc.py"), Message.assistant("I wrote calc.py.")],
-        "files_changed": ["calc.py"],
-    })
+    ctx = ToolContext(
+        workspace=tmp_path,
+        state={
+            "history": [Message.user("Add add(a, b) to calc.py"), Message.assistant("I wrote calc.py.")],
+            "files_changed": ["calc.py"],
+        },
+    )
     tool = ReviewerTool(real_model, max_tokens=150)
     out = tool.run(tool.Args(task_description="add(a, b) in calc.py returns the sum"), ctx)
     assert out.ok and out.output.startswith("## Alignment with the task")  # the critique's structure
@@ -78,9 +94,11 @@ def test_reviewer_with_the_real_model(tmp_path, real_model):
 
 
 def test_system_prompt_tells_the_agent_when_to_call_the_reviewer(tmp_path):
-    from acode.agent.system_prompt import build_system_prompt
+    from acode.agent.session.system_prompt import build_system_prompt
 
     line = "Call reviewer after significant changes and before declaring the task done."
-    with_tool = build_system_prompt(workspace=tmp_path, tool_names=["read_file", "reviewer"], approval_mode="default")
+    with_tool = build_system_prompt(
+        workspace=tmp_path, tool_names=["read_file", "reviewer"], approval_mode="default"
+    )
     without = build_system_prompt(workspace=tmp_path, tool_names=["read_file"], approval_mode="default")
     assert line in with_tool and line not in without

@@ -1,4 +1,4 @@
-"""attach_extras: extension exclusions and context, MCP tools from an extension, reviewer, invoke_agent."""
+"""add_tools: extension exclusions and context, MCP tools from an extension, reviewer, invoke_agent."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import json
 import sys
 import textwrap
 
-from acode.agent.extras import attach_extras
-from acode.agent.subagent import InvokeAgent
+from acode.agent.session.added_tools import add_tools
+from acode.agent.subagents.runner import InvokeAgent
 from acode.config.settings import Settings
+from acode.extensions.loader import extensions_context, load_enabled_extensions
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import ToolCall
 from acode.tools.base import ToolContext
@@ -29,7 +30,7 @@ SERVER = textwrap.dedent(
 )
 
 
-def test_extras_wire_extensions_mcp_reviewer_and_subagents(tmp_path):
+def test_added_tools_wire_extensions_mcp_reviewer_and_subagents(tmp_path):
     root = tmp_path / "proj"
     ext = root / ".acode" / "extensions" / "kb"
     ext.mkdir(parents=True)
@@ -41,21 +42,24 @@ def test_extras_wire_extensions_mcp_reviewer_and_subagents(tmp_path):
                        "dead": {"command": "/no/such/binary"}},
     }))
     registry = default_registry()
-    extras = attach_extras(registry, ScriptedModel([]), Settings(), root)
+    extensions = load_enabled_extensions(root)
+    added = add_tools(registry, ScriptedModel([]), Settings(), root, extensions)
     try:
         names = registry.names()
         assert "run_shell_command" not in names
         assert {"mcp_kb_search", "reviewer", "invoke_agent"} <= set(names)
-        assert extras.system_sections() == ["# Extension kb (KB.md)\nUse the knowledge base first."]
-        assert len(extras.problems) == 1 and "'dead'" in extras.problems[0]
-        out = registry.dispatch(ToolCall(name="mcp_kb_search", arguments={"query": "x"}), ToolContext(workspace=root))
+        assert extensions_context(extensions) == "# Extension kb (KB.md)\nUse the knowledge base first."
+        assert len(added.problems) == 1 and "'dead'" in added.problems[0]
+        out = registry.dispatch(
+            ToolCall(name="mcp_kb_search", arguments={"query": "x"}), ToolContext(workspace=root)
+        )
         assert out.output == "kb: x"
         invoke = registry.get("invoke_agent")
         assert isinstance(invoke, InvokeAgent)
         assert "invoke_agent" not in invoke.runner.base_registry
         assert "mcp_kb_search" in invoke.runner.base_registry  # sub-agents may use MCP tools too
     finally:
-        extras.close()
+        added.close()
     none = default_registry()
-    attach_extras(none, ScriptedModel([]), Settings(), root, ["none"]).close()
+    add_tools(none, ScriptedModel([]), Settings(), root, load_enabled_extensions(root, ["none"])).close()
     assert "run_shell_command" in none.names() and "mcp_kb_search" not in none.names()

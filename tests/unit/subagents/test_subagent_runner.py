@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from acode.agent.definitions import AgentDefinition, load_agents
-from acode.agent.loop import AgentLoop
-from acode.agent.subagent import COMPLETE_TASK, InvokeAgent, SubagentRunner, restricted_registry
+from acode.agent.loop.agent_loop import AgentLoop
+from acode.agent.subagents.definitions import AgentDefinition, load_agents
+from acode.agent.subagents.runner import COMPLETE_TASK, InvokeAgent, SubagentRunner, restricted_registry
 from acode.llm.types import Message
 from acode.tools.base import ToolContext
 from acode.tools.builtin import default_registry
@@ -32,7 +32,10 @@ def tool_names(call) -> list[str]:
 
 def test_coder_writes_then_completes(scripted, ctx):
     model = scripted(
-        {"tool": "write_file", "arguments": {"file_path": "math_utils.py", "content": "def add(a, b):\n    return a + b\n"}},
+        {
+            "tool": "write_file",
+            "arguments": {"file_path": "math_utils.py", "content": "def add(a, b):\n    return a + b\n"},
+        },
         {"tool": COMPLETE_TASK, "arguments": {"result": "math_utils.py"}},
     )
     result = SubagentRunner(model, default_registry()).run(coder(), "create math_utils.py", ctx)
@@ -57,7 +60,9 @@ def test_max_turns_gives_one_grace_turn_with_only_complete_task(scripted, ctx):
     assert result.termination == "max_turns" and result.grace_turn_used and result.completed
     assert result.result == "partial: read a.txt" and result.turns == 3
     grace = model.calls[-1]
-    assert grace["tools"] == [] and grace["schema"]["required"] == ["result"]  # decoded into the result schema
+    assert grace["tools"] == [] and grace["schema"]["required"] == [
+        "result"
+    ]  # decoded into the result schema
     assert "limit" in grace["messages"][-1].content
 
 
@@ -83,7 +88,9 @@ def test_plain_answers_are_nudged_once_then_end_without_complete_task(scripted, 
 def test_cancel_aborts_before_the_next_model_call(scripted, ctx):
     model = scripted({"tool": "read_file", "arguments": {"file_path": "x"}}, "never reached")
     calls = iter([False, True])
-    result = SubagentRunner(model, default_registry()).run(coder(), "x", ctx, should_abort=lambda: next(calls))
+    result = SubagentRunner(model, default_registry()).run(
+        coder(), "x", ctx, should_abort=lambda: next(calls)
+    )
     assert result.termination == "aborted" and len(model.calls) == 1
 
 
@@ -102,7 +109,9 @@ def test_investigator_is_read_only_and_its_report_is_validated(scripted, ctx):
     report = {
         "summary": "Login always succeeds.",
         "exploration_trace": ["read auth.py"],
-        "relevant_locations": [{"file": "auth.py", "reason": "login accepts anyone", "key_symbols": ["login"]}],
+        "relevant_locations": [
+            {"file": "auth.py", "reason": "login accepts anyone", "key_symbols": ["login"]}
+        ],
     }
     model = scripted(
         {"tool": "read_file", "arguments": {"file_path": "auth.py"}},
@@ -157,7 +166,9 @@ def test_plan_file_is_written_with_update_plan(scripted, ctx, tmp_path):
     result = SubagentRunner(model, default_registry()).run(coder(), "make x", ctx, plan_file=str(plan))
     assert result.termination == "goal"
     assert plan.read_text() == "# Plan for coder-agent - make x\n\n1. write x.py\n2. finish\n"
-    assert "update_plan" in tool_names(model.calls[0]) and "update_plan" in model.calls[0]["messages"][0].content
+    assert (
+        "update_plan" in tool_names(model.calls[0]) and "update_plan" in model.calls[0]["messages"][0].content
+    )
     investigator = load_agents(None)["codebase_investigator"]
     assert "update_plan" not in restricted_registry(default_registry(), investigator).names()
 
@@ -165,10 +176,12 @@ def test_plan_file_is_written_with_update_plan(scripted, ctx, tmp_path):
 def test_complete_task_schema_has_no_refs_once_nested_in_the_tool_envelope():
     import json
 
-    from acode.agent.subagent import CompleteTask, InvestigationReport
+    from acode.agent.subagents.runner import CompleteTask, InvestigationReport
     from acode.llm.structured import tool_envelope_schema
 
-    params = tool_envelope_schema([CompleteTask(InvestigationReport).spec()])["anyOf"][0]["properties"]["arguments"]
+    params = tool_envelope_schema([CompleteTask(InvestigationReport).spec()])["anyOf"][0]["properties"][
+        "arguments"
+    ]
     text = json.dumps(params)
     assert "$ref" not in text and "$defs" not in text
     location = params["properties"]["relevant_locations"]["items"]

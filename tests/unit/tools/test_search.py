@@ -17,7 +17,8 @@ FIXTURE = {
     ".gitignore": "*.log\ngenerated/\n",
     ".acodeignore": "vendor/\n",
     "README.md": "# Demo\nTODO: write docs\nHello World\n",
-    "src/app.py": "import os\n\n\ndef main():\n    # TODO: handle errors\n    print('hello')\n    return os.getcwd()\n",
+    "src/app.py": "import os\n\n\ndef main():\n    # TODO: handle errors\n    print('hello')\n    return "
+    "os.getcwd()\n",
     "src/util.py": "def helper(x):\n    return x * 2\n\n\ndef other():\n    pass  # FIXME later\n",
     "src/deep/nested.py": "class Thing:\n    def method(self):\n        return 'TODO'\n",
     "src/unicode.txt": "naïve café\nÜber straße x\ntodo ünïcödé\n٣ digit\nab\n",

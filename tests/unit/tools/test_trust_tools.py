@@ -33,9 +33,13 @@ def tool_steps(out) -> list[dict]:
 @pytest.mark.parametrize("pattern", [r"(a+)+$", r"(a|aa)+$"])
 def test_catastrophic_regex_stops_at_the_timeout(git_repo, engine, pattern):
     (git_repo / "a.txt").write_text("a" * 60 + "!\n")
-    registry = ToolRegistry([GrepSearch(engine=engine, timeout=3.0), SearchInFiles(engine=engine, timeout=3.0)])
+    registry = ToolRegistry(
+        [GrepSearch(engine=engine, timeout=3.0), SearchInFiles(engine=engine, timeout=3.0)]
+    )
     for name in ("grep_search", "search_in_files"):
-        result = registry.dispatch(ToolCall(name=name, arguments={"pattern": pattern}), ToolContext(workspace=git_repo))
+        result = registry.dispatch(
+            ToolCall(name=name, arguments={"pattern": pattern}), ToolContext(workspace=git_repo)
+        )
         assert result.error is not None, (name, result)
         # git's PCRE gives up by itself ("match limit exceeded"); Python's engine is stopped at 3 s
         assert "Search timed out after 3s" in result.error or "match limit" in result.error, (name, result)
@@ -48,22 +52,39 @@ def test_a_search_after_a_timeout_still_works(git_repo):
     (git_repo / "a.txt").write_text("a" * 60 + "!\nneedle here\n")
     registry = ToolRegistry([GrepSearch(engine="python", timeout=2.0)])
     ctx = ToolContext(workspace=git_repo)
-    assert "timed out" in registry.dispatch(ToolCall(name="grep_search", arguments={"pattern": "(a|aa)+$"}), ctx).error
+    assert (
+        "timed out"
+        in registry.dispatch(ToolCall(name="grep_search", arguments={"pattern": "(a|aa)+$"}), ctx).error
+    )
     found = registry.dispatch(ToolCall(name="grep_search", arguments={"pattern": "need+le"}), ctx)
     assert found.ok and "a.txt" in found.output and "2: needle here" in found.output
 
 
 # -- item 8: replace keeps the bytes of a file that is not UTF-8 -------------------------------------
 
+
 def test_replace_keeps_latin1_bytes(git_repo):
     """A Latin-1 `café` became `caf\\uFFFD` after an unrelated edit."""
     latin = "# café\nvalue = 1\n".encode("latin-1")
     (git_repo / "legacy.py").write_bytes(latin)
-    script = write_script(git_repo, [
-        {"tool": "replace", "arguments": {"file_path": "legacy.py", "old_string": "value = 1", "new_string": "value = 2"}},
-        {"tool": "replace", "arguments": {"file_path": "legacy.py", "old_string": "value = 2", "new_string": "value = 'é'"}},
-        "done",
-    ])
+    script = write_script(
+        git_repo,
+        [
+            {
+                "tool": "replace",
+                "arguments": {"file_path": "legacy.py", "old_string": "value = 1", "new_string": "value = 2"},
+            },
+            {
+                "tool": "replace",
+                "arguments": {
+                    "file_path": "legacy.py",
+                    "old_string": "value = 2",
+                    "new_string": "value = 'é'",
+                },
+            },
+            "done",
+        ],
+    )
     steps = tool_steps(run_cli(git_repo, script, "-p", "go", "--json", "--approval-mode", "auto_edit"))
     assert steps[0]["ok"] and (git_repo / "legacy.py").read_bytes() == "# café\nvalue = 2\n".encode("latin-1")
     assert not steps[1]["ok"] and "not UTF-8" in steps[1]["error"]  # would mix two encodings: refused
@@ -71,6 +92,7 @@ def test_replace_keeps_latin1_bytes(git_repo):
 
 
 # -- item 13: nothing outlives a command, spill files are capped, FIFOs and huge lines ---------------
+
 
 def _alive(pid: int) -> bool:
     try:
@@ -82,10 +104,16 @@ def _alive(pid: int) -> bool:
 
 def test_background_children_of_a_finished_command_are_stopped(git_repo):
     pid_file = git_repo.parent / "child.pid"
-    script = write_script(git_repo, [
-        {"tool": "run_shell_command", "arguments": {"command": f"sleep 1000 & echo $! > {pid_file}; echo started"}},
-        "done",
-    ])
+    script = write_script(
+        git_repo,
+        [
+            {
+                "tool": "run_shell_command",
+                "arguments": {"command": f"sleep 1000 & echo $! > {pid_file}; echo started"},
+            },
+            "done",
+        ],
+    )
     steps = tool_steps(run_cli(git_repo, script, "-p", "go", "--json", "--approval-mode", "yolo"))
     assert "started" in steps[0]["output"] and "left running were stopped" in steps[0]["output"]
     pid = int(pid_file.read_text())
@@ -117,12 +145,15 @@ def test_spill_file_has_a_size_cap(tmp_path):
 
 def test_read_file_refuses_a_fifo_instead_of_blocking(git_repo):
     os.mkfifo(git_repo / "pipe")
-    script = write_script(git_repo, [
-        {"tool": "read_file", "arguments": {"file_path": "pipe"}},
-        {"tool": "write_file", "arguments": {"file_path": "pipe", "content": "x"}},
-        {"tool": "replace", "arguments": {"file_path": "pipe", "old_string": "a", "new_string": "b"}},
-        "done",
-    ])
+    script = write_script(
+        git_repo,
+        [
+            {"tool": "read_file", "arguments": {"file_path": "pipe"}},
+            {"tool": "write_file", "arguments": {"file_path": "pipe", "content": "x"}},
+            {"tool": "replace", "arguments": {"file_path": "pipe", "old_string": "a", "new_string": "b"}},
+            "done",
+        ],
+    )
     steps = tool_steps(run_cli(git_repo, script, "-p", "go", "--json", "--approval-mode", "yolo", timeout=60))
     assert len(steps) == 3 and all("FIFO" in (s["error"] or "") for s in steps), [s["error"] for s in steps]
     assert stat.S_ISFIFO(os.stat(git_repo / "pipe").st_mode)  # not replaced by write_file either

@@ -14,8 +14,19 @@ _CHANGE_WORDS = re.compile(
     r"make\s+(?:the\s+)?tests?\s+pass|implement|correct)\b",
     re.IGNORECASE,
 )
-_TEST_RUNNERS = ("pytest", "python -m pytest", "python3 -m pytest", "python -m unittest", "python3 -m unittest",
-                 "tox", "nox", "make test", "npm test", "go test", "cargo test")
+_TEST_RUNNERS = (
+    "pytest",
+    "python -m pytest",
+    "python3 -m pytest",
+    "python -m unittest",
+    "python3 -m unittest",
+    "tox",
+    "nox",
+    "make test",
+    "npm test",
+    "go test",
+    "cargo test",
+)
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
 _AFTER_WITH = re.compile(r"\bwith:?\s+([^\n()]+?)\s*(?:\)|$|\.\s|\.$)", re.IGNORECASE | re.MULTILINE)
 _PATH_LIKE = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,6})(?![\w/])")
@@ -32,7 +43,9 @@ class FixPlan:
 def is_test_file(path: Path) -> bool:
     name = path.name
     return (
-        name.startswith("test_") or name.endswith(("_test.py", "_tests.py")) or name == "conftest.py"
+        name.startswith("test_")
+        or name.endswith(("_test.py", "_tests.py"))
+        or name == "conftest.py"
         or any(part in ("tests", "test") for part in path.parts[:-1])
     )
 
@@ -94,8 +107,9 @@ def _project_files(root: Path, name: str, limit: int = 5000) -> list[Path]:
         if index > limit:
             break
         rel = path.relative_to(root)
-        if path.is_file() and not any(p.startswith(".") or p in ("node_modules", "venv", "__pycache__")
-                                      for p in rel.parts[:-1]):
+        if path.is_file() and not any(
+            p.startswith(".") or p in ("node_modules", "venv", "__pycache__") for p in rel.parts[:-1]
+        ):
             matches.append(path.resolve())
     return matches
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acode.agent.control import AgentStop
 from acode.agent.fixing.detect import FixPlan, is_test_file, plan_fix
 from acode.agent.fixing.harness import ask, output_tokens_for, read_text, tool
 from acode.agent.fixing.outcome import (
@@ -23,10 +22,11 @@ from acode.agent.fixing.outcome import (
     trim_output,
 )
 from acode.agent.fixing.rewrite import FileView, feedback_message, parse_reply, task_messages
+from acode.agent.loop.stops import AgentStop
 from acode.llm.types import Message
 
 if TYPE_CHECKING:
-    from acode.agent.loop import AgentLoop, _Run
+    from acode.agent.loop.agent_loop import AgentLoop, _Run
 
 NEEDED_TOOLS = {"write_file", "run_shell_command"}
 MAX_CONTEXT_CHARS = 4000  # of test files shown as the specification
@@ -86,7 +86,9 @@ class TestDrivenFixer:
             implicated = implicated_files(before.output, workspace)
             paths = [p for p in implicated if not is_test_file(p) and p.suffix == ".py"]
         if not paths:
-            for test in plan.protected or [p for p in implicated_files(before.output, workspace) if is_test_file(p)]:
+            for test in plan.protected or [
+                p for p in implicated_files(before.output, workspace) if is_test_file(p)
+            ]:
                 paths += [p for p in imported_files(read_text(workspace / test), workspace) if p not in paths]
         limit = self.settings.max_file_lines
         return [p.as_posix() for p in paths[:3] if len(read_text(workspace / p).splitlines()) <= limit]
@@ -102,22 +104,39 @@ class TestDrivenFixer:
 class _Attempts:
     """One fixing session: the state of the attempts for one request."""
 
-    def __init__(self, settings: FixSettings, loop: AgentLoop, run: _Run, request: str, plan: FixPlan,
-                 before: TestOutcome, targets: list[str], workspace: Path):
+    def __init__(
+        self,
+        settings: FixSettings,
+        loop: AgentLoop,
+        run: _Run,
+        request: str,
+        plan: FixPlan,
+        before: TestOutcome,
+        targets: list[str],
+        workspace: Path,
+    ):
         self.settings, self.loop, self.run, self.plan = settings, loop, run, plan
         self.before, self.workspace = before, workspace
         self.original = {p: (workspace / p).read_bytes() for p in targets}
         self.views = [FileView(p, read_text(workspace / p)) for p in targets]
         context = self._context_files(targets)
         self.partial = sum(len(v.text.splitlines()) for v in self.views) > settings.whole_file_lines
-        self.messages = task_messages(request, self.views, context, plan.test_command,
-                                      trim_output(before.output), failing=not before.ok, partial=self.partial)
+        self.messages = task_messages(
+            request,
+            self.views,
+            context,
+            plan.test_command,
+            trim_output(before.output),
+            failing=not before.ok,
+            partial=self.partial,
+        )
         self.best: _Candidate | None = None
         self.tried: set[tuple[tuple[str, str], ...]] = set()
 
     def _context_files(self, targets: list[str]) -> list[FileView]:
         tests = list(self.plan.protected) or [
-            p for p in implicated_files(self.before.output, self.workspace) if is_test_file(p)]
+            p for p in implicated_files(self.before.output, self.workspace) if is_test_file(p)
+        ]
         views, budget = [], MAX_CONTEXT_CHARS
         for path in tests:
             text = read_text(self.workspace / path)
@@ -157,13 +176,18 @@ class _Attempts:
             last_reply = self._ask(messages, 0.0 if greedy else self.settings.sample_temperature, attempt)
             parsed = parse_reply(last_reply, self.views)
             if isinstance(parsed, str):
-                feedback = feedback_message(self._paths(), self.plan.test_command, problem=parsed,
-                                            partial=self.partial)
+                feedback = feedback_message(
+                    self._paths(), self.plan.test_command, problem=parsed, partial=self.partial
+                )
                 continue
             key = tuple(sorted(parsed.items()))
             if key in self.tried:
-                feedback = feedback_message(self._paths(), self.plan.test_command, partial=self.partial,
-                                            problem="this version was already tried and failed the tests")
+                feedback = feedback_message(
+                    self._paths(),
+                    self.plan.test_command,
+                    partial=self.partial,
+                    problem="this version was already tried and failed the tests",
+                )
                 continue
             self.tried.add(key)
             outcome = self._try(parsed)
@@ -171,14 +195,24 @@ class _Attempts:
                 self.best = _Candidate(parsed, outcome, attempt)
             if outcome.ok:
                 return self._success_answer(parsed, outcome, attempt)
-            feedback = feedback_message(self._paths(), self.plan.test_command, output=trim_output(outcome.output),
-                                        partial=self.partial)
+            feedback = feedback_message(
+                self._paths(),
+                self.plan.test_command,
+                output=trim_output(outcome.output),
+                partial=self.partial,
+            )
         return None
 
     def _ask(self, messages: list[Message], temperature: float, attempt: int) -> str:
         text = "".join(v.text for v in self.views)
-        return ask(self.loop, self.run, messages, temperature=temperature, seed=attempt,
-                   max_tokens=output_tokens_for(self.loop, text))
+        return ask(
+            self.loop,
+            self.run,
+            messages,
+            temperature=temperature,
+            seed=attempt,
+            max_tokens=output_tokens_for(self.loop, text),
+        )
 
     def _try(self, contents: dict[str, str]) -> TestOutcome:
         for path, text in contents.items():
@@ -204,21 +238,33 @@ class _Attempts:
         diff = []
         for view in self.views:
             if view.path in contents:
-                diff += difflib.unified_diff(view.text.splitlines(), contents[view.path].splitlines(),
-                                             f"a/{view.path}", f"b/{view.path}", n=1, lineterm="")
+                diff += difflib.unified_diff(
+                    view.text.splitlines(),
+                    contents[view.path].splitlines(),
+                    f"a/{view.path}",
+                    f"b/{view.path}",
+                    n=1,
+                    lineterm="",
+                )
         shown = "\n".join(diff[:DIFF_LINES]) + ("\n..." if len(diff) > DIFF_LINES else "")
-        return (f"Changed {', '.join(contents)}; `{self.plan.test_command}` passes now ({outcome.summary()}, "
-                f"attempt {attempt} of {self.settings.max_attempts}).\n\n```diff\n{shown}\n```")
+        return (
+            f"Changed {', '.join(contents)}; `{self.plan.test_command}` passes now ({outcome.summary()}, "
+            f"attempt {attempt} of {self.settings.max_attempts}).\n\n```diff\n{shown}\n```"
+        )
 
     def _failure_message(self) -> str:
         tried = len(self.tried)
         if self.best is not None and self.best.outcome.better_than(self.before):
-            kept = (f" Kept the version that does best ({self.best.outcome.summary()}, before: "
-                    f"{self.before.summary()}).")
+            kept = (
+                f" Kept the version that does best ({self.best.outcome.summary()}, before: "
+                f"{self.before.summary()})."
+            )
         else:
             kept = " The files are as they were."
-        return (f"`{self.plan.test_command}` still fails after {tried} candidate fix(es) of "
-                f"{', '.join(self._paths())}.{kept}")
+        return (
+            f"`{self.plan.test_command}` still fails after {tried} candidate fix(es) of "
+            f"{', '.join(self._paths())}.{kept}"
+        )
 
     def _paths(self) -> list[str]:
         return [v.path for v in self.views]

@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acode.agent.result import ToolStep
+from acode.agent.loop.result import ToolStep
 from acode.llm.types import Message, ToolCall, new_call_id
 
 if TYPE_CHECKING:
-    from acode.agent.loop import AgentLoop, _Run
+    from acode.agent.loop.agent_loop import AgentLoop, _Run
 
 
 def ask(loop: AgentLoop, run: _Run, messages: list[Message], *, temperature: float = 0.0, seed: int = 0,
@@ -51,7 +51,8 @@ def output_tokens_for(loop: AgentLoop, text: str) -> int:
 
 
 def read_text(path: Path) -> str:
-    """A file's text for a prompt; an unreadable or non-UTF-8 file reads as empty (it is then not rewritten)."""
+    """A file's text for a prompt; an unreadable or non-UTF-8 file reads as empty (it is then not
+    rewritten)."""
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

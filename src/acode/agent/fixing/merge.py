@@ -80,13 +80,22 @@ def merge_partial(old: str, new: str) -> str:
         else:
             appended += ["", "", *body]
     lines = edits.apply() + appended
-    imports = [ast.get_source_segment(new, n) or "" for n in new_tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    imports = [
+        ast.get_source_segment(new, n) or ""
+        for n in new_tree.body
+        if isinstance(n, ast.Import | ast.ImportFrom)
+    ]
     missing = [i for i in imports if i and i not in old]
     if missing:
         first_def = min(_span(n)[0] for n in old_defs.values())
-        last_import = max((n.end_lineno or 0 for n in old_tree.body
-                           if isinstance(n, ast.Import | ast.ImportFrom) and (n.end_lineno or 0) <= first_def),
-                          default=0)
+        last_import = max(
+            (
+                n.end_lineno or 0
+                for n in old_tree.body
+                if isinstance(n, ast.Import | ast.ImportFrom) and (n.end_lineno or 0) <= first_def
+            ),
+            default=0,
+        )
         lines[last_import:last_import] = missing
     return "\n".join(lines) + "\n"
 

@@ -75,8 +75,11 @@ def imported_files(test_text: str, workspace: Path) -> list[Path]:
     found: list[Path] = []
     for match in re.finditer(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", test_text, re.MULTILINE):
         module = (match.group(1) or match.group(2)).lstrip(".")
-        for candidate in (Path(*module.split(".")).with_suffix(".py"), Path(*module.split(".")) / "__init__.py",
-                          Path("src", *module.split(".")).with_suffix(".py")):
+        for candidate in (
+            Path(*module.split(".")).with_suffix(".py"),
+            Path(*module.split(".")) / "__init__.py",
+            Path("src", *module.split(".")).with_suffix(".py"),
+        ):
             if (workspace / candidate).is_file() and candidate not in found:
                 found.append(candidate)
     return found

@@ -103,7 +103,10 @@ def check_candidate(path: str, old: str, new: str) -> str | None:
 def _defines(source: str) -> bool:
     """Whether Python source has a top-level function or class (source that does not parse: no)."""
     try:
-        return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in ast.parse(source).body)
+        return any(
+            isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            for n in ast.parse(source).body
+        )
     except SyntaxError:
         return False
 
@@ -111,4 +114,6 @@ def _defines(source: str) -> bool:
 def _same_code(a: str, b: str) -> bool:
     """Equal but for trailing spaces and blank lines at the end (a reply that changes only those changes
     nothing the tests could see)."""
-    return [line.rstrip() for line in a.rstrip().splitlines()] == [line.rstrip() for line in b.rstrip().splitlines()]
+    return [line.rstrip() for line in a.rstrip().splitlines()] == [
+        line.rstrip() for line in b.rstrip().splitlines()
+    ]

@@ -14,7 +14,7 @@ from acode.llm.types import Message
 from acode.prompts import render
 
 if TYPE_CHECKING:
-    from acode.agent.loop import AgentLoop, _Run
+    from acode.agent.loop.agent_loop import AgentLoop, _Run
 
 _NEW_FILE = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.py)\b")
 MAX_FILE_LINES = 300
@@ -28,7 +28,11 @@ def step_files(text: str, workspace: Path, limit: int = 3) -> list[str]:
     for match in _NEW_FILE.finditer(text):
         name = match.group(1)
         target = (root / name).resolve()
-        if name in paths or not target.is_relative_to(root) or any(p.startswith(".") for p in Path(name).parts):
+        if (
+            name in paths
+            or not target.is_relative_to(root)
+            or any(p.startswith(".") for p in Path(name).parts)
+        ):
             continue
         if target.is_file() and len(target.read_text(errors="replace").splitlines()) > MAX_FILE_LINES:
             continue
@@ -47,16 +51,23 @@ class StepWriter:
             return None
         workspace = Path(loop.ctx.workspace)
         views = [FileView(p, read_text(workspace / p)) for p in self.paths]
-        system = render("acode.agent", "write_system.j2", example_path=views[0].path, language=views[0].language)
-        messages = [Message.system(system),
-                    Message.user(render("acode.agent", "write_step.j2", request=request, files=views))]
+        system = render(
+            "acode.agent", "write_system.j2", example_path=views[0].path, language=views[0].language
+        )
+        messages = [
+            Message.system(system),
+            Message.user(render("acode.agent", "write_step.j2", request=request, files=views)),
+        ]
         room = output_tokens_for(loop, "".join(v.text for v in views)) + 400  # new files need room too
         for attempt in range(ASKS):
             reply = ask(loop, run, messages, seed=attempt, max_tokens=room)
             parsed = parse_reply(reply, views)
             if isinstance(parsed, str):
-                messages = [*messages[:2], Message.assistant(reply),
-                            Message.user(f"Your reply could not be used: {parsed}. Reply again.")]
+                messages = [
+                    *messages[:2],
+                    Message.assistant(reply),
+                    Message.user(f"Your reply could not be used: {parsed}. Reply again."),
+                ]
                 continue
             written = []
             for path, text in parsed.items():

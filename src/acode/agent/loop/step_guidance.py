@@ -1,0 +1,83 @@
+"""Keeping a small local model on task within one user prompt. Measured on the 0.5B model with the
+"create hello.py that prints hello, then run it" task: without these it rewrote hello.py until a limit
+stopped it; with them it writes, runs, and answers.
+
+- repeat guard: a call identical to one that just succeeded is not run again; the model is told so,
+  with the request quoted back;
+- kind blocking: for the next call only, the tools of the repeated call's kind are not offered (with
+  constrained decoding the model then has to choose something else - a message alone did not do it);
+- reminder: each successful tool result ends with one line restating the request and the steps done
+  (small models read the latest tool result as the instruction).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from acode.agent.loop.result import ToolStep
+from acode.llm.types import ToolCall, ToolSpec, call_key, without_titles
+from acode.tools.base import ToolRegistry, ToolResult
+
+QUOTE_CHARS = 300
+REMEMBERED_STEPS = 5
+
+
+def compact_specs(specs: Iterable[ToolSpec]) -> list[ToolSpec]:
+    """Tool schemas without any "title" (see acode.llm.types.without_titles)."""
+    return [
+        spec.model_copy(update={"parameters": without_titles(spec.parameters, nested=True)}) for spec in specs
+    ]
+
+
+class StepGuide:
+    """State of the aids for one user prompt (the loop makes one per ``send``)."""
+
+    def __init__(self, registry: ToolRegistry, request: str = "", *, remind: bool = True):
+        self.registry = registry
+        self.request = request
+        self.remind = remind
+        self.succeeded: dict[str, str] = {}  # call key -> output, previous turn only
+        self.done: list[str] = []  # successful actions, for the reminder
+        self.blocked: set[str] = set()  # tools not offered in the next call
+
+    def offered(self) -> list[ToolSpec]:
+        specs = compact_specs(self.registry.specs())
+        return [spec for spec in specs if spec.name not in self.blocked] or specs
+
+    def precheck(self, call: ToolCall) -> ToolResult | None:
+        previous = self.succeeded.get(call_key(call.name, call.arguments))
+        if previous is None:
+            return None
+        request = f" The user asked: {self.request[:QUOTE_CHARS]!r}." if self.request else ""
+        return ToolResult(
+            error="not run again: your previous step was exactly this call and it succeeded "
+            f"(result: {previous[:QUOTE_CHARS]}).{request} Do the part of it that is not done yet with "
+            "another tool, or answer the user if everything is done."
+        )
+
+    def reminder(self, step: ToolStep) -> str:
+        if not (self.remind and step.ok and self.request):
+            return ""
+        args = step.arguments
+        target = str(args.get("file_path") or args.get("command") or args.get("pattern") or "")[:60]
+        action = f"{step.name} {target}".strip()
+        if action not in self.done:
+            self.done.append(action)
+        return (
+            f"\n(Task: {self.request[:200]}. Done so far: {'; '.join(self.done[-REMEMBERED_STEPS:])}."
+            " Take the next step, or answer if the task is done.)"
+        )
+
+    def after_turn(self, steps: list[ToolStep]) -> None:
+        succeeded = {}
+        for step in steps:
+            key = call_key(step.name, step.arguments)
+            if step.ok:
+                succeeded[key] = step.output
+            elif step.decision == "repeated" and key in self.succeeded:
+                succeeded[key] = self.succeeded[key]  # still the same success being repeated
+        self.succeeded = succeeded
+        repeated = {
+            tool.kind for s in steps if s.decision == "repeated" and (tool := self.registry.get(s.name))
+        }
+        self.blocked = {tool.name for tool in self.registry if tool.kind in repeated}

@@ -1,0 +1,1 @@
+"""Sub-agents: their definitions (personas), the runner and ``invoke_agent`` tool, and the reviewer tool."""

@@ -1,0 +1,53 @@
+"""Settings of the agent's self-control: loop detection, the next-speaker check, compression, checkpoints."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class LoopDetectionSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(True, description="false (or --no-loop-detection) turns every level off")
+    tool_call_repeats: int = Field(5, ge=2, description="a cycle of 1..max_cycle calls repeated this often")
+    max_cycle: int = Field(5, ge=1, le=10)
+    chunk_chars: int = Field(50, ge=10, description="text chanting: size of the compared chunks")
+    chunk_repeats: int = Field(10, ge=3, description="text chanting: repeats of one chunk that flag a loop")
+    model_check: bool = Field(True, description="occasionally ask the utility model about the recent history")
+    model_check_after_turns: int = Field(30, ge=1)
+    model_check_min_interval: int = Field(5, ge=1)
+    model_check_max_interval: int = Field(15, ge=1)
+    model_check_confidence: float = Field(0.9, ge=0.0, le=1.0)
+
+
+class NextSpeakerSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    use_model: bool = Field(True, description="ask the utility model when the cheap rules cannot tell")
+    max_continues: int = Field(3, ge=0, description="'Please continue.' nudges in a row at most")
+
+
+class CompressionSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    threshold: float = Field(
+        0.5, gt=0.0, lt=1.0, description="fraction of the context window that triggers it"
+    )
+    keep_recent: float = Field(
+        0.3, gt=0.0, lt=1.0, description="newest fraction of the history kept verbatim"
+    )
+    mask_tool_output_tokens: int = Field(
+        400,
+        ge=50,
+        description="older tool outputs larger than this are replaced by a preview and a file path",
+    )
+    summary_max_tokens: int = Field(600, ge=64)
+
+
+class CheckpointSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    keep: int = Field(50, ge=1, description="checkpoints kept per session (oldest dropped first)")

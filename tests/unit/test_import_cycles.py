@@ -1,0 +1,99 @@
+"""No import cycle among acode's modules: every module-level import (those under ``if TYPE_CHECKING:``
+too) points one way. Imports inside functions are left out: they run late on purpose (a light
+``acode --help``) and cannot deadlock the import order."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import acode
+
+PACKAGE_ROOT = Path(acode.__file__).parent
+
+
+def module_files() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE_ROOT.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE_ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def top_level_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The module's statements, with those inside top-level ``if`` / ``try`` blocks."""
+    out: list[ast.stmt] = []
+    for node in body:
+        out.append(node)
+        if isinstance(node, ast.If):
+            out += top_level_statements(node.body) + top_level_statements(node.orelse)
+        elif isinstance(node, ast.Try):
+            out += top_level_statements(node.body) + [s for h in node.handlers for s in h.body]
+    return out
+
+
+def imported_modules(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    def known(target: str) -> str | None:
+        while target and target not in modules:
+            target = target.rpartition(".")[0]
+        return target or None
+
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    targets: set[str | None] = set()
+    for node in top_level_statements(ast.parse(path.read_text(encoding="utf-8")).body):
+        if isinstance(node, ast.Import):
+            targets.update(known(alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = (
+                ".".join([*package[: len(package) - node.level + 1], node.module or ""]).strip(".")
+                if node.level
+                else node.module or ""
+            )
+            targets.update(
+                known(f"{base}.{a.name}") if f"{base}.{a.name}" in modules else known(base)
+                for a in node.names
+            )
+    return {t for t in targets if t and t != name and t.startswith("acode")}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle as a path of module names (first == last), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return None
+
+
+def test_the_finder_sees_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_graph_sees_relative_and_type_checking_imports():
+    modules = module_files()
+    graph = {name: imported_modules(name, path, modules) for name, path in modules.items()}
+    assert "acode.agent.loop.middleware" in graph["acode.agent.loop.agent_loop"]
+    assert "acode.pipeline.stages" in graph["acode.pipeline.human"]  # under TYPE_CHECKING
+
+
+def test_acode_has_no_import_cycle():
+    modules = module_files()
+    graph = {name: imported_modules(name, path, modules) for name, path in modules.items()}
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
