@@ -66,7 +66,8 @@ class McpConnection:
         self._session: Any = None
         self._stop: asyncio.Event | None = None
         self._keeper: Any = None
-        self._errlog = tempfile.TemporaryFile("w+", encoding="utf-8")
+        # open for the connection's whole life (the server's stderr); closed in close()
+        self._errlog = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
         self.tools: list[McpTool] = []
 
     def start(self) -> None:
@@ -74,7 +75,7 @@ class McpConnection:
         self._keeper = asyncio.run_coroutine_threadsafe(self._keep(ready), self._runner.loop)
         try:
             listed = self._runner.run(self._wait_ready(ready), None)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure to start is reported with the server's stderr
             root, tail = _leaf(exc), self._stderr_tail()
             self.close()
             raise RuntimeError(f"{type(root).__name__}: {root}{tail}") from None
@@ -132,7 +133,7 @@ class McpConnection:
         if self._keeper is not None:
             try:
                 self._keeper.result(timeout=10)
-            except BaseException as exc:  # shutting down (or stuck starting): stop it the hard way
+            except BaseException as exc:  # noqa: BLE001 - shutting down (or stuck starting): stop it the hard way
                 self._keeper.cancel()
                 log.debug("MCP server %s stopped with %r", self.name, exc)
             self._keeper = None
@@ -252,7 +253,7 @@ class McpManager:
             conn = McpConnection(name, settings, self._runner, cwd)
             try:
                 conn.start()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - one broken server must not stop the session
                 message = f"MCP server '{name}' ({describe(settings)}) did not start: {exc}"
                 log.warning("%s", message)
                 self.problems.append(message)

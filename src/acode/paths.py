@@ -32,6 +32,7 @@ def find_project_root(start: Path | None = None) -> Path:
     try:
         out = subprocess.run(
             ["git", "-c", "core.fsmonitor=false", "rev-parse", "--show-toplevel"],
+            check=False,
             cwd=here,
             capture_output=True,
             text=True,

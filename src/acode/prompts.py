@@ -3,13 +3,13 @@ rendered with strict undefined variables so a missing value is an error, not a s
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import jinja2
 
 
-@lru_cache(maxsize=None)
+@cache
 def _environment(package: str) -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.PackageLoader(package, "prompts"),

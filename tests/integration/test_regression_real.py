@@ -15,7 +15,7 @@ from acode.review.git_context import branch_context
 from acode.review.service import review_change
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "review"))
-from review_fakes import BUGGY, SOUND, repo_with_branch  # noqa: E402
+from review_fakes import BUGGY, SOUND, repo_with_branch
 
 pytestmark = pytest.mark.real_model
 

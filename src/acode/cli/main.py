@@ -33,6 +33,7 @@ app = typer.Typer(
 _TRUST = typer.Option(
     False, "--trust", help="Trust this project's own settings for this command (hooks, MCP, tests)."
 )
+_EXTENSIONS = typer.Option(None, "-e", "--extensions", help="Enable only these extensions ('none': none).")
 
 
 def _version(value: bool) -> None:
@@ -75,9 +76,7 @@ def main(
         False, "--approve-plan", help="Non-interactive: approve the plan in plan mode."
     ),
     no_loop_detection: bool = typer.Option(False, "--no-loop-detection", help="Turn loop detection off."),
-    extensions: list[str] = typer.Option(
-        None, "-e", "--extensions", help="Enable only these extensions ('none': none)."
-    ),
+    extensions: list[str] = _EXTENSIONS,
     trust: bool = _TRUST,
     verbose: bool = typer.Option(False, "-v", "--verbose", help="Log debug details to stderr."),
     version: bool = typer.Option(

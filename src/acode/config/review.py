@@ -104,10 +104,12 @@ class RegressionSettings(BaseModel):
         "to the model",
     )
     tests: bool = Field(
-        False, description="put the project's own tests of the changed function (those of the reviewed version that "
-        "call it; the ones the change adds first) before both versions, so each is read against what the project "
-        "says the code must do. Off by default: on real commits with the 0.5B it did not change the accuracy "
-        "measurably and it adds up to ~400 prompt tokens per compared edit (docs/review.md, Measured)",
+        False,
+        description="put the project's own tests of the changed function (those of the reviewed version "
+        "that call it; the ones the change adds first) before both versions, so each is read against what "
+        "the project says the code must do. Off by default: on real commits with the 0.5B it did not change "
+        "the accuracy measurably and it adds up to ~400 prompt tokens per compared edit (docs/review.md, "
+        "Measured)",
     )
     intent: bool = Field(
         True,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 from acode.agent.loop.result import AgentResult
@@ -22,7 +24,7 @@ class _Session:
 
 
 class _Options:
-    observers: list = []
+    observers: ClassVar[list] = []
 
 
 @pytest.mark.parametrize(

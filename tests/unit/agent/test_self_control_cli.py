@@ -12,7 +12,8 @@ import yaml
 
 def run_acode(project: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "acode", *args], cwd=project, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "acode", *args],
+        check=False, cwd=project, capture_output=True, text=True, timeout=120,
     )
 
 

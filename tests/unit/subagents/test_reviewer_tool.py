@@ -48,7 +48,7 @@ def test_reviewer_sees_the_files_the_session_changed(tmp_path):
     assert "## notes/todo.md" in request.content
     assert "please add add() to calc.py" in request.content  # the conversation
     assert "add an add() function to calc.py" in request.content  # the task
-    reviewer_result = [m for m in state.history if m.role == "tool" and m.name == "reviewer"][0]
+    reviewer_result = next(m for m in state.history if m.role == "tool" and m.name == "reviewer")
     assert reviewer_result.content.startswith(CRITIQUE)  # the loop may append a task reminder
 
 
