@@ -22,7 +22,7 @@ from typing import Any
 from acode.config.model import ModelSettings
 from acode.errors import ModelError, ModelNotInstalledError, ModelOutputError
 from acode.llm.chat_template import ChatTemplate, instructions_for
-from acode.llm.kv_cache import AlignedCache, check_deadline, row_logprob
+from acode.llm.kv_cache import CHUNK, AlignedCache, check_deadline, row_logprob
 from acode.llm.scoring import TextScore
 from acode.llm.structured import parse_envelope, tool_envelope_schema
 from acode.llm.types import Completion, Message, TokenLogprob, ToolSpec, Usage
@@ -177,8 +177,13 @@ class EmbeddedModel:
         self._check_fits(len(tokens))
         with self._lock:
             reused = self._cache.reuse_prefix(tokens[:split])  # keeps position split-1 to be evaluated again
-            rows = self._cache.evaluate_with_logits(tokens[reused:], reused, deadline, timeout)
-        logprobs = [row_logprob(rows[pos - 1 - reused], tokens[pos]) for pos in range(split, len(tokens))]
+            # Only the scored tokens need logits: the rest of the prefix is read as a prompt (in the same
+            # aligned chunks, so the cache holds the same values), which costs about half as much.
+            plain = max(reused, (split - 1) - (split - 1) % CHUNK)
+            if plain > reused:
+                self._cache.evaluate(tokens[reused:plain], reused, deadline, timeout)
+            rows = self._cache.evaluate_with_logits(tokens[plain:], plain, deadline, timeout)
+        logprobs = [row_logprob(rows[pos - 1 - plain], tokens[pos]) for pos in range(split, len(tokens))]
         usage = Usage(
             prompt_tokens=len(tokens),
             prompt_tokens_evaluated=len(tokens) - reused,
