@@ -81,9 +81,15 @@ def fill_dimensions(run: ReviewRun, assessed: Assessed) -> list[DimensionResult]
 
 
 def _why_unfinished(plan: ReviewPlan, dimension: str) -> str:
-    if dimension != REGRESSION_DIMENSION and not plan.proposals:
+    if dimension == REGRESSION_DIMENSION and _regression_short(plan):
+        return "the regression check did not compare every edit in the time there was"
+    if not plan.proposals:
         return "the time plan left the model's proposals out (see the plan)"
     return "the model's part was not finished before the time limit"
+
+
+def _regression_short(plan: ReviewPlan) -> bool:
+    return plan.regions_compared < plan.regions_planned or any("regression check" in s for s in plan.skipped)
 
 
 def _unfinished(run: ReviewRun, assessed: Assessed) -> list[str]:
@@ -94,6 +100,6 @@ def _unfinished(run: ReviewRun, assessed: Assessed) -> list[str]:
     if run.settings.strategy != "checks_only":
         finished = assessed.finished(plan)
         out = [d for d in assessed.enabled if d not in finished]
-    if plan.regions_compared < plan.regions_planned or any("regression check" in s for s in plan.skipped):
+    if _regression_short(plan):
         out.append(REGRESSION_DIMENSION)
     return [d for d in assessed.enabled if d in out]

@@ -76,8 +76,8 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
         console.print(f"[dim]skipped: {escape(item)}[/]")
     verdict_style = "bold green" if result.approved else "bold red"
     label = {"timeout": "TIMEOUT (nothing assessed in time)",
-             "partial": f"{result.decision.verdict} (partial: the time limit passed; decided on what was "
-                        "assessed)",
+             "partial": f"{result.decision.verdict} (partial: not everything fitted the time limit, see "
+                        "skipped; decided on what was assessed)",
              }.get(result.status, result.decision.verdict)
     console.print(f"[{verdict_style}]{label}[/]")
     for reason in result.decision.reasons:

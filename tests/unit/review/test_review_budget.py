@@ -70,8 +70,10 @@ def test_a_slow_model_skips_the_proposals_and_says_so(tmp_path):
     assert any("model proposals" in item for item in result.plan.skipped)
     assert model.calls == []  # no chat call was made
     assert result.decision.verdict == "REJECTED"  # the regression check decided on its own
-    safety = next(d for d in result.dimensions if d.name == "safety")
-    assert safety.status == "partial" and safety.explanation.startswith("the time plan left the model's proposals out")
+    for name in ("safety", "intent_alignment"):  # the regression check compared every edit: the plan said why
+        dimension = next(d for d in result.dimensions if d.name == name)
+        assert dimension.status == "partial"
+        assert dimension.explanation.startswith("the time plan left the model's proposals out")
     assert result.plan.regions_compared == 1
     statuses = {d.name: d.status for d in result.dimensions}
     assert statuses["safety"] == "partial" and statuses["intent_alignment"] == "partial"
