@@ -45,7 +45,7 @@ def look_around(
     history = list(messages)
     history[-1] = Message(role="user", content=history[-1].content + "\n\n" + render(
         PKG, "lookaround.j2", max_calls=max_calls, left=max_calls))
-    ctx = ToolContext(workspace=workspace, output_budget_chars=max_result_chars)
+    ctx = ToolContext.from_settings(workspace, None, output_budget_chars=max_result_chars)
     sections = []
     for used in range(max_calls):
         try:
