@@ -20,19 +20,16 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
-from acode.errors import AcodeError
-from acode.gitcmd import run_git
 from acode.review.diffparse import changed_new_lines
 from acode.review.evidence import is_test_path
 from acode.review.git_context import read_new_text
 from acode.review.models import ReviewContext
+from acode.review.related import grep_python, telling_name
 
 MAX_TESTS = 3
 MAX_CHARS = 1500
 MAX_TEST_LINES = 30
 MAX_FILES = 12
-MIN_NAME = 4  # shorter names (run, get, ...) match too much of a project to pick a test
-_GENERIC = {"main", "test", "wrapper", "inner", "decorator", "setUp", "tearDown", "__init__", "__call__"}
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,7 @@ class ProjectTests:
     def for_region(self, names: list[str], changed_code: str, mark: str = "#") -> str:
         """A comment-headed block of the tests that name one of ``names`` (the definitions around a
         changed region, innermost first), most relevant first; '' when the project has none."""
-        wanted = [n for n in dict.fromkeys(names) if _useful(n)]
+        wanted = [n for n in dict.fromkeys(names) if telling_name(n)]
         if not wanted:
             return ""
         changed = _tokens(changed_code) - set(wanted)
@@ -108,10 +105,6 @@ def around_names(source: str, lines: set[int]) -> list[str]:
     return [name for _, name in sorted(hits, reverse=True)]
 
 
-def _useful(name: str) -> bool:
-    return len(name) >= MIN_NAME and name not in _GENERIC and not name.startswith("__")
-
-
 def _names(text: str, name: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text) is not None
 
@@ -128,14 +121,7 @@ def _tokens(code: str) -> set[str]:
 
 
 def _test_files_naming(context: ReviewContext, name: str) -> list[str]:
-    rev = [context.head_rev] if context.head_rev else []
-    try:
-        done = run_git(context.root, "grep", "-l", "-I", "--full-name", "-w", "-e", name, *rev, "--", "*.py",
-                       check=False)
-    except AcodeError:  # git missing or too slow: no tests, the check goes on without them
-        return []
-    paths = [line.split(":", 1)[1] if rev and ":" in line else line
-             for line in (done.stdout or "").splitlines()]
+    paths = dict.fromkeys(hit.split(":", 1)[0] for hit in grep_python(context, name))
     return [p for p in paths if is_test_path(p)][:MAX_FILES]
 
 

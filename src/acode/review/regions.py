@@ -26,6 +26,11 @@ class Region:
     size: int  # changed lines (removed + added), for choosing the largest regions
     code_changed: bool = True  # False when every changed line is a comment, a docstring or other string text
 
+    @property
+    def changed_code(self) -> str:
+        """The removed lines, then the added ones (the tail both versions share left out)."""
+        return "\n".join(list(self.removed) + self.new_text.splitlines()[: len(self.added)])
+
 
 def changed_regions(path: str, old: str, new: str, *, context_lines: int = 60,
                     after_lines: int = 30) -> list[Region]:

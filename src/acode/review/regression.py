@@ -242,8 +242,7 @@ def _with_preamble(region: Region, old: str, new: str) -> Region:
     """The region with the definitions its changed lines use (and its prefix does not show) before it."""
     if not region.path.endswith(".py"):
         return region
-    changed = "\n".join(list(region.removed) + region.new_text.splitlines()[: len(region.added)])
-    extra = preamble(region.prefix, changed, new, old)
+    extra = preamble(region.prefix, region.changed_code, new, old)
     return replace(region, prefix=extra + region.prefix) if extra else region
 
 
@@ -252,8 +251,7 @@ def _with_tests(region: Region, new: str, tests: ProjectTests) -> Region:
     if not region.path.endswith(".py"):
         return region
     names = around_names(new, set(region.added) or {region.first_line})
-    changed = "\n".join(list(region.removed) + region.new_text.splitlines()[: len(region.added)])
-    extra = tests.for_region(names, changed)
+    extra = tests.for_region(names, region.changed_code)
     return replace(region, prefix=extra + region.prefix) if extra else region
 
 

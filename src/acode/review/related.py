@@ -66,10 +66,9 @@ def look_around(context: ReviewContext, *, max_callers: int = 6, per_name: int =
             around.functions[changed.path] = names
         stem = PurePosixPath(changed.path).stem
         modules.append(PurePosixPath(changed.path).parent.name if stem == "__init__" else stem)
-    names = [n for ns in around.functions.values() for n in ns if len(n) >= MIN_NAME and n not in _GENERIC
-             and not n.startswith("__")]
+    names = [n for ns in around.functions.values() for n in ns if telling_name(n)]
     for name in dict.fromkeys(names):
-        hits = _grep(context, name, calls=True)
+        hits = grep_python(context, name, calls=True)
         outside = [h for h in hits if h.split(":", 1)[0] not in changed_paths and not _defines(h, name)
                    and not h.split(":", 2)[-1].lstrip().startswith(("#", '"', "'"))]
         for hit in [h for h in outside if not is_test_path(h.split(":", 1)[0])][:per_name]:
@@ -84,7 +83,12 @@ def _defines(hit: str, name: str) -> bool:
     return code.startswith((f"def {name}", f"async def {name}", f"class {name}"))
 
 
-def _grep(context: ReviewContext, word: str, *, calls: bool = False) -> list[str]:
+def telling_name(name: str) -> bool:
+    """A name specific enough to look for in the project (not short, generic or a dunder)."""
+    return len(name) >= MIN_NAME and name not in _GENERIC and not name.startswith("__")
+
+
+def grep_python(context: ReviewContext, word: str, *, calls: bool = False) -> list[str]:
     """`git grep` of ``word`` (a whole word; with ``calls``, only where it is called) in the Python files
     of the reviewed version."""
     rev = [context.head_rev] if context.head_rev else []
@@ -104,7 +108,7 @@ def _tests_naming(context: ReviewContext, names: list[str], modules: list[str], 
     """Test files that name a changed function, else the changed module; most names first."""
     score: dict[str, int] = {}
     for word in names + [m for m in modules if len(m) >= MIN_NAME]:
-        for path in {h.split(":", 1)[0] for h in _grep(context, word)}:
+        for path in {h.split(":", 1)[0] for h in grep_python(context, word)}:
             if is_test_path(path) and PurePosixPath(path).name.startswith("test"):
                 score[path] = score.get(path, 0) + (2 if word in names else 1)
     return sorted(score, key=lambda p: (-score[p], p))[:limit]
