@@ -31,21 +31,18 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def reviewer_settings(timeout: float | None, sets: list[str]):
-    """The default reviewer settings, with ``timeout_seconds`` and each ``key.sub=value`` of ``--set``."""
+    """The default reviewer settings, with ``timeout_seconds`` and each ``key.sub=value`` of ``--set``
+    (values read as YAML scalars, as ``ACODE_*`` environment variables are)."""
+    import yaml
+
+    from acode.config.loader import nest_dotted
     from acode.config.review import ReviewerSettings
 
-    data: dict = {} if timeout is None else {"timeout_seconds": timeout}
+    flat = {} if timeout is None else {"timeout_seconds": timeout}
     for item in sets:
         key, _, value = item.partition("=")
-        *parents, leaf = key.strip().split(".")
-        node = data
-        for part in parents:
-            node = node.setdefault(part, {})
-        try:
-            node[leaf] = json.loads(value)
-        except json.JSONDecodeError:
-            node[leaf] = value
-    return ReviewerSettings.model_validate(data)
+        flat[key.strip()] = yaml.safe_load(value) if value else ""
+    return ReviewerSettings.model_validate(nest_dotted(flat))
 
 
 def review(model, repo: Path, settings, run_tests: bool) -> dict:

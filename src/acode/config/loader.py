@@ -54,9 +54,9 @@ def load_settings(
         project_trust = ProjectTrust(str(project_root), trusted, reason, withheld)
         _merge(merged, origin, layer, source)
     for key, value in _env_layer(os.environ if env is None else env).items():
-        _merge(merged, origin, _nest({key: value}), f"environment variable {_env_name(key)}")
+        _merge(merged, origin, nest_dotted({key: value}), f"environment variable {_env_name(key)}")
     flags = {k: v for k, v in (overrides or {}).items() if v is not None}
-    _merge(merged, origin, _nest(flags), "command-line flags")
+    _merge(merged, origin, nest_dotted(flags), "command-line flags")
     try:
         settings = Settings.model_validate(merged)
     except ValidationError as exc:
@@ -121,7 +121,8 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
+def nest_dotted(flat: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"model.backend": "openai"}`` -> ``{"model": {"backend": "openai"}}``."""
     nested: dict[str, Any] = {}
     for dotted, value in flat.items():
         node = nested
