@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,15 @@ def _isolated_user_config(tmp_path_factory, monkeypatch):
         if name.startswith("ACODE_") and name != "ACODE_CACHE_DIR":
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ACODE_CONFIG_HOME", str(tmp_path_factory.mktemp("user-config")))
+
+
+def run_one_shot(repo: Path, prompt: str, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    """`acode -p PROMPT --approval-mode yolo --json` on the real embedded model, in its own process
+    exactly as a user runs it."""
+    argv = [sys.executable, "-m", "acode", "-p", prompt, "--approval-mode", "yolo", "--model", REAL_MODEL,
+            "--backend", "embedded", "--json"]
+    return subprocess.run(argv, check=False, cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from tests.conftest import REAL_MODEL, make_git_repo
+from tests.conftest import make_git_repo, run_one_shot
 
 from acode.paths import ProjectPaths
 from acode.store.sessions import SessionStore
@@ -22,29 +22,7 @@ def test_one_shot_creates_hello_py_and_runs_it(tmp_path):
     env = dict(os.environ)
     env.update({"ACODE_MODEL__MAX_TOKENS": "200", "ACODE_AGENT__MAX_TURNS": "6",
                 "ACODE_MODEL__TIMEOUT_SECONDS": "1500"})
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "acode",
-            "-p",
-            "create hello.py that prints hello, then run it",
-            "--approval-mode",
-            "yolo",
-            "--model",
-            REAL_MODEL,
-            "--backend",
-            "embedded",
-            "--json",
-        ],
-        check=False,
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-        stdin=subprocess.DEVNULL,
-    )
+    out = run_one_shot(repo, "create hello.py that prints hello, then run it", env, timeout=1500)
     assert out.returncode in (0, 1), out.stderr[-2000:]
     data = json.loads(out.stdout)
 

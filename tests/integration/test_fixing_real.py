@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import REAL_MODEL, make_git_repo
+from tests.conftest import make_git_repo, run_one_shot
 
 CALC = '''def add(a, b):
     """Return the sum of a and b."""
@@ -56,29 +56,7 @@ def test_one_shot_fixes_a_failing_test_through_the_test_driven_path(tmp_path):
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # `python` has pytest
     env["ACODE_MODEL__TIMEOUT_SECONDS"] = "900"
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "acode",
-            "-p",
-            PROMPT,
-            "--approval-mode",
-            "yolo",
-            "--model",
-            REAL_MODEL,
-            "--backend",
-            "embedded",
-            "--json",
-        ],
-        check=False,
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        stdin=subprocess.DEVNULL,
-    )
+    out = run_one_shot(repo, PROMPT, env, timeout=1200)
     assert out.returncode in (0, 1), out.stderr[-2000:]
     data = json.loads(out.stdout)
     tools = [s for s in data["trajectory"] if s["type"] == "tool"]
