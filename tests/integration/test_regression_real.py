@@ -48,3 +48,19 @@ def test_a_review_rejects_the_off_by_one_and_approves_its_fix(real_model, tmp_pa
     assert bad.metrics["delta_sum"] == pytest.approx(-good.metrics["delta_sum"], abs=1e-3)
     # the prefix read alone first (the review measures the model's speed for its time plan), then both versions
     assert rejected.tokens.calls == 3 and rejected.tokens.evaluated > 0
+
+
+def test_the_projects_tests_reach_the_model_before_both_versions(real_model, tmp_path):
+    """regression.tests: the project's test of the changed function is read before both versions (more
+    prompt tokens than without it), and the off-by-one is still rejected with it in view."""
+    test = "from pages import page\n\n\ndef test_first_page():\n    assert page(list(range(25)), 1) == list(range(10))\n"
+    on = ReviewerSettings(strategy="checks_only", timeout_seconds=600, regression={"tests": True})
+    off = ReviewerSettings(strategy="checks_only", timeout_seconds=600)
+    results = {}
+    for name, settings in (("on", on), ("off", off)):
+        repo = repo_with_branch(tmp_path / name, {"pages.py": SOUND, "test_pages.py": test}, {"pages.py": BUGGY})
+        results[name] = review_change(branch_context(repo), real_model, settings)
+    assert results["on"].decision.verdict == "REJECTED"
+    [finding] = [f for f in results["on"].all_findings() if f.rule == "review/regression"]
+    assert (finding.file, finding.line, finding.status) == ("pages.py", 3, "confirmed")
+    assert results["on"].tokens.prompt_tokens > results["off"].tokens.prompt_tokens + 20
