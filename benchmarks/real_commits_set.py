@@ -266,6 +266,33 @@ def acode_fixes(repo: Path, shas: tuple[str, ...] = ACODE_FIXES) -> list[Fix]:
     return fixes
 
 
+# --- where `--run-tests` runs the projects' tests ----------------------------------------------------
+
+# what the projects' own tests import beyond the standard library (their requirements/tests files)
+TEST_REQUIREMENTS = ("pytest", "pytest-timeout", "cryptography", "watchdog", "ephemeral-port-reserve",
+                     "simplejson", "asgiref", "python-dotenv", "blinker", "itsdangerous", "markupsafe",
+                     "werkzeug", "jinja2", "click")
+
+
+def test_env(acode_python: Path) -> Path:
+    """A virtual environment for the projects' tests (built once in the cache): the test requirements
+    above, and acode's own environment behind them (a .pth file) so acode's tests find their imports.
+    Each review puts the tree's own source first on PYTHONPATH, so the installed copies of click, flask...
+    are only the other projects' dependencies, never the code under test. Returns its ``bin`` folder."""
+    env = CACHE / "testenv"
+    ready = env / ".ready"
+    if not ready.exists():
+        shutil.rmtree(env, ignore_errors=True)
+        run([sys.executable, "-m", "venv", str(env)])
+        python = env / "bin" / "python"
+        site = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).strip()
+        theirs = run([str(acode_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+        (Path(site) / "acode-env.pth").write_text(theirs.strip() + "\n", encoding="utf-8")
+        run([str(python), "-m", "pip", "install", "--quiet", *TEST_REQUIREMENTS])
+        ready.write_text("ok\n", encoding="utf-8")
+    return env / "bin"
+
+
 # --- repositories -----------------------------------------------------------------------------------
 
 def all_fixes(acode_repo: Path = REPO, projects: set[str] | None = None) -> list[Fix]:

@@ -9,24 +9,20 @@ Everything here reads the whole diff of every file (``ChangedFile.whole_diff``),
 from __future__ import annotations
 
 import logging
-import os
-import re
-import signal
-import subprocess
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from acode.review.analyzers import compare_versions
 from acode.review.diffparse import added_lines, new_position
 from acode.review.git_context import read_new_text, read_old_text
-from acode.review.models import ChangedFile, Finding, ReviewContext
+from acode.review.models import ChangedFile, Finding, ReviewContext, is_test_path
 from acode.review.secret_evidence import secret_findings
 from acode.review.structural import added_helpers, structural_changes
+from acode.review.test_contrast import SuiteContrast, contrast
 from acode.secrets import redact
 
 log = logging.getLogger("acode.review")
 
-_TEST_PATH = re.compile(r"(^|/)(tests?|spec|__tests__)/|(^|/)test_[^/]+$|_test\.\w+$|\.(test|spec)\.\w+$")
 _CODE_SUFFIXES = {".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt", ".rb", ".c", ".cc",
                   ".cpp", ".h", ".hpp", ".cs", ".php", ".swift", ".scala"}
 # structural finding kind -> severity. A guard that raises, an assert, a check call, a lock, a finally block
@@ -52,10 +48,6 @@ class Evidence:
     tests: dict | None = None
 
 
-def is_test_path(path: str) -> bool:
-    return bool(_TEST_PATH.search(path))
-
-
 def gather_evidence(context: ReviewContext, *, test_command: str | None = None,
                     test_timeout: float = 300.0) -> Evidence:
     evidence = Evidence()
@@ -67,14 +59,9 @@ def gather_evidence(context: ReviewContext, *, test_command: str | None = None,
     evidence.findings += structural_findings(context)
     evidence.findings += _tests_touched(context)
     if test_command:
-        evidence.tests = run_test_command(test_command, context.root, test_timeout)
-        if evidence.tests["exit_code"] != 0:
-            evidence.findings.append(Finding(
-                dimension="completeness", source="test-command", rule="tests/failed", severity="high",
-                message=f"the test command `{test_command}` failed (exit {evidence.tests['exit_code']})"
-                + (" after timing out" if evidence.tests["timed_out"] else ""),
-                suggestion="make the tests pass before merging", confidence=1.0,
-            ))
+        tests = contrast(context, test_command, test_timeout)
+        evidence.tests = tests.record()
+        evidence.findings += findings_of_tests(tests)
     return evidence
 
 
@@ -196,20 +183,47 @@ def _tests_touched(context: ReviewContext) -> list[Finding]:
     )]
 
 
-def run_test_command(command: str, root: Path, timeout: float) -> dict:
-    """Run the project's tests in their own process group; the whole group is ended on timeout."""
-    proc = subprocess.Popen(
-        command, shell=True, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        errors="replace", start_new_session=True,
-    )
-    timed_out = False
-    try:
-        output, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        os.killpg(proc.pid, signal.SIGKILL)
-        output, _ = proc.communicate()
-    return {
-        "command": command, "exit_code": proc.returncode if not timed_out else 124,
-        "timed_out": timed_out, "output_tail": redact((output or "")[-3000:]),
-    }
+def findings_of_tests(tests: SuiteContrast) -> list[Finding]:
+    """What the test runs show about the change: tests it breaks count (critical), tests it makes pass
+    confirm it (``fixed/tests``), tests that fail on both sides are noted and not held against it."""
+    head, out = tests.head, []
+    where = {"dimension": "intent_alignment", "source": "tests", "confidence": 1.0}
+    if tests.regressed:
+        out.append(Finding(
+            **where, rule="tests/regressed", severity="critical",
+            message=f"{_count(tests.regressed)} pass on the base and fail with the change: "
+                    + _names(tests.regressed),
+            suggestion="the change breaks behaviour its tests check; fix the code (or the test, if the "
+                       "behaviour is meant to change)"))
+    elif tests.fixed:
+        out.append(Finding(
+            **where, rule="fixed/tests", severity="info",
+            message=f"{_count(tests.fixed)} fail on the base and pass with the change: "
+                    + _names(tests.fixed)))
+    if tests.base is None and head.exit_code != 0:
+        out.append(Finding(
+            dimension="completeness", source="test-command", rule="tests/failed", severity="high",
+            message=f"the test command `{head.command}` failed (exit {head.exit_code})"
+                    + (" after timing out" if head.timed_out else "") + f"; {tests.note}",
+            suggestion="make the tests pass before merging", confidence=1.0))
+    elif tests.failing_before:
+        out.append(Finding(
+            dimension="completeness", source="tests", rule="tests/failing-before", severity="info",
+            message=f"{_count(tests.failing_before)} fail on the base too (not held against the change): "
+                    + _names(tests.failing_before), confidence=1.0))
+    return out
+
+
+def _count(tests: list[str]) -> str:
+    return f"{len(tests)} test{'s' if len(tests) != 1 else ''}"
+
+
+def _names(tests: list[str], shown: int = 3) -> str:
+    more = f" and {len(tests) - shown} more" if len(tests) > shown else ""
+    return ", ".join(tests[:shown]) + more
+
+
+def tests_confirm(findings: list[Finding]) -> bool:
+    """The change makes tests pass that failed before it, and breaks none."""
+    rules = {f.rule for f in findings}
+    return "fixed/tests" in rules and "tests/regressed" not in rules

@@ -17,7 +17,7 @@ from acode.review.budget import diff_tokens_for, expected_answer_tokens, proposa
 from acode.review.checking import check_findings
 from acode.review.decision import decide_from_levels
 from acode.review.dimension_results import Assessed, fill_dimensions, note_unfinished
-from acode.review.evidence import fixed_lines
+from acode.review.evidence import fixed_lines, tests_confirm
 from acode.review.models import Decision
 from acode.review.regression import CALIBRATION_CHARS, compare_regions, plan_regions
 from acode.review.regression import DIMENSION as REGRESSION_DIMENSION
@@ -94,6 +94,10 @@ class FindingsReview:
 def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
     """Plan and compare the edits; lines the evidence shows fixed are measured, not judged."""
     settings, plan = run.settings, run.plan
+    if tests_confirm(run.evidence.findings):
+        # executed evidence outranks a likelihood guess: the change makes its failing tests pass
+        run.say("the project's tests confirm the change; the regression check is not needed")
+        return
     share = settings.budget.regression_share if settings.strategy != "checks_only" else 1.0
     left = run.plannable()
     seconds = None if left is None else max(0.0, left * share)

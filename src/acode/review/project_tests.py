@@ -21,9 +21,8 @@ import tokenize
 from dataclasses import dataclass
 
 from acode.review.diffparse import changed_new_lines
-from acode.review.evidence import is_test_path
 from acode.review.git_context import read_new_text
-from acode.review.models import ReviewContext
+from acode.review.models import ReviewContext, is_test_path
 from acode.review.related import grep_python, telling_name
 
 MAX_TESTS = 3

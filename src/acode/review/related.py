@@ -13,9 +13,8 @@ from pathlib import PurePosixPath
 from acode.errors import AcodeError
 from acode.gitcmd import run_git
 from acode.review.diffparse import changed_new_lines
-from acode.review.evidence import is_test_path
 from acode.review.git_context import read_new_text
-from acode.review.models import ReviewContext
+from acode.review.models import ReviewContext, is_test_path
 
 MIN_NAME = 4  # shorter names (run, get, ...) match too much of a project to say anything
 _GENERIC = {"main", "__init__", "setUp", "tearDown", "test", "wrapper", "inner", "decorator"}
@@ -25,7 +24,7 @@ _GENERIC = {"main", "__init__", "setUp", "tearDown", "test", "wrapper", "inner",
 class Around:
     functions: dict[str, list[str]] = field(default_factory=dict)  # path -> changed function names
     callers: list[str] = field(default_factory=list)  # "path:line: code" outside the changed files
-    tests: list[str] = field(default_factory=list)  # test files that name a changed function or module
+    tests: list[str] = field(default_factory=list)  # changed test files, then those naming a changed name
 
     def text(self) -> str:
         return "\n".join(f"- {line}" for line in self.callers)
@@ -74,7 +73,10 @@ def look_around(context: ReviewContext, *, max_callers: int = 6, per_name: int =
         for hit in [h for h in outside if not is_test_path(h.split(":", 1)[0])][:per_name]:
             if len(around.callers) < max_callers and hit[:140] not in around.callers:
                 around.callers.append(hit[:140])
-    around.tests = _tests_naming(context, names, modules, max_tests)
+    changed_tests = [f.path for f in context.files if is_test_path(f.path) and f.change_type != "deleted"
+                     and PurePosixPath(f.path).name.startswith("test") and f.path.endswith(".py")]
+    found = _tests_naming(context, names, modules, max_tests)
+    around.tests = list(dict.fromkeys(changed_tests + found))[:max(max_tests, len(changed_tests))]
     return around
 
 

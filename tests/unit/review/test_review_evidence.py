@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from review_fakes import repo_with_branch
 
-from acode.review.evidence import gather_evidence, is_test_path, ruff_findings
+from acode.review.evidence import gather_evidence, ruff_findings
 from acode.review.git_context import branch_context
+from acode.review.models import is_test_path
 from acode.secrets import REDACTED, find_secrets, redact, redact_data
 
 
@@ -51,19 +52,6 @@ def test_ruff_reports_only_changed_lines(tmp_path):
 def test_touching_tests_clears_the_untested_finding(tmp_path):
     repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n", "tests/test_a.py": "def test(): pass\n"})
     assert not [f for f in gather_evidence(branch_context(repo)).findings if f.rule == "tests/not-touched"]
-
-
-def test_test_command_results_become_evidence(tmp_path):
-    repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
-    ok = gather_evidence(branch_context(repo), test_command="echo all good")
-    assert ok.tests["exit_code"] == 0 and "all good" in ok.tests["output_tail"]
-    assert not [f for f in ok.findings if f.source == "test-command"]
-    failed = gather_evidence(branch_context(repo), test_command="echo 'token = \"abcdefgh123\"'; exit 3")
-    assert failed.tests["exit_code"] == 3 and "abcdefgh123" not in failed.tests["output_tail"]
-    [finding] = [f for f in failed.findings if f.source == "test-command"]
-    assert finding.severity == "high" and finding.dimension == "completeness"
-    slow = gather_evidence(branch_context(repo), test_command="sleep 5", test_timeout=0.5)
-    assert slow.tests["timed_out"] and slow.tests["exit_code"] == 124
 
 
 def _long_module(functions: int) -> str:

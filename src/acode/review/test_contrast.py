@@ -1,0 +1,169 @@
+"""The project's tests, run on both sides of the change (``--run-tests`` only).
+
+A failing test says little on its own: it may have failed before the change too (an environment without
+some dependency, a flaky test). What the change did is the difference: the same test files, the reviewed
+version's, run once on the reviewed source and once on the base source. A test that passes on the base
+and fails with the change is a regression the change brings (``tests/regressed``); a test that fails on
+the base and passes with the change is behaviour the change fixes, and confirms it (``fixed/tests``).
+Tests failing on both sides are reported and not held against the change.
+
+Both sides run in trees extracted with ``git archive`` (the reviewed version's tree is the checkout only
+when the review reads uncommitted work), with the tree's own source first on ``PYTHONPATH`` so the tests
+import the code under review, not an installed copy. A pytest command also writes a JUnit report, read
+per test; any other command is compared by exit code.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.etree import ElementTree
+
+from acode.errors import AcodeError
+from acode.gitcmd import run_git
+from acode.review.git_context import read_new_text
+from acode.review.models import ReviewContext, is_test_path
+from acode.secrets import redact
+
+_REPORT = "acode-junit.xml"
+
+
+@dataclass
+class SuiteRun:
+    command: str
+    exit_code: int
+    timed_out: bool
+    output_tail: str
+    outcomes: dict[str, str] | None = None  # test id -> passed | failed | error | skipped (pytest only)
+
+    def record(self) -> dict:
+        return {"command": self.command, "exit_code": self.exit_code, "timed_out": self.timed_out,
+                "output_tail": self.output_tail}
+
+
+@dataclass
+class SuiteContrast:
+    head: SuiteRun
+    base: SuiteRun | None = None  # None: there was no base to run (a new repository, an unreadable tree)
+    regressed: list[str] = field(default_factory=list)  # pass on the base, fail with the change
+    fixed: list[str] = field(default_factory=list)  # fail on the base, pass with the change
+    failing_before: list[str] = field(default_factory=list)  # fail on both sides
+    note: str = ""
+
+    def record(self) -> dict:
+        """What the report keeps (``ReviewResult.tests``)."""
+        return {**self.head.record(), "base": self.base.record() if self.base else None,
+                "regressed": self.regressed, "fixed": self.fixed, "failing_before": self.failing_before,
+                "note": self.note}
+
+
+def run_tests(command: str, tree: Path, timeout: float) -> SuiteRun:
+    """``command`` in ``tree``, in its own process group (all of it ended on timeout), with the tree's
+    source first on PYTHONPATH. A pytest command also writes a JUnit report, read back per test."""
+    report = tree / _REPORT
+    report.unlink(missing_ok=True)
+    full = command + (f" -p no:cacheprovider --junitxml={shlex.quote(str(report))}"
+                      if _is_pytest(command) else "")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(p) for p in (tree / "src", tree) if p.is_dir()] + [os.environ.get("PYTHONPATH", "")]).rstrip(
+        os.pathsep), "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.Popen(full, shell=True, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, errors="replace", start_new_session=True, env=env)
+    timed_out = False
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        os.killpg(proc.pid, signal.SIGKILL)
+        output, _ = proc.communicate()
+    return SuiteRun(command=command, exit_code=124 if timed_out else proc.returncode, timed_out=timed_out,
+                   output_tail=redact((output or "")[-3000:]), outcomes=read_junit(report))
+
+
+def _is_pytest(command: str) -> bool:
+    return "pytest" in command.split()[:4] or any(w.endswith("pytest") for w in command.split()[:4])
+
+
+def read_junit(report: Path) -> dict[str, str] | None:
+    """Test id -> outcome from a JUnit XML report; None when there is none (or it cannot be read)."""
+    try:
+        root = ElementTree.parse(report).getroot()
+    except (OSError, ElementTree.ParseError):
+        return None
+    outcomes = {}
+    for case in root.iter("testcase"):
+        test_id = f"{case.get('classname', '')}::{case.get('name', '')}".strip(":")
+        kinds = {child.tag for child in case}
+        outcomes[test_id] = ("failed" if "failure" in kinds else "error" if "error" in kinds
+                             else "skipped" if "skipped" in kinds else "passed")
+    return outcomes
+
+
+def compare(head: SuiteRun, base: SuiteRun) -> tuple[list[str], list[str], list[str]]:
+    """(regressed, fixed, failing before). Per test when both runs have a report, else by exit code.
+    A test counts as fixed only when it ran and failed on the base: an error there (an import the change
+    adds, a base tree missing a generated file) is not evidence that the change fixes behaviour."""
+    if head.outcomes is not None and base.outcomes is not None:
+        bad = ("failed", "error")
+        regressed = [t for t, o in head.outcomes.items() if o in bad and base.outcomes.get(t) not in bad]
+        fixed = [t for t, o in head.outcomes.items() if o == "passed" and base.outcomes.get(t) == "failed"]
+        before = [t for t, o in head.outcomes.items() if o in bad and base.outcomes.get(t) in bad]
+        if not head.outcomes and head.exit_code not in (0, 5) and base.exit_code in (0, 5):
+            regressed = ["the test command (no test ran with the change)"]
+        return regressed, fixed, before
+    if head.exit_code == base.exit_code or (head.exit_code != 0 and base.exit_code != 0):
+        return [], [], ["the test command"] if head.exit_code != 0 else []
+    if head.exit_code != 0:
+        return ["the test command"], [], []
+    return [], (["the test command"] if base.exit_code == 1 else []), []
+
+
+def contrast(context: ReviewContext, command: str, timeout: float) -> SuiteContrast:
+    """Run ``command`` on the reviewed version and on the base with the reviewed version's test files."""
+    with tempfile.TemporaryDirectory(prefix="acode-review-tests-") as tmp:
+        head_tree = context.root if context.head_rev is None else _extract(context, context.head_rev,
+                                                                           Path(tmp) / "head")
+        head = run_tests(command, head_tree, timeout)
+        if head_tree == context.root:
+            (context.root / _REPORT).unlink(missing_ok=True)
+        if not context.base_sha:
+            return SuiteContrast(head=head, note="no base revision: the tests ran on the change only")
+        try:
+            base_tree = _extract(context, context.base_sha, Path(tmp) / "base")
+        except (AcodeError, OSError, tarfile.TarError) as exc:
+            return SuiteContrast(head=head, note=f"the base could not be extracted ({exc}); "
+                                                "the tests ran on the change only")
+        _overlay_tests(context, base_tree)
+        base = run_tests(command, base_tree, timeout)
+    regressed, fixed, before = compare(head, base)
+    return SuiteContrast(head=head, base=base, regressed=regressed, fixed=fixed, failing_before=before)
+
+
+def _extract(context: ReviewContext, rev: str, dest: Path) -> Path:
+    dest.mkdir(parents=True)
+    archive = dest.parent / f"{dest.name}.tar"
+    run_git(context.root, "archive", "--format=tar", "-o", str(archive), rev, timeout=300)
+    with tarfile.open(archive) as tar:
+        tar.extractall(dest, filter="data")
+    archive.unlink()
+    return dest
+
+
+def _overlay_tests(context: ReviewContext, tree: Path) -> None:
+    """The reviewed version's test files (added, edited or deleted by the change) over the base tree."""
+    for changed in context.files:
+        if not is_test_path(changed.path) or changed.change_type == "binary":
+            continue
+        target = tree / changed.path
+        text = None if changed.change_type == "deleted" else read_new_text(context, changed.path)
+        if text is None:
+            target.unlink(missing_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")

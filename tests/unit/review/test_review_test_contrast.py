@@ -1,0 +1,112 @@
+"""`--run-tests` runs the related tests on both sides of the change: what the change breaks counts, what it
+makes pass confirms it, what failed before it is not held against it. Real pytest runs in real git
+repositories (no model)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from review_fakes import repo_with_branch
+
+from acode.config.review import ReviewerSettings
+from acode.llm.scripted import ScriptedModel
+from acode.review.evidence import gather_evidence, findings_of_tests
+from acode.review.git_context import branch_context, commit_context
+from acode.review.service import review_change
+from acode.review.test_contrast import SuiteContrast, SuiteRun, compare
+
+PYTEST = f"{sys.executable} -m pytest -q tests/test_calc.py"
+GOOD = "def add(a, b):\n    return a + b\n\n\ndef neg(a):\n    return -a\n"
+BAD = GOOD.replace("return a + b", "return a - b")
+TEST = ("from calc import add, neg\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_neg():\n    assert neg(2) == -2\n")
+BROKEN_BEFORE = "def test_environment():\n    assert False, 'fails with or without the change'\n"
+
+
+def _rules(evidence) -> dict[str, str]:
+    return {f.rule: f.severity for f in evidence.findings if f.source in ("tests", "test-command") and f.rule != "tests/not-touched"}
+
+
+def test_a_change_that_breaks_a_passing_test_is_a_critical_regression(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "tests/test_calc.py": TEST},
+                            {"src/calc.py": BAD}, message="Simplify add")
+    evidence = gather_evidence(branch_context(repo, "main"), test_command=PYTEST)
+    assert evidence.tests["regressed"] == ["tests.test_calc::test_add"]  # test_neg passes on both sides
+    assert evidence.tests["exit_code"] == 1 and evidence.tests["base"]["exit_code"] == 0
+    assert _rules(evidence) == {"tests/regressed": "critical"}
+    [finding] = [f for f in evidence.findings if f.rule == "tests/regressed"]
+    assert "test_add" in finding.message and finding.counts
+
+
+def test_a_fix_whose_new_test_fails_on_the_base_is_confirmed_and_not_second_guessed(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"src/calc.py": BAD},
+                            {"src/calc.py": GOOD, "tests/test_calc.py": TEST}, message="Fix add")
+    context = branch_context(repo, "main")
+    evidence = gather_evidence(context, test_command=PYTEST)
+    assert evidence.tests["fixed"] == ["tests.test_calc::test_add"] and not evidence.tests["regressed"]
+    assert _rules(evidence) == {"fixed/tests": "info"}
+
+    scored = []
+    model = ScriptedModel(["{}"] * 4, scorer=lambda prefix, text: scored.append(text) or -5.0)
+    settings = ReviewerSettings(strategy="checks_only", test_command=PYTEST)
+    result = review_change(context, model, settings, run_tests=True)
+    # the likelihood contrast would find the rewritten line less likely; the executed tests outrank it
+    assert scored == [] and result.plan.regions_compared == 0
+    assert result.decision.verdict == "APPROVED", result.decision.reasons
+
+
+def test_tests_failing_on_both_sides_are_noted_not_held_against_the_change(tmp_path):
+    before = {"src/calc.py": GOOD, "tests/test_calc.py": TEST + "\n\n" + BROKEN_BEFORE}
+    repo = repo_with_branch(tmp_path / "r", before, {"src/calc.py": GOOD + "\n\nZERO = 0\n"})
+    evidence = gather_evidence(branch_context(repo, "main"), test_command=PYTEST)
+    assert evidence.tests["failing_before"] == ["tests.test_calc::test_environment"]
+    assert _rules(evidence) == {"tests/failing-before": "info"}
+
+
+def test_the_tests_import_the_tree_under_review_not_an_installed_copy(tmp_path):
+    # `calc` is installed nowhere: the tests find it only because each tree's src/ leads PYTHONPATH
+    repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "tests/test_calc.py": TEST},
+                            {"src/calc.py": GOOD + "\n"})
+    evidence = gather_evidence(branch_context(repo, "main"), test_command=PYTEST)
+    assert evidence.tests["exit_code"] == 0 and evidence.tests["base"]["exit_code"] == 0
+    assert "2 passed" in evidence.tests["output_tail"]
+    assert not list(repo.glob("acode-junit.xml"))  # the checkout is left as it was
+
+
+def test_the_reviewed_commit_is_tested_even_when_another_branch_is_checked_out(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "tests/test_calc.py": TEST},
+                            {"src/calc.py": BAD})
+    subprocess.run(["git", "switch", "-q", "main"], cwd=repo, check=True)
+    context = commit_context(repo, "feature")
+    assert context.head_rev and (repo / "src/calc.py").read_text() == GOOD
+    evidence = gather_evidence(context, test_command=PYTEST)
+    assert evidence.tests["regressed"] == ["tests.test_calc::test_add"]
+
+
+def test_any_other_command_is_compared_by_its_exit_code(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
+    context = branch_context(repo, "main")
+    broken = gather_evidence(context, test_command="grep -q 'x = 1' a.py")
+    assert broken.tests["regressed"] == ["the test command"] and _rules(broken) == {"tests/regressed": "critical"}
+    fixed = gather_evidence(context, test_command="grep -q 'x = 2' a.py")
+    assert fixed.tests["fixed"] == ["the test command"]
+    both = gather_evidence(context, test_command="echo 'token = \"abcdefgh123\"'; exit 3")
+    assert both.tests["failing_before"] == ["the test command"] and "abcdefgh123" not in both.tests["output_tail"]
+    slow = gather_evidence(context, test_command="sleep 5", test_timeout=0.5)
+    assert slow.tests["timed_out"] and slow.tests["exit_code"] == 124
+
+
+def test_an_error_on_the_base_is_not_evidence_of_a_fix():
+    head = SuiteRun("pytest", 0, False, "", {"t::a": "passed", "t::b": "passed"})
+    base = SuiteRun("pytest", 2, False, "", {"t": "error"})  # e.g. the test imports a name the change adds
+    assert compare(head, base) == ([], [], [])
+    crashed = SuiteRun("pytest", 2, False, "", {})
+    assert compare(crashed, SuiteRun("pytest", 0, False, "", {"t::a": "passed"}))[0]
+
+
+def test_without_a_base_a_failing_command_is_a_plain_failure():
+    alone = SuiteContrast(head=SuiteRun("make check", 2, False, ""), note="no base revision")
+    [finding] = findings_of_tests(alone)
+    assert (finding.rule, finding.severity, finding.dimension) == ("tests/failed", "high", "completeness")
+    assert "no base revision" in finding.message
