@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -91,6 +92,8 @@ def summarise(rows: list[dict]) -> dict:
         "max_seconds": max((r["seconds"] for r in rows), default=None),
         "timeouts": sum(r["status"] == "timeout" for r in rows),
         "partial": sum(r["status"] == "partial" for r in rows),
+        "tests_regressed": sum(bool((r.get("tests") or {}).get("regressed")) for r in rows),
+        "tests_fixed": sum(bool((r.get("tests") or {}).get("fixed")) for r in rows),
         "false_reject_causes": dict(wrong_fix.most_common()),
         "missed_revert_causes": dict(wrong_revert.most_common()),
     }
@@ -126,7 +129,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float,
                         help="reviewer.timeout_seconds (default: the reviewer's default)")
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: the model's default)")
-    parser.add_argument("--run-tests", action="store_true", help="as `acode review --run-tests`")
+    parser.add_argument("--run-tests", action="store_true",
+                        help="as `acode review --run-tests`: the related tests on both sides of each change, "
+                             "in a test environment built once in the cache (real_commits_set.test_env)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a reviewer setting, e.g. regression.tests=false or strategy=checks_only "
                              "(JSON values)")
@@ -154,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps([{"name": f.name, "files": len(f.changes), "lines": f.changed_lines} for f in fixes],
                          indent=2))
         return 0
+    if args.run_tests:  # `python` of the test command is the test environment's
+        os.environ["PATH"] = f"{rcs.test_env()}{os.pathsep}{os.environ.get('PATH', '')}"
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model
 

@@ -274,7 +274,7 @@ TEST_REQUIREMENTS = ("pytest", "pytest-timeout", "cryptography", "watchdog", "ep
                      "werkzeug", "jinja2", "click")
 
 
-def test_env(acode_python: Path) -> Path:
+def test_env(acode_python: str = sys.executable) -> Path:
     """A virtual environment for the projects' tests (built once in the cache): the test requirements
     above, and acode's own environment behind them (a .pth file) so acode's tests find their imports.
     Each review puts the tree's own source first on PYTHONPATH, so the installed copies of click, flask...
@@ -286,7 +286,7 @@ def test_env(acode_python: Path) -> Path:
         run([sys.executable, "-m", "venv", str(env)])
         python = env / "bin" / "python"
         site = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).strip()
-        theirs = run([str(acode_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+        theirs = run([acode_python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
         (Path(site) / "acode-env.pth").write_text(theirs.strip() + "\n", encoding="utf-8")
         run([str(python), "-m", "pip", "install", "--quiet", *TEST_REQUIREMENTS])
         ready.write_text("ok\n", encoding="utf-8")

@@ -27,7 +27,18 @@ def review_record(result, seconds: float) -> dict:
         "counting": [f.model_dump(include=FINDING_FIELDS) for f in result.all_findings() if f.counts],
         "plan": result.plan.model_dump() if getattr(result, "plan", None) else None,
         "tokens": result.tokens.model_dump(),
+        "tests": _tests_summary(getattr(result, "tests", None)),
     }
+
+
+def _tests_summary(tests: dict | None) -> dict | None:
+    """The test runs of `--run-tests` in brief: exit codes and which tests changed outcome."""
+    if not tests:
+        return None
+    base = tests.get("base") or {}
+    return {"command": tests.get("command"), "exit_code": tests.get("exit_code"),
+            "base_exit_code": base.get("exit_code"), "regressed": tests.get("regressed", []),
+            "fixed": tests.get("fixed", []), "failing_before": len(tests.get("failing_before", []))}
 
 
 MARGINS = {"sum": (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0, 15.0, 20.0),

@@ -192,7 +192,9 @@ class ReviewerSettings(BaseModel):
     max_tokens_per_answer: int = Field(320, ge=32)
     test_command: str | None = Field(
         None,
-        description="`acode review` runs it only with --run-tests (default: python -m pytest -q); "
+        description="`acode review` runs it only with --run-tests (default: python -m pytest -q on the "
+        "tests related to the change); `{tests}` in it stands for those test files (e.g. "
+        "\"python -m pytest -q -m 'not slow' {tests}\"), without it the whole command runs; "
         "`acode run` runs it when set; from a project's config only in a trusted folder",
     )
     test_timeout_seconds: float = Field(300.0, gt=0)

@@ -16,6 +16,7 @@ from acode.review.diffparse import changed_new_lines
 from acode.review.git_context import read_new_text
 from acode.review.models import ReviewContext, is_test_path
 
+DEFAULT_TEST_COMMAND = "python -m pytest -q"
 MIN_NAME = 4  # shorter names (run, get, ...) match too much of a project to say anything
 _GENERIC = {"main", "__init__", "setUp", "tearDown", "test", "wrapper", "inner", "decorator"}
 
@@ -116,8 +117,11 @@ def _tests_naming(context: ReviewContext, names: list[str], modules: list[str], 
     return sorted(score, key=lambda p: (-score[p], p))[:limit]
 
 
-def related_test_command(tests: list[str], base: str = "python -m pytest -q") -> str | None:
-    """The test command limited to ``tests`` (None when no test file was found)."""
-    if not tests:
-        return None
-    return f"{base} " + " ".join(shlex.quote(t) for t in tests)
+def related_test_command(tests: list[str], command: str | None = None) -> str:
+    """The command that runs ``tests``: the project's own ``command`` as it is (the whole suite), or with
+    ``{tests}`` replaced by the test files; without a command, pytest on the test files. With no test file
+    found, the whole suite (``{tests}`` left empty)."""
+    files = " ".join(shlex.quote(t) for t in tests)
+    if command is None:
+        return f"{DEFAULT_TEST_COMMAND} {files}".rstrip()
+    return command.replace("{tests}", files).rstrip() if "{tests}" in command else command

@@ -61,8 +61,7 @@ class ReviewRun:
         say("looking at the project around the change (callers, tests)")
         around = look_around_change(context)
         # Only when asked: the command (and the tests) may come from the change under review (issue 14).
-        test_command = (settings.test_command or related_test_command(around.tests) or "python -m pytest -q"
-                        ) if run_tests else None
+        test_command = related_test_command(around.tests, settings.test_command) if run_tests else None
         say("collecting evidence (ruff, structural check, secrets, tests)")
         evidence = gather_evidence(context, test_command=test_command,
                                    test_timeout=settings.test_timeout_seconds)

@@ -68,7 +68,8 @@ def run_tests(command: str, tree: Path, timeout: float) -> SuiteRun:
     source first on PYTHONPATH. A pytest command also writes a JUnit report, read back per test."""
     report = tree / _REPORT
     report.unlink(missing_ok=True)
-    full = command + (f" -p no:cacheprovider --junitxml={shlex.quote(str(report))}"
+    full = command + (" -p no:cacheprovider --continue-on-collection-errors"
+                      f" --junitxml={shlex.quote(str(report))}"
                       if _is_pytest(command) else "")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(p) for p in (tree / "src", tree) if p.is_dir()] + [os.environ.get("PYTHONPATH", "")]).rstrip(

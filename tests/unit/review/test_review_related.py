@@ -44,7 +44,11 @@ def test_callers_outside_the_change_and_the_tests_that_name_the_function(tmp_pat
     assert around.callers == ["pkg/app.py:5:    return parse_size(config['limit'])"]
     assert around.tests == ["tests/test_sizes.py"]
     assert related_test_command(around.tests) == "python -m pytest -q tests/test_sizes.py"
-    assert related_test_command([]) is None
+    assert related_test_command([]) == "python -m pytest -q"  # nothing related found: the whole suite
+    own = "python -m pytest -q -m 'not slow' {tests}"
+    assert related_test_command(around.tests, own) == "python -m pytest -q -m 'not slow' tests/test_sizes.py"
+    assert related_test_command(["tests/it's.py"], own) == "python -m pytest -q -m 'not slow' 'tests/it'\"'\"'s.py'"
+    assert related_test_command(around.tests, "make check") == "make check"  # no {tests}: as written
 
 
 def test_the_reviewer_reads_the_callers_and_run_tests_runs_the_related_tests(tmp_path):
