@@ -11,7 +11,7 @@ from review_fakes import repo_with_branch
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
-from acode.review.evidence import gather_evidence, findings_of_tests
+from acode.review.evidence import findings_of_tests, gather_evidence
 from acode.review.git_context import branch_context, commit_context
 from acode.review.service import review_change
 from acode.review.test_contrast import SuiteContrast, SuiteRun, compare
