@@ -31,8 +31,6 @@ from acode.review.git_context import read_new_text
 from acode.review.models import ReviewContext, is_test_path
 from acode.secrets import redact
 
-_REPORT = "acode-junit.xml"
-
 
 @dataclass
 class SuiteRun:
@@ -63,10 +61,10 @@ class SuiteContrast:
                 "note": self.note}
 
 
-def run_tests(command: str, tree: Path, timeout: float) -> SuiteRun:
+def run_tests(command: str, tree: Path, timeout: float, report: Path) -> SuiteRun:
     """``command`` in ``tree``, in its own process group (all of it ended on timeout), with the tree's
-    source first on PYTHONPATH. A pytest command also writes a JUnit report, read back per test."""
-    report = tree / _REPORT
+    source first on PYTHONPATH. A pytest command also writes a JUnit report to ``report`` (outside the
+    tree), read back per test."""
     report.unlink(missing_ok=True)
     full = command + (" -p no:cacheprovider --continue-on-collection-errors"
                       f" --junitxml={shlex.quote(str(report))}"
@@ -130,9 +128,7 @@ def contrast(context: ReviewContext, command: str, timeout: float) -> SuiteContr
     with tempfile.TemporaryDirectory(prefix="acode-review-tests-") as tmp:
         head_tree = context.root if context.head_rev is None else _extract(context, context.head_rev,
                                                                            Path(tmp) / "head")
-        head = run_tests(command, head_tree, timeout)
-        if head_tree == context.root:
-            (context.root / _REPORT).unlink(missing_ok=True)
+        head = run_tests(command, head_tree, timeout, Path(tmp) / "head.xml")
         if not context.base_sha:
             return SuiteContrast(head=head, note="no base revision: the tests ran on the change only")
         try:
@@ -141,7 +137,7 @@ def contrast(context: ReviewContext, command: str, timeout: float) -> SuiteContr
             return SuiteContrast(head=head, note=f"the base could not be extracted ({exc}); "
                                                 "the tests ran on the change only")
         _overlay_tests(context, base_tree)
-        base = run_tests(command, base_tree, timeout)
+        base = run_tests(command, base_tree, timeout, Path(tmp) / "base.xml")
     regressed, fixed, before = compare(head, base)
     return SuiteContrast(head=head, base=base, regressed=regressed, fixed=fixed, failing_before=before)
 

@@ -12,7 +12,7 @@ from review_fakes import repo_with_branch
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
 from acode.review.evidence import findings_of_tests, gather_evidence
-from acode.review.git_context import branch_context, commit_context
+from acode.review.git_context import branch_context, commit_context, uncommitted_context
 from acode.review.service import review_change
 from acode.review.test_contrast import SuiteContrast, SuiteRun, compare
 
@@ -71,7 +71,7 @@ def test_the_tests_import_the_tree_under_review_not_an_installed_copy(tmp_path):
     evidence = gather_evidence(branch_context(repo, "main"), test_command=PYTEST)
     assert evidence.tests["exit_code"] == 0 and evidence.tests["base"]["exit_code"] == 0
     assert "2 passed" in evidence.tests["output_tail"]
-    assert not list(repo.glob("acode-junit.xml"))  # the checkout is left as it was
+    assert not list(repo.glob("*.xml"))  # the checkout is left as it was
 
 
 def test_the_reviewed_commit_is_tested_even_when_another_branch_is_checked_out(tmp_path):
@@ -82,6 +82,18 @@ def test_the_reviewed_commit_is_tested_even_when_another_branch_is_checked_out(t
     assert context.head_rev and (repo / "src/calc.py").read_text() == GOOD
     evidence = gather_evidence(context, test_command=PYTEST)
     assert evidence.tests["regressed"] == ["tests.test_calc::test_add"]
+
+
+def test_uncommitted_work_is_tested_in_the_checkout_and_the_checkout_keeps_no_report(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "tests/test_calc.py": TEST},
+                            {"README": "calc\n"})
+    (repo / "src/calc.py").write_text(BAD)
+    context = uncommitted_context(repo)
+    assert context.head_rev is None
+    evidence = gather_evidence(context, test_command=PYTEST)
+    assert evidence.tests["regressed"] == ["tests.test_calc::test_add"]
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout.split() == ["M", "src/calc.py"]
 
 
 def test_any_other_command_is_compared_by_its_exit_code(tmp_path):
