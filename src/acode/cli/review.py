@@ -39,7 +39,9 @@ _UNCOMMITTED = typer.Option(False, "--uncommitted", help="Review the working tre
 _COMMIT = typer.Option(None, "--commit", help="Review one commit.")
 _INTENT = typer.Option(None, "--intent", help="What the change should do (default: the commit messages).")
 _RUN_TESTS = typer.Option(
-    False, "--run-tests", help="Run reviewer.test_command (default: python -m pytest -q)."
+    None, "--run-tests/--no-run-tests",
+    help="Run the tests related to the change on both sides of it (reviewer.test_command, default "
+    "python -m pytest -q on those files); a test the change breaks rejects it. Default: reviewer.run_tests.",
 )
 _JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 _FORMAT = typer.Option(None, "--format", "-f", help="markdown | sarif (printed, or written with -o).")
@@ -68,7 +70,7 @@ def review(
     uncommitted: bool = _UNCOMMITTED,
     commit: str = _COMMIT,
     intent: str = _INTENT,
-    run_tests: bool = _RUN_TESTS,
+    run_tests: bool | None = _RUN_TESTS,
     json_out: bool = _JSON,
     fmt: str = _FORMAT,
     output: Path = _OUTPUT,
@@ -89,7 +91,7 @@ def review_again(
     uncommitted: bool = _UNCOMMITTED,
     commit: str = _COMMIT,
     intent: str = _INTENT,
-    run_tests: bool = _RUN_TESTS,
+    run_tests: bool | None = _RUN_TESTS,
     json_out: bool = _JSON,
     fmt: str = _FORMAT,
     output: Path = _OUTPUT,
@@ -225,6 +227,7 @@ def run_review(
 
         trust_notice(settings)
     rs = settings.reviewer
+    run_tests = rs.run_tests if run_tests is None else run_tests
     store = _store(context.root)
     identity = {
         "reviewer": rs.model_dump(mode="json"),

@@ -198,6 +198,11 @@ class ReviewerSettings(BaseModel):
         "`acode run` runs it when set; from a project's config only in a trusted folder",
     )
     test_timeout_seconds: float = Field(300.0, gt=0)
+    run_tests: bool = Field(
+        False,
+        description="`acode review` runs the related tests on both sides of the change without --run-tests; "
+        "from a project's config only in a trusted folder (the branch under review is code that runs)",
+    )
     parallel_requests: int = Field(
         1, ge=1, le=16, description="dimension requests sent at once (useful with a server backend)"
     )

@@ -33,8 +33,8 @@ TRUST_FILE = "trusted_folders.json"
 Decision = Literal["trust", "distrust"]
 
 # Keys of the project layer that run commands or skip the questions before one.
-_RUNS_COMMANDS = ("hooks", "mcp_servers", "reviewer.test_command", "agent.fix.test_command",
-                  "pipeline.verify_commands", "pipeline.check_command_prefixes", "agent.rules.allow_shell",
+_RUNS_COMMANDS = ("hooks", "mcp_servers", "reviewer.test_command", "reviewer.run_tests",
+                  "agent.fix.test_command", "pipeline.verify_commands", "pipeline.check_command_prefixes", "agent.rules.allow_shell",
                   "agent.rules.allow_tools")
 _MODES = {"agent.approval_mode": ("yolo", "auto_edit"), "pipeline.approval_mode": ("yolo",)}
 
@@ -126,7 +126,7 @@ def withhold(layer: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     removed: list[str] = []
     for dotted in _RUNS_COMMANDS:
         value = _pop(kept, dotted)
-        if value not in (None, {}, []):
+        if value not in (None, {}, [], False):
             removed.extend(_describe(dotted, value))
     for dotted, modes in _MODES.items():
         parent, _, leaf = dotted.rpartition(".")

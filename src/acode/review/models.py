@@ -164,7 +164,7 @@ class ReviewResult(BaseModel):
     decision: Decision
     dimensions: list[DimensionResult] = Field(default_factory=list)
     evidence: list[Finding] = Field(default_factory=list)
-    tests: dict | None = None  # {"command", "exit_code", "output_tail", "timed_out"} when tests ran
+    tests: dict | None = None  # the test runs on both sides of the change (test_contrast) when tests ran
     packing: PackingSummary = Field(default_factory=PackingSummary)
     tokens: TokenStats = Field(default_factory=TokenStats)
     model: str = ""

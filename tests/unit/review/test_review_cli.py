@@ -178,3 +178,16 @@ def test_a_risky_call_past_the_diff_cut_rejects_and_the_cut_is_stated(tmp_path, 
     assert {"ruff/S605", "secret/aws-access-key"} <= rules
     assert "the evidence read all" in data["cut"]["tools.py"]
 
+
+
+def test_reviewer_run_tests_in_a_project_config_needs_a_trusted_folder(repo):
+    """`reviewer.run_tests: true` makes --run-tests the default, but only where the project is trusted: the
+    branch under review is code, and running its tests runs it."""
+    use_script(repo, [PROPOSE_NOTHING] * 5, run_tests=True)
+    untrusted = invoke("run", "--json")
+    assert json.loads(untrusted.stdout)["tests"] is None and "reviewer.run_tests" in untrusted.stderr
+    trusted = json.loads(invoke("run", "--json", "--trust").stdout)
+    assert trusted["tests"]["command"] == "python -m pytest -q"  # nothing related: the whole (empty) suite
+    assert trusted["tests"]["base"] is not None  # run on both sides
+    declined = json.loads(invoke("run", "--json", "--trust", "--no-run-tests").stdout)
+    assert declined["tests"] is None
