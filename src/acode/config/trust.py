@@ -34,8 +34,8 @@ Decision = Literal["trust", "distrust"]
 
 # Keys of the project layer that run commands or skip the questions before one.
 _RUNS_COMMANDS = ("hooks", "mcp_servers", "reviewer.test_command", "reviewer.run_tests",
-                  "agent.fix.test_command", "pipeline.verify_commands", "pipeline.check_command_prefixes", "agent.rules.allow_shell",
-                  "agent.rules.allow_tools")
+                  "agent.fix.test_command", "pipeline.verify_commands", "pipeline.check_command_prefixes",
+                  "agent.rules.allow_shell", "agent.rules.allow_tools")
 _MODES = {"agent.approval_mode": ("yolo", "auto_edit"), "pipeline.approval_mode": ("yolo",)}
 
 
