@@ -200,6 +200,11 @@ def findings_of_tests(tests: SuiteContrast) -> list[Finding]:
             **where, rule="fixed/tests", severity="info",
             message=f"{_count(tests.fixed)} fail on the base and pass with the change: "
                     + _names(tests.fixed)))
+    if tests.new_failing:
+        out.append(Finding(
+            dimension="completeness", source="tests", rule="tests/failed", severity="high",
+            message=f"{_count(tests.new_failing)} the change adds fail with it: " + _names(tests.new_failing),
+            suggestion="make the new tests pass before merging", confidence=1.0))
     if tests.base is None and head.exit_code != 0:
         out.append(Finding(
             dimension="completeness", source="test-command", rule="tests/failed", severity="high",

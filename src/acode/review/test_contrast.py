@@ -52,13 +52,14 @@ class SuiteContrast:
     regressed: list[str] = field(default_factory=list)  # pass on the base, fail with the change
     fixed: list[str] = field(default_factory=list)  # fail on the base, pass with the change
     failing_before: list[str] = field(default_factory=list)  # fail on both sides
+    new_failing: list[str] = field(default_factory=list)  # in a test file the change adds, fail with it
     note: str = ""
 
     def record(self) -> dict:
         """What the report keeps (``ReviewResult.tests``)."""
         return {**self.head.record(), "base": self.base.record() if self.base else None,
                 "regressed": self.regressed, "fixed": self.fixed, "failing_before": self.failing_before,
-                "note": self.note}
+                "new_failing": self.new_failing, "note": self.note}
 
 
 def run_tests(command: str, tree: Path, timeout: float, report: Path) -> SuiteRun:
@@ -139,7 +140,17 @@ def contrast(context: ReviewContext, command: str, timeout: float) -> SuiteContr
         _overlay_tests(context, base_tree)
         base = run_tests(command, base_tree, timeout, Path(tmp) / "base.xml")
     regressed, fixed, before = compare(head, base)
-    return SuiteContrast(head=head, base=base, regressed=regressed, fixed=fixed, failing_before=before)
+    added = tuple(_module(f.path) for f in context.files if f.change_type == "added" and is_test_path(f.path))
+    # only where the environment runs tests at all: some test passes with the change
+    runs = any(o == "passed" for o in (head.outcomes or {}).values())
+    new = [t for t in before if t.split("::")[0].startswith(added)] if added and runs else []
+    return SuiteContrast(head=head, base=base, regressed=regressed, fixed=fixed, new_failing=new,
+                         failing_before=[t for t in before if t not in new])
+
+
+def _module(path: str) -> str:
+    """The JUnit class name prefix of a test file's tests: tests/test_calc.py -> tests.test_calc"""
+    return path.removesuffix(".py").replace("/", ".")
 
 
 def _extract(context: ReviewContext, rev: str, dest: Path) -> Path:

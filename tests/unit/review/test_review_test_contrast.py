@@ -64,6 +64,14 @@ def test_tests_failing_on_both_sides_are_noted_not_held_against_the_change(tmp_p
     assert _rules(evidence) == {"tests/failing-before": "info"}
 
 
+def test_a_test_the_change_adds_that_fails_with_it_counts(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"src/calc.py": BAD},
+                            {"src/calc.py": BAD + "\n", "tests/test_calc.py": TEST}, message="Test add")
+    evidence = gather_evidence(branch_context(repo, "main"), test_command=PYTEST)
+    assert evidence.tests["new_failing"] == ["tests.test_calc::test_add"] and not evidence.tests["failing_before"]
+    assert _rules(evidence) == {"tests/failed": "high"}
+
+
 def test_the_tests_import_the_tree_under_review_not_an_installed_copy(tmp_path):
     # `calc` is installed nowhere: the tests find it only because each tree's src/ leads PYTHONPATH
     repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "tests/test_calc.py": TEST},
