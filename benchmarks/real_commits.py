@@ -159,8 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps([{"name": f.name, "files": len(f.changes), "lines": f.changed_lines} for f in fixes],
                          indent=2))
         return 0
-    if args.run_tests:  # `python` of the test command is the test environment's
-        os.environ["PATH"] = f"{rcs.test_env()}{os.pathsep}{os.environ.get('PATH', '')}"
+    path = os.environ.get("PATH", "")
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model
 
@@ -175,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         for fix in fixes:
             for direction in args.directions.split(","):
                 repo = rcs.build(fix, direction, Path(tmp) / f"{rcs.slug(fix)}-{direction}")
+                if args.run_tests:  # `python` of the test command is the project's test environment's
+                    os.environ["PATH"] = f"{rcs.test_env(fix.project)}{os.pathsep}{path}"
                 row = {"project": fix.project, "name": fix.name, "direction": direction, "model": args.model,
                        "expected": "APPROVED" if direction == "fix" else "REJECTED",
                        "settings": args.set, **review(model, repo, reviewer, args.run_tests)}

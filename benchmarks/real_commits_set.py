@@ -269,26 +269,33 @@ def acode_fixes(repo: Path, shas: tuple[str, ...] = ACODE_FIXES) -> list[Fix]:
 # --- where `--run-tests` runs the projects' tests ----------------------------------------------------
 
 # what the projects' own tests import beyond the standard library (their requirements/tests files)
-TEST_REQUIREMENTS = ("pytest", "pytest-timeout", "cryptography", "watchdog", "ephemeral-port-reserve",
-                     "simplejson", "asgiref", "python-dotenv", "blinker", "itsdangerous", "markupsafe",
-                     "werkzeug", "jinja2", "click")
+TEST_REQUIREMENTS = ("pytest", "pytest-timeout", "pytest-xprocess", "cryptography", "watchdog",
+                     "ephemeral-port-reserve", "simplejson", "pytz", "asgiref", "python-dotenv", "blinker",
+                     "itsdangerous", "markupsafe", "werkzeug", "jinja2", "click")
 
 
-def test_env(acode_python: str = sys.executable) -> Path:
+# projects whose tests need an older pytest (flask's conftest reads `_pytest.monkeypatch.notset`)
+TEST_PINS = {"flask": ("pytest<8",)}
+
+
+def test_env(project: str = "", acode_python: str = sys.executable) -> Path:
     """A virtual environment for the projects' tests (built once in the cache): the test requirements
-    above, and acode's own environment behind them (a .pth file) so acode's tests find their imports.
-    Each review puts the tree's own source first on PYTHONPATH, so the installed copies of click, flask...
-    are only the other projects' dependencies, never the code under test. Returns its ``bin`` folder."""
-    env = CACHE / "testenv"
+    above (with ``TEST_PINS`` for ``project``), and acode's own environment behind them (a .pth file) so
+    acode's tests find their imports. Each review puts the tree's own source first on PYTHONPATH, so the
+    installed click, flask... are only the other projects' dependencies, never the code under test.
+    Returns its ``bin`` folder."""
+    pins = TEST_PINS.get(project, ())
+    env = CACHE / ("testenv-" + project if pins else "testenv")
     ready = env / ".ready"
     if not ready.exists():
         shutil.rmtree(env, ignore_errors=True)
         run([sys.executable, "-m", "venv", str(env)])
         python = env / "bin" / "python"
+        run([str(python), "-m", "pip", "install", "--quiet", *TEST_REQUIREMENTS, *pins])
+        # after the install, so pip does not count acode's packages as the tests' requirements
         site = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).strip()
         theirs = run([acode_python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
         (Path(site) / "acode-env.pth").write_text(theirs.strip() + "\n", encoding="utf-8")
-        run([str(python), "-m", "pip", "install", "--quiet", *TEST_REQUIREMENTS])
         ready.write_text("ok\n", encoding="utf-8")
     return env / "bin"
 
