@@ -48,8 +48,9 @@ class Evidence:
     tests: dict | None = None
 
 
-def gather_evidence(context: ReviewContext, *, test_command: str | None = None,
+def gather_evidence(context: ReviewContext, *, test_commands: list[str] | None = None,
                     test_timeout: float = 300.0) -> Evidence:
+    """``test_commands``: run on both sides of the change in turn until one shows a difference."""
     evidence = Evidence()
     for changed in context.files:
         if changed.change_type in ("binary", "deleted"):
@@ -58,8 +59,8 @@ def gather_evidence(context: ReviewContext, *, test_command: str | None = None,
     evidence.findings += ruff_findings(context)
     evidence.findings += structural_findings(context)
     evidence.findings += _tests_touched(context)
-    if test_command:
-        tests = contrast(context, test_command, test_timeout)
+    if test_commands:
+        tests = contrast(context, test_commands, test_timeout)
         evidence.tests = tests.record()
         evidence.findings += findings_of_tests(tests)
     return evidence

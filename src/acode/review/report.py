@@ -71,7 +71,7 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
     for path, note in result.cut.items():
         console.print(f"[yellow]diff cut:[/] {escape(path)}: {escape(note)}")
     if result.tests:
-        console.print(f"tests: `{escape(result.tests['command'])}` exit {result.tests['exit_code']}")
+        console.print(f"tests: {escape(tests_line(result.tests))}")
     for item in skipped(result):
         console.print(f"[dim]skipped: {escape(item)}[/]")
     verdict_style = "bold green" if result.approved else "bold red"
@@ -82,6 +82,19 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
     console.print(f"[{verdict_style}]{label}[/]")
     for reason in result.decision.reasons:
         console.print(f"  - {escape(redact(reason))}")
+
+
+def tests_line(tests: dict) -> str:
+    """One line on the test runs: the command, its exit code with the change and on the base."""
+    base = tests.get("base")
+    sides = f"exit {tests['exit_code']} with the change" + (
+        f", {base['exit_code']} on the base" if base else "")
+    counts = [f"{len(tests[k])} {label}" for k, label in (("regressed", "broken by the change"),
+                                                          ("fixed", "fixed by it"),
+                                                          ("failing_before", "failing before"))
+              if tests.get(k)]
+    note = f" ({tests['note']})" if tests.get("note") else ""
+    return f"`{tests['command']}` {sides}" + (f": {', '.join(counts)}" if counts else "") + note
 
 
 def render_markdown(result: ReviewResult) -> str:
@@ -107,6 +120,8 @@ def render_markdown(result: ReviewResult) -> str:
                 lines.append(f"  - line: `{redact(f.quote)}`")
             if f.suggestion:
                 lines.append(f"  - suggestion: {redact(f.suggestion)}")
+    if result.tests:
+        lines += ["", "Tests: " + redact(tests_line(result.tests))]
     if skipped(result):
         lines += ["", "Skipped: " + "; ".join(skipped(result))]
     if result.packing.omitted:

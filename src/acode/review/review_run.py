@@ -61,10 +61,11 @@ class ReviewRun:
         say("looking at the project around the change (callers, tests)")
         around = look_around_change(context)
         # Only when asked: the command (and the tests) may come from the change under review (issue 14).
-        test_command = related_test_command(around.tests, settings.test_command) if run_tests else None
-        say("collecting evidence (ruff, structural check, secrets, tests)")
-        evidence = gather_evidence(context, test_command=test_command,
-                                   test_timeout=settings.test_timeout_seconds)
+        # the related tests, then the whole suite when they show no difference
+        tests = [related_test_command(around.tests, settings.test_command),
+                 related_test_command([], settings.test_command)] if run_tests else None
+        say("collecting evidence (ruff, structural check, secrets" + (", tests)" if run_tests else ")"))
+        evidence = gather_evidence(context, test_commands=tests, test_timeout=settings.test_timeout_seconds)
         system = render(PKG, "system.j2")
         packed, overhead = _pack(context, evidence.findings, metered, settings, system, around.text())
         plan = ReviewPlan(limit_seconds=settings.timeout_seconds)

@@ -53,13 +53,14 @@ class SuiteContrast:
     fixed: list[str] = field(default_factory=list)  # fail on the base, pass with the change
     failing_before: list[str] = field(default_factory=list)  # fail on both sides
     new_failing: list[str] = field(default_factory=list)  # in a test file the change adds, fail with it
+    ran: list[str] = field(default_factory=list)  # the commands run on both sides, in order
     note: str = ""
 
     def record(self) -> dict:
         """What the report keeps (``ReviewResult.tests``)."""
         return {**self.head.record(), "base": self.base.record() if self.base else None,
                 "regressed": self.regressed, "fixed": self.fixed, "failing_before": self.failing_before,
-                "new_failing": self.new_failing, "note": self.note}
+                "new_failing": self.new_failing, "ran": self.ran, "note": self.note}
 
 
 def run_tests(command: str, tree: Path, timeout: float, report: Path) -> SuiteRun:
@@ -124,21 +125,43 @@ def compare(head: SuiteRun, base: SuiteRun) -> tuple[list[str], list[str], list[
     return [], (["the test command"] if base.exit_code == 1 else []), []
 
 
-def contrast(context: ReviewContext, command: str, timeout: float) -> SuiteContrast:
-    """Run ``command`` on the reviewed version and on the base with the reviewed version's test files."""
+def contrast(context: ReviewContext, commands: list[str], timeout: float) -> SuiteContrast:
+    """Run each command on the reviewed version and on the base with the reviewed version's test files,
+    until one shows a difference: the related tests first, then (``commands[1]``) the whole suite, since
+    a change to module-level data or a helper reaches tests that never name it."""
+    commands = list(dict.fromkeys(commands))
     with tempfile.TemporaryDirectory(prefix="acode-review-tests-") as tmp:
         head_tree = context.root if context.head_rev is None else _extract(context, context.head_rev,
                                                                            Path(tmp) / "head")
-        head = run_tests(command, head_tree, timeout, Path(tmp) / "head.xml")
-        if not context.base_sha:
-            return SuiteContrast(head=head, note="no base revision: the tests ran on the change only")
-        try:
-            base_tree = _extract(context, context.base_sha, Path(tmp) / "base")
-        except (AcodeError, OSError, tarfile.TarError) as exc:
-            return SuiteContrast(head=head, note=f"the base could not be extracted ({exc}); "
-                                                "the tests ran on the change only")
-        _overlay_tests(context, base_tree)
-        base = run_tests(command, base_tree, timeout, Path(tmp) / "base.xml")
+        base_tree, why_not = _base_tree(context, Path(tmp) / "base")
+        result = None
+        for step, command in enumerate(commands):
+            head = run_tests(command, head_tree, timeout, Path(tmp) / f"head-{step}.xml")
+            if base_tree is None:
+                return SuiteContrast(head=head, note=f"{why_not}: the tests ran on the change only")
+            base = run_tests(command, base_tree, timeout, Path(tmp) / f"base-{step}.xml")
+            result = _sides(context, head, base)
+            result.ran = commands[:step + 1]
+            if step:
+                result.note = "the related tests showed no difference, so the whole suite ran"
+            if result.regressed or result.fixed or result.new_failing or head.timed_out:
+                break
+        assert result is not None, "no test command"
+        return result
+
+
+def _base_tree(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:
+    if not context.base_sha:
+        return None, "no base revision"
+    try:
+        tree = _extract(context, context.base_sha, dest)
+    except (AcodeError, OSError, tarfile.TarError) as exc:
+        return None, f"the base could not be extracted ({exc})"
+    _overlay_tests(context, tree)
+    return tree, ""
+
+
+def _sides(context: ReviewContext, head: SuiteRun, base: SuiteRun) -> SuiteContrast:
     regressed, fixed, before = compare(head, base)
     added = tuple(_module(f.path) for f in context.files if f.change_type == "added" and is_test_path(f.path))
     # only where the environment runs tests at all: some test passes with the change
