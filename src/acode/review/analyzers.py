@@ -26,6 +26,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from acode.review.models import is_test_path
+
 log = logging.getLogger("acode.review")
 
 
@@ -194,13 +196,19 @@ _SECRETISH = re.compile(r"(?i)(token|secret|passw|pwd|salt|nonce|otp|session|csr
 # (f-string, +, %, .format, .join) is high; a command passed through whole (a configured hook, a test
 # command the user wrote) is what a tool that runs the user's commands does: medium.
 _SHELL = {"S602", "S604", "S605"}
+# A literal password in a test file is a fixture (a test app's `secret_key = "dev"`), as ruff's own
+# per-file-ignores advice for tests says: reported, low. A real key there is still the secrets detector's.
+_TEST_FIXTURES = {"S105", "S106", "S107"}
 
 
-def mapping(code: str, line_text: str = "", *, built_command: bool = True) -> RuleMap | None:
+def mapping(code: str, line_text: str = "", *, built_command: bool = True,
+            in_test: bool = False) -> RuleMap | None:
     """The dimension and severity of a ruff code (None: not mapped, not reported)."""
     found = RULES.get(code)
     if found is None:
         found = next((m for prefix, m in PREFIXES if code.startswith(prefix)), None)
+    if found is not None and in_test and code in _TEST_FIXTURES:
+        return RuleMap(found.dimension, "low", found.why + "; in a test file, a fixture")
     if found is not None and code in _ESCALATE and _SECRETISH.search(line_text):
         return RuleMap(found.dimension, "high", found.why + "; here it is used for a secret")
     if found is not None and code in _SHELL and not built_command:
@@ -287,7 +295,8 @@ def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]
         if new_keys.get(hit.path, Counter())[key] > 0:
             new_keys[hit.path][key] -= 1
             continue
-        rule = mapping(hit.code, _span_text(old, hit) + " " + _enclosing_function(old, hit.line))
+        rule = mapping(hit.code, _span_text(old, hit) + " " + _enclosing_function(old, hit.line),
+                       in_test=is_test_path(hit.path))
         if rule is not None:
             resolved.setdefault(hit.path, []).append((hit, rule, old.splitlines()[hit.line - 1]))
     out: dict[str, list[tuple[RuffHit, RuleMap, str]]] = {}
@@ -304,7 +313,7 @@ def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]
         text = lines[hit.line - 1] if 0 < hit.line <= len(lines) else ""
         where = " ".join(lines[hit.line - 1: hit.end_line]) + " " + _enclosing_function(new, hit.line)
         built = _command_built_in_place(new, hit) if hit.code in _SHELL else True
-        rule = mapping(hit.code, where, built_command=built)
+        rule = mapping(hit.code, where, built_command=built, in_test=is_test_path(hit.path))
         if rule is not None:
             out.setdefault(hit.path, []).append((hit, rule, text))
     return out, resolved

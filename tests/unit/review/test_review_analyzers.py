@@ -200,3 +200,13 @@ def test_a_shell_command_passed_through_whole_is_medium_and_one_built_from_value
 def test_a_line_marked_noqa_is_not_reported():
     new = "def f(db, table):\n    return db.execute(f'SELECT * FROM {table}')  # noqa: S608\n"
     assert [h.code for h, _, _ in new_hits("m.py", None, new, {2})] == []
+
+
+def test_a_literal_password_in_a_test_file_is_a_fixture_and_in_code_it_is_high(tmp_path):
+    fixture = "def test_session(app):\n    app.secret_key = 'test key'\n    assert app\n"
+    code = "def configure(app):\n    app.secret_key = 'test key'\n"
+    repo = repo_with_branch(tmp_path / "r", {"README": "x\n"},
+                            {"tests/test_session.py": fixture, "src/app.py": code})
+    found = {f.file: (f.rule, f.severity) for f in ruff_findings(branch_context(repo, "main"))}
+    assert found == {"tests/test_session.py": ("ruff/S105", "low"), "src/app.py": ("ruff/S105", "high")}
+    assert mapping("S105", in_test=True).severity == "low" and mapping("S608", in_test=True).severity == "high"
