@@ -71,7 +71,7 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
     for path, note in result.cut.items():
         console.print(f"[yellow]diff cut:[/] {escape(path)}: {escape(note)}")
     if result.tests:
-        console.print(f"tests: {escape(tests_line(result.tests))}")
+        console.print(f"tests: {escape(describe_tests(result.tests))}")
     for item in skipped(result):
         console.print(f"[dim]skipped: {escape(item)}[/]")
     verdict_style = "bold green" if result.approved else "bold red"
@@ -84,7 +84,7 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
         console.print(f"  - {escape(redact(reason))}")
 
 
-def tests_line(tests: dict) -> str:
+def describe_tests(tests: dict) -> str:
     """One line on the test runs: the command, its exit code with the change and on the base."""
     base = tests.get("base")
     sides = f"exit {tests['exit_code']} with the change" + (
@@ -121,7 +121,7 @@ def render_markdown(result: ReviewResult) -> str:
             if f.suggestion:
                 lines.append(f"  - suggestion: {redact(f.suggestion)}")
     if result.tests:
-        lines += ["", "Tests: " + redact(tests_line(result.tests))]
+        lines += ["", "Tests: " + redact(describe_tests(result.tests))]
     if skipped(result):
         lines += ["", "Skipped: " + "; ".join(skipped(result))]
     if result.packing.omitted:

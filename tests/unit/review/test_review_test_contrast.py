@@ -13,7 +13,7 @@ from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
 from acode.review.evidence import findings_of_tests, gather_evidence
 from acode.review.git_context import branch_context, commit_context, uncommitted_context
-from acode.review.report import render_markdown, tests_line
+from acode.review.report import render_markdown, describe_tests
 from acode.review.service import review_change
 from acode.review.test_contrast import SuiteContrast, SuiteRun, compare
 
@@ -155,6 +155,6 @@ def test_the_report_says_what_the_tests_showed_on_each_side(tmp_path):
                            ReviewerSettings(strategy="checks_only", test_command=PYTEST), run_tests=True)
     assert result.decision.verdict == "REJECTED"
     assert any("tests/regressed" not in r and "test_add" in r for r in result.decision.reasons)
-    line = tests_line(result.tests)
+    line = describe_tests(result.tests)
     assert line.startswith(f"`{PYTEST}` exit 1 with the change, 0 on the base: 1 broken by the change")
     assert "Tests: `" in render_markdown(result)
