@@ -13,7 +13,7 @@ from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
 from acode.review.evidence import findings_of_tests, gather_evidence
 from acode.review.git_context import branch_context, commit_context, uncommitted_context
-from acode.review.report import render_markdown, describe_tests
+from acode.review.report import describe_tests, render_markdown
 from acode.review.service import review_change
 from acode.review.test_contrast import SuiteContrast, SuiteRun, compare
 
