@@ -74,8 +74,8 @@ def look_around(context: ReviewContext, *, max_callers: int = 6, per_name: int =
         for hit in [h for h in outside if not is_test_path(h.split(":", 1)[0])][:per_name]:
             if len(around.callers) < max_callers and hit[:140] not in around.callers:
                 around.callers.append(hit[:140])
-    changed_tests = [f.path for f in context.files if is_test_path(f.path) and f.change_type != "deleted"
-                     and PurePosixPath(f.path).name.startswith("test") and f.path.endswith(".py")]
+    changed_tests = [f.path for f in context.files if f.change_type != "deleted" and _test_module(f.path)
+                     and f.path.endswith(".py")]
     found = _tests_naming(context, names, modules, max_tests)
     around.tests = list(dict.fromkeys(changed_tests + found))[:max(max_tests, len(changed_tests))]
     return around
@@ -84,6 +84,11 @@ def look_around(context: ReviewContext, *, max_callers: int = 6, per_name: int =
 def _defines(hit: str, name: str) -> bool:
     code = hit.split(":", 2)[-1].strip()
     return code.startswith((f"def {name}", f"async def {name}", f"class {name}"))
+
+
+def _test_module(path: str) -> bool:
+    """A test file pytest collects by its name (test_*.py), in a test location."""
+    return is_test_path(path) and PurePosixPath(path).name.startswith("test")
 
 
 def telling_name(name: str) -> bool:
@@ -112,7 +117,7 @@ def _tests_naming(context: ReviewContext, names: list[str], modules: list[str], 
     score: dict[str, int] = {}
     for word in names + [m for m in modules if len(m) >= MIN_NAME]:
         for path in {h.split(":", 1)[0] for h in grep_python(context, word)}:
-            if is_test_path(path) and PurePosixPath(path).name.startswith("test"):
+            if _test_module(path):
                 score[path] = score.get(path, 0) + (2 if word in names else 1)
     return sorted(score, key=lambda p: (-score[p], p))[:limit]
 

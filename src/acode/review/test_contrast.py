@@ -88,7 +88,7 @@ def run_tests(command: str, tree: Path, timeout: float, report: Path) -> SuiteRu
 
 
 def _is_pytest(command: str) -> bool:
-    return "pytest" in command.split()[:4] or any(w.endswith("pytest") for w in command.split()[:4])
+    return any(word.endswith("pytest") for word in command.split()[:4])
 
 
 def read_junit(report: Path) -> dict[str, str] | None:
