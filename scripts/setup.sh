@@ -29,3 +29,14 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   touch "$stamp"
   if [ -n "${portable_mark:-}" ]; then mkdir -p "$(dirname "$portable_mark")" && touch "$portable_mark"; fi
 fi
+# `acode review` runs a branch's tests only inside bubblewrap (no network, read-only files). Installed here
+# when this script may (root with apt-get, as in CI); otherwise the review says how to install it.
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo ">> installing bubblewrap (the sandbox acode review runs tests in)" >&2
+    (apt-get install -y -q bubblewrap >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 &&
+      apt-get install -y -q bubblewrap >/dev/null 2>&1; }) || echo ">> bubblewrap could not be installed" >&2
+  else
+    echo ">> note: bubblewrap (bwrap) is not installed; acode review runs a branch's tests only inside it" >&2
+  fi
+fi

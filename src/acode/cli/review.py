@@ -41,7 +41,9 @@ _INTENT = typer.Option(None, "--intent", help="What the change should do (defaul
 _RUN_TESTS = typer.Option(
     None, "--run-tests/--no-run-tests",
     help="Run the tests related to the change on both sides of it (reviewer.test_command, default "
-    "python -m pytest -q on those files); a test the change breaks rejects it. Default: reviewer.run_tests.",
+    "python -m pytest -q on those files); a test the change breaks rejects it. Default (reviewer.run_tests: "
+    "auto): run them only inside the sandbox (bubblewrap: no network, read-only files); --run-tests runs "
+    "them even where there is no sandbox, --no-run-tests never.",
 )
 _JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 _FORMAT = typer.Option(None, "--format", "-f", help="markdown | sarif (printed, or written with -o).")

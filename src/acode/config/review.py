@@ -197,11 +197,17 @@ class ReviewerSettings(BaseModel):
         "\"python -m pytest -q -m 'not slow' {tests}\"), without it the whole command runs; "
         "`acode run` runs it when set; from a project's config only in a trusted folder",
     )
-    test_timeout_seconds: float = Field(300.0, gt=0)
-    run_tests: bool = Field(
-        False,
-        description="`acode review` runs the related tests on both sides of the change without --run-tests; "
-        "from a project's config only in a trusted folder (the branch under review is code that runs)",
+    test_timeout_seconds: float = Field(120.0, gt=0, description="per side and per test command")
+    run_tests: bool | Literal["auto"] = Field(
+        "auto",
+        description="`acode review` runs the related tests on both sides of the change: auto = only inside "
+        "the sandbox (bubblewrap: no network, read-only files, credentials hidden), so nowhere without one; "
+        "true = also without a sandbox (as --run-tests); false = never (as --no-run-tests). true from a "
+        "project's config only in a trusted folder (the branch under review is code that runs)",
+    )
+    test_sandbox: bool = Field(
+        True, description="run the review's tests in the sandbox when there is one; false runs them as you "
+        "(then only with run_tests: true or --run-tests)",
     )
     parallel_requests: int = Field(
         1, ge=1, le=16, description="dimension requests sent at once (useful with a server backend)"

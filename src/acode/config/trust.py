@@ -37,6 +37,8 @@ _RUNS_COMMANDS = ("hooks", "mcp_servers", "reviewer.test_command", "reviewer.run
                   "agent.fix.test_command", "pipeline.verify_commands", "pipeline.check_command_prefixes",
                   "agent.rules.allow_shell", "agent.rules.allow_tools")
 _MODES = {"agent.approval_mode": ("yolo", "auto_edit"), "pipeline.approval_mode": ("yolo",)}
+# values of those keys that only run less than the defaults: kept from any project
+_RUNS_LESS = {"reviewer.run_tests": (False, "auto")}
 
 
 @dataclass
@@ -126,7 +128,9 @@ def withhold(layer: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     removed: list[str] = []
     for dotted in _RUNS_COMMANDS:
         value = _pop(kept, dotted)
-        if value not in (None, {}, [], False):
+        if any(value is v or value == v and type(value) is type(v) for v in _RUNS_LESS.get(dotted, ())):
+            _put(kept, dotted, value)
+        elif value not in (None, {}, [], False):
             removed.extend(_describe(dotted, value))
     for dotted, modes in _MODES.items():
         parent, _, leaf = dotted.rpartition(".")
@@ -184,6 +188,14 @@ def _pop(data: dict[str, Any], dotted: str) -> Any:
     parent, _, leaf = dotted.rpartition(".")
     node = _get(data, parent)
     return node.pop(leaf, None) if isinstance(node, dict) else None
+
+
+def _put(data: dict[str, Any], dotted: str, value: Any) -> None:
+    parent, _, leaf = dotted.rpartition(".")
+    node = data
+    for part in parent.split(".") if parent else []:
+        node = node.setdefault(part, {})
+    node[leaf] = value
 
 
 def _describe(dotted: str, value: Any) -> list[str]:

@@ -18,7 +18,7 @@ from acode.review.git_context import read_new_text, read_old_text
 from acode.review.models import ChangedFile, Finding, ReviewContext, is_test_path
 from acode.review.secret_evidence import secret_findings
 from acode.review.structural import added_helpers, structural_changes
-from acode.review.test_contrast import SuiteContrast, contrast
+from acode.review.test_contrast import SuiteContrast, SuitePlan, contrast
 from acode.secrets import redact
 
 log = logging.getLogger("acode.review")
@@ -48,9 +48,9 @@ class Evidence:
     tests: dict | None = None
 
 
-def gather_evidence(context: ReviewContext, *, test_commands: list[str] | None = None,
-                    test_timeout: float = 300.0) -> Evidence:
-    """``test_commands``: run on both sides of the change in turn until one shows a difference."""
+def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
+                    test_timeout: float = 120.0) -> Evidence:
+    """``tests``: commands run on both sides of the change in turn until one shows a difference."""
     evidence = Evidence()
     for changed in context.files:
         if changed.change_type in ("binary", "deleted"):
@@ -59,10 +59,10 @@ def gather_evidence(context: ReviewContext, *, test_commands: list[str] | None =
     evidence.findings += ruff_findings(context)
     evidence.findings += structural_findings(context)
     evidence.findings += _tests_touched(context)
-    if test_commands:
-        tests = contrast(context, test_commands, test_timeout)
-        evidence.tests = tests.record()
-        evidence.findings += findings_of_tests(tests)
+    if tests:
+        outcome = contrast(context, tests, test_timeout)
+        evidence.tests = outcome.record()
+        evidence.findings += findings_of_tests(outcome)
     return evidence
 
 

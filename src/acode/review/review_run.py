@@ -9,6 +9,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from acode.config.review import ReviewerSettings
 from acode.errors import ModelTimeoutError
@@ -25,6 +26,7 @@ from acode.review.models import ChangedFile, Finding, ReviewContext, ReviewResul
 from acode.review.packing import PackedDiffs, omitted_note, pack_diffs
 from acode.review.related import Around, related_test_command
 from acode.review.related import look_around as look_around_change
+from acode.review.test_contrast import plan_test_run
 from acode.secrets import redact
 from acode.tools.base import ToolRegistry
 
@@ -50,7 +52,8 @@ class ReviewRun:
     looked: str = ""  # notes of that look around
 
     @classmethod
-    def start(cls, context: ReviewContext, model: ChatModel, settings: ReviewerSettings, *, run_tests: bool,
+    def start(cls, context: ReviewContext, model: ChatModel, settings: ReviewerSettings, *,
+              run_tests: bool | Literal["auto"],
               progress: Progress | None, tools: ToolRegistry | None = None) -> ReviewRun:
         """The evidence and the packed diffs; the time limit counts from the end of this."""
         say = progress or (lambda _: None)
@@ -60,15 +63,16 @@ class ReviewRun:
         metered = MeteredModel(model, Pace(*prior, known=own is not None))
         say("looking at the project around the change (callers, tests)")
         around = look_around_change(context)
-        # Only when asked: the command (and the tests) may come from the change under review (issue 14).
-        # the related tests, then the whole suite when they show no difference
-        tests = [related_test_command(around.tests, settings.test_command),
-                 related_test_command([], settings.test_command)] if run_tests else None
-        say("collecting evidence (ruff, structural check, secrets" + (", tests)" if run_tests else ")"))
-        evidence = gather_evidence(context, test_commands=tests, test_timeout=settings.test_timeout_seconds)
+        # The tests are code of the change under review: in the sandbox, or as the user only when asked.
+        # The related tests first, then the whole suite when they show no difference.
+        tests, not_run = plan_test_run(run_tests, [related_test_command(around.tests, settings.test_command),
+                                                   related_test_command([], settings.test_command)],
+                                       use_sandbox=settings.test_sandbox)
+        say("collecting evidence (ruff, structural check, secrets" + (", tests)" if tests else ")"))
+        evidence = gather_evidence(context, tests=tests, test_timeout=settings.test_timeout_seconds)
         system = render(PKG, "system.j2")
         packed, overhead = _pack(context, evidence.findings, metered, settings, system, around.text())
-        plan = ReviewPlan(limit_seconds=settings.timeout_seconds)
+        plan = ReviewPlan(limit_seconds=settings.timeout_seconds, skipped=[not_run] if not_run else [])
         result = ReviewResult(
             decision=decide_from_verdict(None, "not decided yet", []), evidence=evidence.findings,
             tests=evidence.tests, packing=packed.summary, model=model.name, target=context.target,

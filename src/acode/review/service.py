@@ -3,6 +3,8 @@ No CLI here; `acode review` and the Reviewer stage of `acode run` both call ``re
 
 from __future__ import annotations
 
+from typing import Literal
+
 from acode.config.review import ReviewerSettings
 from acode.llm.protocol import ChatModel
 from acode.review.findings_review import FindingsReview
@@ -22,7 +24,7 @@ def review_change(
     settings: ReviewerSettings,
     tools: ToolRegistry | None = None,
     *,
-    run_tests: bool = False,
+    run_tests: bool | Literal["auto"] = False,
     progress: Progress | None = None,
     strategy: ReviewStrategy | None = None,
 ) -> ReviewResult:

@@ -1,4 +1,4 @@
-"""The project's tests, run on both sides of the change (``--run-tests`` only).
+"""The project's tests, run on both sides of the change.
 
 A failing test says little on its own: it may have failed before the change too (an environment without
 some dependency, a flaky test). What the change did is the difference: the same test files, the reviewed
@@ -11,6 +11,11 @@ Both sides run in trees extracted with ``git archive`` (the reviewed version's t
 when the review reads uncommitted work), with the tree's own source first on ``PYTHONPATH`` so the tests
 import the code under review, not an installed copy. A pytest command also writes a JUnit report, read
 per test; any other command is compared by exit code.
+
+The tests are the branch's code, so they run in the sandbox (``acode.sandbox``: no network, read-only file
+system but for the extracted trees, credentials hidden) whenever one is available. ``reviewer.run_tests:
+auto`` (the default) runs them only there; ``true`` / ``--run-tests`` runs them without one when there is
+none, and says so (``plan_test_run``).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from acode.errors import AcodeError
 from acode.gitcmd import run_git
 from acode.review.git_context import read_new_text
 from acode.review.models import ReviewContext, is_test_path
+from acode.sandbox import Sandbox, find_sandbox, sandbox_env
 from acode.secrets import redact
 
 
@@ -63,10 +69,35 @@ class SuiteContrast:
                 "new_failing": self.new_failing, "ran": self.ran, "note": self.note}
 
 
-def run_tests(command: str, tree: Path, timeout: float, report: Path) -> SuiteRun:
+@dataclass
+class SuitePlan:
+    """Which commands run on both sides of the change, and in which sandbox (None: as the user)."""
+
+    commands: list[str]
+    sandbox: Sandbox | None
+    note: str = ""  # said in the report: why there is no sandbox
+
+
+def plan_test_run(mode: bool | str, commands: list[str], *, use_sandbox: bool = True
+                  ) -> tuple[SuitePlan | None, str]:
+    """(the plan, "") or (None, why the tests do not run). ``mode``: True (asked for: sandboxed when
+    possible, else as the user), "auto" (only in a sandbox), False (never)."""
+    if mode is False or not commands:
+        return None, ""
+    sandbox, why_not = find_sandbox() if use_sandbox else (None, "reviewer.test_sandbox is off")
+    if sandbox is not None:
+        return SuitePlan(commands, sandbox), ""
+    if mode == "auto":
+        return None, (f"the tests: not run, because they would run without a sandbox ({why_not}); "
+                      "--run-tests runs them anyway")
+    return SuitePlan(commands, None, note=f"ran without a sandbox: {why_not}"), ""
+
+
+def run_tests(command: str, tree: Path, timeout: float, report: Path, sandbox: Sandbox | None = None,
+              writable: Path | None = None) -> SuiteRun:
     """``command`` in ``tree``, in its own process group (all of it ended on timeout), with the tree's
     source first on PYTHONPATH. A pytest command also writes a JUnit report to ``report`` (outside the
-    tree), read back per test."""
+    tree), read back per test. In ``sandbox`` only ``writable`` (holding the report) can be written."""
     report.unlink(missing_ok=True)
     full = command + (" -p no:cacheprovider --continue-on-collection-errors"
                       f" --junitxml={shlex.quote(str(report))}"
@@ -74,7 +105,13 @@ def run_tests(command: str, tree: Path, timeout: float, report: Path) -> SuiteRu
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(p) for p in (tree / "src", tree) if p.is_dir()] + [os.environ.get("PYTHONPATH", "")]).rstrip(
         os.pathsep), "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = subprocess.Popen(full, shell=True, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    argv = ["/bin/sh", "-c", full]
+    if sandbox is not None:
+        folders = [writable or report.parent]
+        argv = sandbox.command(argv, writable=folders, readable=[] if _under(tree, folders) else [tree],
+                               cwd=tree)
+        env = sandbox_env(env)
+    proc = subprocess.Popen(argv, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, errors="replace", start_new_session=True, env=env)
     timed_out = False
     try:
@@ -85,6 +122,10 @@ def run_tests(command: str, tree: Path, timeout: float, report: Path) -> SuiteRu
         output, _ = proc.communicate()
     return SuiteRun(command=command, exit_code=124 if timed_out else proc.returncode, timed_out=timed_out,
                    output_tail=redact((output or "")[-3000:]), outcomes=read_junit(report))
+
+
+def _under(path: Path, folders: list[Path]) -> bool:
+    return any(path.resolve().is_relative_to(folder.resolve()) for folder in folders)
 
 
 def _is_pytest(command: str) -> bool:
@@ -125,29 +166,35 @@ def compare(head: SuiteRun, base: SuiteRun) -> tuple[list[str], list[str], list[
     return [], (["the test command"] if base.exit_code == 1 else []), []
 
 
-def contrast(context: ReviewContext, commands: list[str], timeout: float) -> SuiteContrast:
+def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteContrast:
     """Run each command on the reviewed version and on the base with the reviewed version's test files,
     until one shows a difference: the related tests first, then (``commands[1]``) the whole suite, since
     a change to module-level data or a helper reaches tests that never name it."""
-    commands = list(dict.fromkeys(commands))
+    commands = list(dict.fromkeys(plan.commands))
     with tempfile.TemporaryDirectory(prefix="acode-review-tests-") as tmp:
+        where = {"sandbox": plan.sandbox, "writable": Path(tmp)}
         head_tree = context.root if context.head_rev is None else _extract(context, context.head_rev,
                                                                            Path(tmp) / "head")
         base_tree, why_not = _base_tree(context, Path(tmp) / "base")
         result = None
         for step, command in enumerate(commands):
-            head = run_tests(command, head_tree, timeout, Path(tmp) / f"head-{step}.xml")
+            head = run_tests(command, head_tree, timeout, Path(tmp) / f"head-{step}.xml", **where)
             if base_tree is None:
-                return SuiteContrast(head=head, note=f"{why_not}: the tests ran on the change only")
-            base = run_tests(command, base_tree, timeout, Path(tmp) / f"base-{step}.xml")
+                return SuiteContrast(head=head, note=_join(plan.note,
+                                                           f"{why_not}: the tests ran on the change only"))
+            base = run_tests(command, base_tree, timeout, Path(tmp) / f"base-{step}.xml", **where)
             result = _sides(context, head, base)
             result.ran = commands[:step + 1]
-            if step:
-                result.note = "the related tests showed no difference, so the whole suite ran"
+            result.note = _join(plan.note, "the related tests showed no difference, so the whole suite ran"
+                                if step else "")
             if result.regressed or result.fixed or result.new_failing or head.timed_out:
                 break
         assert result is not None, "no test command"
         return result
+
+
+def _join(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)
 
 
 def _base_tree(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:

@@ -180,14 +180,34 @@ def test_a_risky_call_past_the_diff_cut_rejects_and_the_cut_is_stated(tmp_path, 
 
 
 
-def test_reviewer_run_tests_in_a_project_config_needs_a_trusted_folder(repo):
-    """`reviewer.run_tests: true` makes --run-tests the default, but only where the project is trusted: the
-    branch under review is code, and running its tests runs it."""
+def test_reviewer_run_tests_in_a_project_config_needs_a_trusted_folder(repo, monkeypatch):
+    """`reviewer.run_tests: true` (run the tests even without a sandbox) is taken from a project only where
+    it is trusted: the branch under review is code, and running its tests runs it. Without a sandbox
+    (`test_sandbox: false` here), the default `auto` does not run them and says why."""
+    monkeypatch.setenv("ACODE_REVIEWER__TEST_SANDBOX", "false")
     use_script(repo, [PROPOSE_NOTHING] * 5, run_tests=True)
     untrusted = invoke("run", "--json")
-    assert json.loads(untrusted.stdout)["tests"] is None and "reviewer.run_tests" in untrusted.stderr
+    data = json.loads(untrusted.stdout)
+    assert data["tests"] is None and "reviewer.run_tests" in untrusted.stderr
+    assert any("--run-tests runs them anyway" in s for s in data["plan"]["skipped"])
     trusted = json.loads(invoke("run", "--json", "--trust").stdout)
     assert trusted["tests"]["command"] == "python -m pytest -q"  # nothing related: the whole (empty) suite
     assert trusted["tests"]["base"] is not None  # run on both sides
+    assert "ran without a sandbox" in trusted["tests"]["note"]
     declined = json.loads(invoke("run", "--json", "--trust", "--no-run-tests").stdout)
     assert declined["tests"] is None
+
+
+def test_by_default_the_tests_run_in_the_sandbox_in_any_folder(repo, monkeypatch):
+    """`run_tests: auto`: an untrusted project's tests run, but only inside the sandbox; a project may ask
+    for less (`run_tests: false`) without being trusted."""
+    from acode.sandbox import find_sandbox
+
+    if find_sandbox()[0] is None:
+        pytest.skip(find_sandbox()[1])
+    use_script(repo, [PROPOSE_NOTHING] * 5)
+    data = json.loads(invoke("run", "--json").stdout)
+    assert data["tests"]["command"] == "python -m pytest -q" and "without a sandbox" not in data["tests"]["note"]
+    use_script(repo, [PROPOSE_NOTHING] * 5, run_tests=False)
+    fewer = invoke("run", "--json")
+    assert json.loads(fewer.stdout)["tests"] is None and "reviewer.run_tests" not in fewer.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from review_fakes import repo_with_branch
 
 from acode.config.review import ReviewerSettings
@@ -15,7 +16,13 @@ from acode.review.evidence import findings_of_tests, gather_evidence
 from acode.review.git_context import branch_context, commit_context, uncommitted_context
 from acode.review.report import describe_tests, render_markdown
 from acode.review.service import review_change
-from acode.review.test_contrast import SuiteContrast, SuiteRun, compare
+from acode.review.test_contrast import SuiteContrast, SuitePlan, SuiteRun, compare
+from acode.sandbox import find_sandbox
+
+
+def sandboxed(commands: list[str]) -> SuitePlan:
+    """The commands as a review runs them: in the sandbox where there is one (as the user elsewhere)."""
+    return SuitePlan(commands, find_sandbox()[0])
 
 PYTEST = f"{sys.executable} -m pytest -q tests/test_calc.py"
 GOOD = "def add(a, b):\n    return a + b\n\n\ndef neg(a):\n    return -a\n"
@@ -32,7 +39,7 @@ def _rules(evidence) -> dict[str, str]:
 def test_a_change_that_breaks_a_passing_test_is_a_critical_regression(tmp_path):
     repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "tests/test_calc.py": TEST},
                             {"src/calc.py": BAD}, message="Simplify add")
-    evidence = gather_evidence(branch_context(repo, "main"), test_commands=[PYTEST])
+    evidence = gather_evidence(branch_context(repo, "main"), tests=sandboxed([PYTEST]))
     assert evidence.tests["regressed"] == ["tests.test_calc::test_add"]  # test_neg passes on both sides
     assert evidence.tests["exit_code"] == 1 and evidence.tests["base"]["exit_code"] == 0
     assert _rules(evidence) == {"tests/regressed": "critical"}
@@ -44,7 +51,7 @@ def test_a_fix_whose_new_test_fails_on_the_base_is_confirmed_and_not_second_gues
     repo = repo_with_branch(tmp_path / "r", {"src/calc.py": BAD},
                             {"src/calc.py": GOOD, "tests/test_calc.py": TEST}, message="Fix add")
     context = branch_context(repo, "main")
-    evidence = gather_evidence(context, test_commands=[PYTEST])
+    evidence = gather_evidence(context, tests=sandboxed([PYTEST]))
     assert evidence.tests["fixed"] == ["tests.test_calc::test_add"] and not evidence.tests["regressed"]
     assert _rules(evidence) == {"fixed/tests": "info"}
 
@@ -60,7 +67,7 @@ def test_a_fix_whose_new_test_fails_on_the_base_is_confirmed_and_not_second_gues
 def test_tests_failing_on_both_sides_are_noted_not_held_against_the_change(tmp_path):
     before = {"src/calc.py": GOOD, "tests/test_calc.py": TEST + "\n\n" + BROKEN_BEFORE}
     repo = repo_with_branch(tmp_path / "r", before, {"src/calc.py": GOOD + "\n\nZERO = 0\n"})
-    evidence = gather_evidence(branch_context(repo, "main"), test_commands=[PYTEST])
+    evidence = gather_evidence(branch_context(repo, "main"), tests=sandboxed([PYTEST]))
     assert evidence.tests["failing_before"] == ["tests.test_calc::test_environment"]
     assert _rules(evidence) == {"tests/failing-before": "info"}
 
@@ -68,7 +75,7 @@ def test_tests_failing_on_both_sides_are_noted_not_held_against_the_change(tmp_p
 def test_a_test_the_change_adds_that_fails_with_it_counts(tmp_path):
     repo = repo_with_branch(tmp_path / "r", {"src/calc.py": BAD},
                             {"src/calc.py": BAD + "\n", "tests/test_calc.py": TEST}, message="Test add")
-    evidence = gather_evidence(branch_context(repo, "main"), test_commands=[PYTEST])
+    evidence = gather_evidence(branch_context(repo, "main"), tests=sandboxed([PYTEST]))
     assert evidence.tests["new_failing"] == ["tests.test_calc::test_add"] and not evidence.tests["failing_before"]
     assert _rules(evidence) == {"tests/failed": "high"}
 
@@ -77,7 +84,7 @@ def test_the_tests_import_the_tree_under_review_not_an_installed_copy(tmp_path):
     # `calc` is installed nowhere: the tests find it only because each tree's src/ leads PYTHONPATH
     repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "tests/test_calc.py": TEST},
                             {"src/calc.py": GOOD + "\n"})
-    evidence = gather_evidence(branch_context(repo, "main"), test_commands=[PYTEST])
+    evidence = gather_evidence(branch_context(repo, "main"), tests=sandboxed([PYTEST]))
     assert evidence.tests["exit_code"] == 0 and evidence.tests["base"]["exit_code"] == 0
     assert "2 passed" in evidence.tests["output_tail"]
     assert not list(repo.glob("*.xml"))  # the checkout is left as it was
@@ -89,7 +96,7 @@ def test_the_reviewed_commit_is_tested_even_when_another_branch_is_checked_out(t
     subprocess.run(["git", "switch", "-q", "main"], cwd=repo, check=True)
     context = commit_context(repo, "feature")
     assert context.head_rev and (repo / "src/calc.py").read_text() == GOOD
-    evidence = gather_evidence(context, test_commands=[PYTEST])
+    evidence = gather_evidence(context, tests=sandboxed([PYTEST]))
     assert evidence.tests["regressed"] == ["tests.test_calc::test_add"]
 
 
@@ -99,7 +106,7 @@ def test_uncommitted_work_is_tested_in_the_checkout_and_the_checkout_keeps_no_re
     (repo / "src/calc.py").write_text(BAD)
     context = uncommitted_context(repo)
     assert context.head_rev is None
-    evidence = gather_evidence(context, test_commands=[PYTEST])
+    evidence = gather_evidence(context, tests=sandboxed([PYTEST]))
     assert evidence.tests["regressed"] == ["tests.test_calc::test_add"]
     assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True,
                           check=True).stdout.split() == ["M", "src/calc.py"]
@@ -108,13 +115,13 @@ def test_uncommitted_work_is_tested_in_the_checkout_and_the_checkout_keeps_no_re
 def test_any_other_command_is_compared_by_its_exit_code(tmp_path):
     repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
     context = branch_context(repo, "main")
-    broken = gather_evidence(context, test_commands=["grep -q 'x = 1' a.py"])
+    broken = gather_evidence(context, tests=sandboxed(["grep -q 'x = 1' a.py"]))
     assert broken.tests["regressed"] == ["the test command"] and _rules(broken) == {"tests/regressed": "critical"}
-    fixed = gather_evidence(context, test_commands=["grep -q 'x = 2' a.py"])
+    fixed = gather_evidence(context, tests=sandboxed(["grep -q 'x = 2' a.py"]))
     assert fixed.tests["fixed"] == ["the test command"]
-    both = gather_evidence(context, test_commands=["echo 'token = \"abcdefgh123\"'; exit 3"])
+    both = gather_evidence(context, tests=sandboxed(["echo 'token = \"abcdefgh123\"'; exit 3"]))
     assert both.tests["failing_before"] == ["the test command"] and "abcdefgh123" not in both.tests["output_tail"]
-    slow = gather_evidence(context, test_commands=["sleep 5"], test_timeout=0.5)
+    slow = gather_evidence(context, tests=sandboxed(["sleep 5"]), test_timeout=0.5)
     assert slow.tests["timed_out"] and slow.tests["exit_code"] == 124
 
 
@@ -139,12 +146,12 @@ def test_when_the_related_tests_show_nothing_the_whole_suite_runs(tmp_path):
     repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "tests/test_calc.py": TEST,
                                              "tests/test_other.py": other}, {"src/calc.py": BAD})
     related, whole = f"{sys.executable} -m pytest -q tests/test_other.py", f"{sys.executable} -m pytest -q"
-    evidence = gather_evidence(branch_context(repo, "main"), test_commands=[related, whole])
+    evidence = gather_evidence(branch_context(repo, "main"), tests=sandboxed([related, whole]))
     assert evidence.tests["regressed"] == ["tests.test_calc::test_add"]
     assert evidence.tests["command"] == whole and "whole suite" in evidence.tests["note"]
     clean = repo_with_branch(tmp_path / "c", {"src/calc.py": GOOD, "tests/test_calc.py": TEST},
                              {"src/calc.py": BAD})
-    first = gather_evidence(branch_context(clean, "main"), test_commands=[PYTEST, whole])
+    first = gather_evidence(branch_context(clean, "main"), tests=sandboxed([PYTEST, whole]))
     assert first.tests["command"] == PYTEST and first.tests["note"] == ""  # found at once: no second run
 
 
@@ -158,3 +165,24 @@ def test_the_report_says_what_the_tests_showed_on_each_side(tmp_path):
     line = describe_tests(result.tests)
     assert line.startswith(f"`{PYTEST}` exit 1 with the change, 0 on the base: 1 broken by the change")
     assert "Tests: `" in render_markdown(result)
+
+
+def test_by_default_a_branchs_tests_run_in_the_sandbox_and_cannot_touch_the_checkout(tmp_path, monkeypatch):
+    """`reviewer.run_tests: auto`: a test that writes into the checkout and into the home folder, and reads
+    an environment token, runs (its result counts) but changes nothing and sees nothing."""
+    if find_sandbox()[0] is None:
+        pytest.skip(find_sandbox()[1])
+    home = tmp_path / "home"
+    home.mkdir()
+    repo = tmp_path / "r"
+    sneaky = (TEST + "\n\ndef test_escape():\n    import os, pathlib\n"
+              f"    for target in ({str(repo / 'PWNED')!r}, {str(home / 'PWNED')!r}):\n"
+              "        try:\n            pathlib.Path(target).write_text('x')\n        except OSError:\n"
+              "            pass\n    assert os.environ.get('ACODE_TEST_TOKEN') is None\n")
+    repo_with_branch(repo, {"src/calc.py": GOOD, "tests/test_calc.py": sneaky}, {"src/calc.py": BAD})
+    monkeypatch.setenv("ACODE_TEST_TOKEN", "secret-value")
+    result = review_change(branch_context(repo, "main"), ScriptedModel([], scorer=lambda p, t: -1.0),
+                           ReviewerSettings(strategy="checks_only", test_command=PYTEST), run_tests="auto")
+    assert result.tests["regressed"] == ["tests.test_calc::test_add"]  # test_escape passed on both sides
+    assert not (repo / "PWNED").exists() and not (home / "PWNED").exists()
+    assert result.decision.verdict == "REJECTED"

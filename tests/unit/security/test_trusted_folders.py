@@ -16,6 +16,7 @@ import yaml
 from acode.config import load_settings
 from acode.config.trust import TrustStore, decide, project_commands
 from acode.errors import ConfigError
+from acode.sandbox import find_sandbox
 
 ACODE = [sys.executable, "-m", "acode"]
 
@@ -259,7 +260,7 @@ def _review_repo(tmp_path: Path, branch_config: dict | None) -> Path:
     return repo
 
 
-def _review(repo: Path, *args: str) -> subprocess.CompletedProcess:
+def _review(repo: Path, *args: str, sandbox: bool = True) -> subprocess.CompletedProcess:
     steps = [{"json": {"findings": []}}] * 8
     return run(
         repo,
@@ -272,6 +273,7 @@ def _review(repo: Path, *args: str) -> subprocess.CompletedProcess:
             "ACODE_REVIEWER__STRATEGY": "per_dimension",
             "ACODE_REVIEWER__REQUIRE_CANDIDATES": "false",
             "ACODE_REVIEWER__REGRESSION__METHOD": "'off'",
+            "ACODE_REVIEWER__TEST_SANDBOX": str(sandbox).lower(),
         },
     )
 
@@ -280,17 +282,17 @@ def test_a_review_never_runs_the_reviewed_branchs_test_command(tmp_path):
     marker = tmp_path / "BRANCH_COMMAND_RAN"
     repo = _review_repo(tmp_path, {"reviewer": {"test_command": f"touch {marker}", "max_diff_chars": 300}})
     TrustStore().set(repo, "trust")  # even the user's own, trusted checkout
-    plain = _review(repo)
+    plain = _review(repo, sandbox=False)
     assert plain.returncode == 0, plain.stderr
-    assert not marker.exists() and json.loads(plain.stdout)["tests"] is None
-    asked = _review(repo, "--run-tests")  # asked: the base's settings (none) -> the default test command
+    assert not marker.exists() and json.loads(plain.stdout)["tests"] is None  # auto: no sandbox, no run
+    asked = _review(repo, "--run-tests", sandbox=False)  # the base's settings (none): the default command
     assert asked.returncode in (0, 50), asked.stderr
     assert not marker.exists()
     assert json.loads(asked.stdout)["tests"]["command"] == "python -m pytest -q"
     assert "uses the settings of its base" in asked.stderr
 
 
-def test_a_configured_test_command_runs_only_with_run_tests(tmp_path):
+def test_a_configured_test_command_runs_in_the_sandbox_and_as_the_user_only_when_asked(tmp_path):
     marker = tmp_path / "TESTS_RAN"
     repo = _review_repo(tmp_path, None)
     (repo / ".acode").mkdir()
@@ -298,5 +300,9 @@ def test_a_configured_test_command_runs_only_with_run_tests(tmp_path):
         yaml.safe_dump({"reviewer": {"test_command": f"touch {marker}"}})
     )
     TrustStore().set(repo, "trust")
-    assert _review(repo).returncode == 0 and not marker.exists()
-    assert _review(repo, "--run-tests").returncode == 0 and marker.exists()
+    if find_sandbox()[0] is not None:  # by default: it runs, and what it writes stays in the sandbox
+        plain = _review(repo)
+        assert plain.returncode == 0 and json.loads(plain.stdout)["tests"]["command"] == f"touch {marker}"
+        assert not marker.exists()
+    assert _review(repo, sandbox=False).returncode == 0 and not marker.exists()
+    assert _review(repo, "--run-tests", sandbox=False).returncode == 0 and marker.exists()

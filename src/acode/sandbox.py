@@ -1,0 +1,94 @@
+"""A sandbox for code acode runs on the user's behalf but did not write: a branch's tests under review.
+
+bubblewrap (``bwrap``, a small maintained setuid-free sandbox used by Flatpak) runs the command with:
+- no network (a new network namespace with only its own loopback);
+- the whole file system read-only, except the folders the caller names (the extracted trees) and a fresh
+  ``/tmp``;
+- the usual credential folders of the home directory hidden (``~/.ssh``, ``~/.aws``, ...);
+- an environment reduced to what a test run needs (no tokens from the user's shell);
+- no capabilities, its own process, PID and IPC namespaces, ended with its parent.
+
+So a test suite from a branch cannot send anything anywhere, change the user's files, or read their keys.
+Where bubblewrap is missing or cannot start (macOS, a container without user namespaces) ``find_sandbox``
+says why, and callers decide whether to run without one.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+# folders and files under $HOME that hold credentials; hidden (an empty folder / an empty file) inside
+HIDDEN_IN_HOME = (".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".config/gh",
+                  ".config/hub", ".password-store", ".local/share/keyrings", ".netrc", ".git-credentials",
+                  ".pypirc", ".npmrc", ".cargo/credentials.toml", ".config/acode")
+# environment variables a test run keeps; everything else (API tokens, cloud credentials) stays outside
+KEPT_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "VIRTUAL_ENV",
+            "CONDA_PREFIX", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "SOURCE_DATE_EPOCH")
+KEPT_ENV_PREFIXES = ("LC_",)
+INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)"
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    executable: str
+
+    def command(self, argv: list[str], *, writable: list[Path], cwd: Path,
+                readable: Sequence[Path] = ()) -> list[str]:
+        """``argv`` wrapped so that it runs in the sandbox, in ``cwd``, able to write only to ``writable``.
+        ``readable``: folders under ``/tmp`` (which is fresh inside) to show read-only."""
+        args = [self.executable, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                "--tmpfs", "/tmp", "--unshare-all", "--die-with-parent", "--new-session",
+                "--cap-drop", "ALL"]
+        for folder in readable:  # after the /tmp tmpfs, so a folder under /tmp is the real one
+            args += ["--ro-bind", str(folder), str(folder)]
+        for folder in writable:
+            args += ["--bind", str(folder), str(folder)]
+        home = Path(os.path.expanduser("~"))
+        for name in HIDDEN_IN_HOME:  # last: nothing bound above shows them again
+            path = home / name
+            if path.is_dir():
+                args += ["--tmpfs", str(path)]
+            elif path.exists():
+                args += ["--ro-bind", _empty_file(), str(path)]
+        return [*args, "--chdir", str(cwd), "--", *argv]
+
+
+@functools.cache
+def _empty_file() -> str:
+    """An empty file to show instead of a credentials file (binding /dev/null is refused in containers)."""
+    fd, path = tempfile.mkstemp(prefix="acode-sandbox-empty-")
+    os.close(fd)
+    os.chmod(path, 0o444)
+    atexit.register(os.unlink, path)
+    return path
+
+
+def sandbox_env(env: dict[str, str]) -> dict[str, str]:
+    """The environment a sandboxed run gets: ``KEPT_ENV`` and the locale, nothing else."""
+    return {k: v for k, v in env.items() if k in KEPT_ENV or k.startswith(KEPT_ENV_PREFIXES)}
+
+
+@functools.cache
+def find_sandbox() -> tuple[Sandbox | None, str]:
+    """(the sandbox, "") when bubblewrap is here and starts a process, else (None, why not)."""
+    executable = shutil.which("bwrap")
+    if executable is None:
+        return None, f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}"
+    sandbox = Sandbox(executable)
+    probe = sandbox.command(["true"], writable=[], cwd=Path("/"))
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"bubblewrap could not start ({exc})"
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        return None, f"bubblewrap could not start a sandbox here ({reason[:200]})"
+    return sandbox, ""
