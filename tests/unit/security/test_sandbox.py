@@ -70,7 +70,8 @@ def test_credentials_in_home_are_hidden_and_the_environment_is_reduced(tmp_path,
     env = sandbox_env({"HOME": str(home), "PATH": "/usr/bin:/bin", "GITHUB_TOKEN": "ghp_x", "LC_ALL": "C"})
     assert set(env) == {"HOME", "PATH", "LC_ALL"}
     code = ("import os; from pathlib import Path; h = Path.home()\n"
-            "print(sorted(os.listdir(h / '.ssh')), repr((h / '.netrc').read_text()), (h / 'notes.txt').read_text())")
+            "print(sorted(os.listdir(h / '.ssh')), repr((h / '.netrc').read_text()),\n"
+            "      (h / 'notes.txt').read_text())")
     done = inside(code, tmp_path, readable=[home], env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["[]", "''", "visible"]
