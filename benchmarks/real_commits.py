@@ -46,7 +46,7 @@ def reviewer_settings(timeout: float | None, sets: list[str]):
     return ReviewerSettings.model_validate(nest_dotted(flat))
 
 
-def review(model, repo: Path, settings, run_tests: bool) -> dict:
+def review(model, repo: Path, settings, run_tests) -> dict:
     from acode.review.git_context import branch_context
     from acode.review.service import review_change
 
@@ -129,9 +129,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float,
                         help="reviewer.timeout_seconds (default: the reviewer's default)")
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: the model's default)")
-    parser.add_argument("--run-tests", action="store_true",
-                        help="as `acode review --run-tests`: the related tests on both sides of each change, "
-                             "in a test environment built once in the cache (real_commits_set.test_env)")
+    parser.add_argument("--run-tests", action=argparse.BooleanOptionalAction, default=None,
+                        help="as `acode review --run-tests / --no-run-tests`; default: reviewer.run_tests "
+                             "(auto: the related tests on both sides of each change, in the sandbox). Tests "
+                             "run in a test environment built once in the cache (real_commits_set.test_env)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a reviewer setting, e.g. regression.tests=false or strategy=checks_only "
                              "(JSON values)")
@@ -168,17 +169,19 @@ def main(argv: list[str] | None = None) -> int:
         settings["path"] = args.model
     model = build_model(ModelSettings(**settings))
     reviewer = reviewer_settings(args.timeout, args.set)
+    run_tests = reviewer.run_tests if args.run_tests is None else args.run_tests
     rows = []
     out = args.records.open("a", encoding="utf-8") if args.records else None
     with tempfile.TemporaryDirectory(prefix="acode-real-commits-") as tmp:
         for fix in fixes:
             for direction in args.directions.split(","):
                 repo = rcs.build(fix, direction, Path(tmp) / f"{rcs.slug(fix)}-{direction}")
-                if args.run_tests:  # `python` of the test command is the project's test environment's
+                if run_tests:  # `python` of the test command is the project's test environment's
                     os.environ["PATH"] = f"{rcs.test_env(fix.project)}{os.pathsep}{path}"
                 row = {"project": fix.project, "name": fix.name, "direction": direction, "model": args.model,
                        "expected": "APPROVED" if direction == "fix" else "REJECTED",
-                       "settings": args.set, **review(model, repo, reviewer, args.run_tests)}
+                       "settings": args.set, "run_tests": run_tests,
+                       **review(model, repo, reviewer, run_tests)}
                 rows.append(row)
                 print(f"{fix.name:<28} {direction:<6} {row['verdict']:<8} {row['status']:<8} "
                       f"{row['seconds']:6.1f}s "
