@@ -86,6 +86,8 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
 
 def describe_tests(tests: dict) -> str:
     """One line on the test runs: the command, its exit code with the change and on the base."""
+    if not tests.get("command"):
+        return tests.get("note") or "not run"
     base = tests.get("base")
     sides = f"exit {tests['exit_code']} with the change" + (
         f", {base['exit_code']} on the base" if base else "")

@@ -72,7 +72,9 @@ class ReviewRun:
         evidence = gather_evidence(context, tests=tests, test_timeout=settings.test_timeout_seconds)
         system = render(PKG, "system.j2")
         packed, overhead = _pack(context, evidence.findings, metered, settings, system, around.text())
-        plan = ReviewPlan(limit_seconds=settings.timeout_seconds, skipped=[not_run] if not_run else [])
+        if not_run:  # not a part of the review left out (it is not partial for it): a note on the tests
+            evidence.tests = {"command": None, "note": not_run, "ran": []}
+        plan = ReviewPlan(limit_seconds=settings.timeout_seconds)
         result = ReviewResult(
             decision=decide_from_verdict(None, "not decided yet", []), evidence=evidence.findings,
             tests=evidence.tests, packing=packed.summary, model=model.name, target=context.target,

@@ -88,7 +88,7 @@ def plan_test_run(mode: bool | str, commands: list[str], *, use_sandbox: bool = 
     if sandbox is not None:
         return SuitePlan(commands, sandbox), ""
     if mode == "auto":
-        return None, (f"the tests: not run, because they would run without a sandbox ({why_not}); "
+        return None, (f"not run: they would run without a sandbox ({why_not}); "
                       "--run-tests runs them anyway")
     return SuitePlan(commands, None, note=f"ran without a sandbox: {why_not}"), ""
 

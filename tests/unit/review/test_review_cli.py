@@ -188,8 +188,9 @@ def test_reviewer_run_tests_in_a_project_config_needs_a_trusted_folder(repo, mon
     use_script(repo, [PROPOSE_NOTHING] * 5, run_tests=True)
     untrusted = invoke("run", "--json")
     data = json.loads(untrusted.stdout)
-    assert data["tests"] is None and "reviewer.run_tests" in untrusted.stderr
-    assert any("--run-tests runs them anyway" in s for s in data["plan"]["skipped"])
+    assert data["tests"]["command"] is None and "reviewer.run_tests" in untrusted.stderr
+    assert "--run-tests runs them anyway" in data["tests"]["note"] and data["status"] == "complete"
+    assert "tests: not run: they would run without a sandbox" in invoke("show").output
     trusted = json.loads(invoke("run", "--json", "--trust").stdout)
     assert trusted["tests"]["command"] == "python -m pytest -q"  # nothing related: the whole (empty) suite
     assert trusted["tests"]["base"] is not None  # run on both sides

@@ -284,7 +284,7 @@ def test_a_review_never_runs_the_reviewed_branchs_test_command(tmp_path):
     TrustStore().set(repo, "trust")  # even the user's own, trusted checkout
     plain = _review(repo, sandbox=False)
     assert plain.returncode == 0, plain.stderr
-    assert not marker.exists() and json.loads(plain.stdout)["tests"] is None  # auto: no sandbox, no run
+    assert not marker.exists() and json.loads(plain.stdout)["tests"]["command"] is None  # auto: no sandbox
     asked = _review(repo, "--run-tests", sandbox=False)  # the base's settings (none): the default command
     assert asked.returncode in (0, 50), asked.stderr
     assert not marker.exists()
