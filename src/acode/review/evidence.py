@@ -19,6 +19,7 @@ from acode.review.models import ChangedFile, Finding, ReviewContext, is_test_pat
 from acode.review.secret_evidence import secret_findings
 from acode.review.structural import added_helpers, structural_changes
 from acode.review.test_contrast import SuiteContrast, SuitePlan, contrast
+from acode.review.type_contrast import TypeContrast
 from acode.secrets import redact
 
 log = logging.getLogger("acode.review")
@@ -62,7 +63,7 @@ def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
     if tests:
         outcome = contrast(context, tests, test_timeout)
         evidence.tests = outcome.record()
-        evidence.findings += findings_of_tests(outcome)
+        evidence.findings += findings_of_tests(outcome) + findings_of_types(outcome.types)
     return evidence
 
 
@@ -220,6 +221,37 @@ def findings_of_tests(tests: SuiteContrast) -> list[Finding]:
     return out
 
 
+def findings_of_types(types: TypeContrast | None) -> list[Finding]:
+    """Type errors the change brings (in a type test: the typed API regressed, high; in the code: medium),
+    or type-test errors it removes without adding any (a typing fix, confirmed)."""
+    if types is None:
+        return []
+    in_tests = [e for e in types.introduced if is_test_path(e.split(": ", 1)[0])]
+    in_code = [e for e in types.introduced if e not in in_tests]
+    out = []
+    if in_tests:
+        out.append(Finding(
+            dimension="intent_alignment", source="types", rule="types/regressed", severity="high",
+            message=f"mypy: {_count_of(in_tests, 'type-test error')} with the change and not on the base: "
+                    + _names(in_tests, 2),
+            suggestion="the change breaks what the project's type tests state about its API", confidence=1.0))
+    if in_code:
+        out.append(Finding(
+            dimension="code_quality", source="types", rule="types/new-error", severity="medium",
+            message=f"mypy: {_count_of(in_code, 'new type error')}: " + _names(in_code, 2), confidence=1.0))
+    fixed = [e for e in types.removed if is_test_path(e.split(": ", 1)[0])]
+    if fixed and not types.introduced:
+        out.append(Finding(
+            dimension="intent_alignment", source="types", rule="fixed/types", severity="info",
+            message=f"mypy: {_count_of(fixed, 'type-test error')} of the base gone with the change: "
+                    + _names(fixed, 2), confidence=1.0))
+    return out
+
+
+def _count_of(items: list[str], what: str) -> str:
+    return f"{len(items)} {what}{'s' if len(items) != 1 else ''}"
+
+
 def _count(tests: list[str]) -> str:
     return f"{len(tests)} test{'s' if len(tests) != 1 else ''}"
 
@@ -230,6 +262,7 @@ def _names(tests: list[str], shown: int = 3) -> str:
 
 
 def tests_confirm(findings: list[Finding]) -> bool:
-    """The change makes tests pass that failed before it, and breaks none."""
+    """The change makes tests pass that failed before it (or type tests check that did not), and breaks
+    none."""
     rules = {f.rule for f in findings}
-    return "fixed/tests" in rules and "tests/regressed" not in rules
+    return bool({"fixed/tests", "fixed/types"} & rules) and not {"tests/regressed", "types/regressed"} & rules

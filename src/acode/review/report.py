@@ -96,7 +96,13 @@ def describe_tests(tests: dict) -> str:
                                                           ("failing_before", "failing before"))
               if tests.get(k)]
     note = f" ({tests['note']})" if tests.get("note") else ""
-    return f"`{tests['command']}` {sides}" + (f": {', '.join(counts)}" if counts else "") + note
+    types = tests.get("types")
+    typed = "" if not types else (
+        f"; mypy on {len(types['files'])} file(s): " + (types["note"] or ", ".join(
+            f"{len(types[k])} {label}" for k, label in (("introduced", "type errors brought by the change"),
+                                                        ("removed", "removed by it")) if types[k])
+            or "no difference"))
+    return f"`{tests['command']}` {sides}" + (f": {', '.join(counts)}" if counts else "") + note + typed
 
 
 def render_markdown(result: ReviewResult) -> str:

@@ -34,6 +34,7 @@ from acode.errors import AcodeError
 from acode.gitcmd import run_git
 from acode.review.git_context import read_new_text
 from acode.review.models import ReviewContext, is_test_path
+from acode.review.type_contrast import TypeContrast, contrast_types, type_check_files
 from acode.sandbox import Sandbox, find_sandbox, sandbox_env
 from acode.secrets import redact
 
@@ -61,12 +62,14 @@ class SuiteContrast:
     new_failing: list[str] = field(default_factory=list)  # in a test file the change adds, fail with it
     ran: list[str] = field(default_factory=list)  # the commands run on both sides, in order
     note: str = ""
+    types: TypeContrast | None = None  # mypy on both sides, when the change edits annotations
 
     def record(self) -> dict:
         """What the report keeps (``ReviewResult.tests``)."""
         return {**self.head.record(), "base": self.base.record() if self.base else None,
                 "regressed": self.regressed, "fixed": self.fixed, "failing_before": self.failing_before,
-                "new_failing": self.new_failing, "ran": self.ran, "note": self.note}
+                "new_failing": self.new_failing, "ran": self.ran, "note": self.note,
+                "types": self.types.record() if self.types else None}
 
 
 @dataclass
@@ -190,6 +193,9 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
             if result.regressed or result.fixed or result.new_failing or head.timed_out:
                 break
         assert result is not None, "no test command"
+        files = type_check_files(context, head_tree)
+        if files:  # a change to annotations: the type checker tells what the tests cannot
+            result.types = contrast_types(files, head_tree, base_tree, timeout=timeout, **where)
         return result
 
 

@@ -1,0 +1,134 @@
+"""The type checker on both sides of a change that edits type annotations (mypy, a maintained analyzer).
+
+A change to annotations alone changes no behaviour a test can run: a typing fix (an overload, a
+decorator's return type) and the same fix taken out again pass the same tests, and a language model reads
+either as plausible. What does tell them apart is the type checker over the project's own type tests
+(files that ``assert_type`` or ``reveal_type`` what the public API returns) and over the changed modules.
+So, as for the tests: the same files, the reviewed version's, are checked on the reviewed source and on
+the base source, and the difference is the evidence. An error that appears with the change is a
+regression of the typed API; an error in a type test that the change removes (with none added) confirms a
+typing fix.
+
+mypy is run with no configuration file (``--config-file=``: a project's mypy plugins are code) and no
+installed packages (``--no-site-packages``), on each tree's ``src/`` and root, inside the review's sandbox
+when there is one. Errors are compared by file, message and code, not by line: a change moves lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from acode.review.git_context import read_new_text, read_old_text
+from acode.review.models import ReviewContext, is_test_path
+from acode.sandbox import Sandbox, sandbox_env
+
+MAX_FILES = 40
+_TYPE_TEST_PATH = re.compile(
+    r"(^|/)(typing|mypy[^/]*|type_?tests?|types?_checks?)/|(^|/)test_?typ[^/]*\.py$")
+_ERROR = re.compile(
+    r"^(?P<path>[^:\n]+\.pyi?):\d+(?::\d+)?: error: (?P<message>.*?)(?:\s+\[(?P<code>[\w-]+)\])?$")
+MYPY_FLAGS = ("--config-file=", "--no-incremental", "--follow-imports=silent", "--ignore-missing-imports",
+              "--no-site-packages", "--show-error-codes", "--no-error-summary", "--hide-error-context",
+              "--no-color-output", "--no-pretty")
+
+
+@dataclass
+class TypeContrast:
+    files: list[str]
+    introduced: list[str] = field(default_factory=list)  # "path: message [code]", new with the change
+    removed: list[str] = field(default_factory=list)  # errors of the base the change makes go away
+    note: str = ""
+
+    def record(self) -> dict:
+        return {"files": self.files, "introduced": self.introduced, "removed": self.removed,
+                "note": self.note}
+
+
+def annotations_of(source: str | None) -> Counter:
+    """The type annotations of a module (arguments, returns, annotated assignments), as source text."""
+    if not source:
+        return Counter()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return Counter()
+    found: Counter = Counter()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope = node.name
+            arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+            arguments += [a for a in (node.args.vararg, node.args.kwarg) if a]
+            found.update(f"{scope}({a.arg}: {ast.unparse(a.annotation)})" for a in arguments if a.annotation)
+            if node.returns is not None:
+                found[f"{scope} -> {ast.unparse(node.returns)}"] += 1
+            found.update(f"{scope}: @{ast.unparse(d)}" for d in node.decorator_list
+                         if ast.unparse(d).split(".")[-1] in ("overload", "override"))
+        elif isinstance(node, ast.AnnAssign):
+            found[f"{ast.unparse(node.target)}: {ast.unparse(node.annotation)}"] += 1
+    return found
+
+
+def type_check_files(context: ReviewContext, root: Path) -> list[str]:
+    """The files to check when the change edits annotations (else []): the changed modules, the changed
+    test files and the project's type tests (``tests/typing/``, ``mypy_test_cases/`` ...)."""
+    python = [f for f in context.files if f.path.endswith((".py", ".pyi")) and f.change_type != "binary"]
+    edits_types = any(
+        annotations_of(read_old_text(context, f)) != annotations_of(read_new_text(context, f.path))
+        for f in python if not is_test_path(f.path) and f.change_type != "deleted")
+    edits_type_tests = any(_TYPE_TEST_PATH.search(f.path) for f in python)
+    if not (edits_types or edits_type_tests):
+        return []
+    changed = [f.path for f in python if f.change_type != "deleted"]
+    type_tests = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")
+                        if _TYPE_TEST_PATH.search(p.relative_to(root).as_posix()))
+    return list(dict.fromkeys(changed + type_tests))[:MAX_FILES]
+
+
+def run_mypy(tree: Path, files: list[str], timeout: float, sandbox: Sandbox | None,
+             writable: Path) -> tuple[Counter, str]:
+    """(errors as "path: message [code]" counted, "" or why the check did not finish)."""
+    present = [f for f in files if (tree / f).is_file()]
+    if not present:
+        return Counter(), ""
+    argv = [sys.executable, "-m", "mypy", *MYPY_FLAGS, f"--cache-dir={writable / 'mypy-cache'}", *present]
+    search = [str(p) for p in (tree / "src", tree) if p.is_dir()]
+    env = {**os.environ, "MYPYPATH": os.pathsep.join(search), "PYTHONDONTWRITEBYTECODE": "1"}
+    if sandbox is not None:
+        argv = sandbox.command(argv, writable=[writable], cwd=tree,
+                               readable=[] if tree.resolve().is_relative_to(writable.resolve()) else [tree])
+        env = sandbox_env(env) | {"MYPYPATH": env["MYPYPATH"]}
+    try:
+        done = subprocess.run(argv, cwd=tree, capture_output=True, text=True, timeout=timeout, env=env,
+                              check=False, start_new_session=True)
+    except subprocess.TimeoutExpired:
+        return Counter(), f"mypy did not finish in {timeout:g} s"
+    if done.returncode not in (0, 1):
+        return Counter(), f"mypy could not check the files (exit {done.returncode})"
+    errors: Counter = Counter()
+    for line in done.stdout.splitlines():
+        match = _ERROR.match(line.strip())
+        if match:
+            code = f" [{match['code']}]" if match["code"] else ""
+            errors[f"{match['path']}: {match['message']}{code}"] += 1
+    return errors, ""
+
+
+def contrast_types(files: list[str], head: Path, base: Path, *, timeout: float, sandbox: Sandbox | None,
+                   writable: Path) -> TypeContrast:
+    """mypy on the same files in both trees; what the change introduces and what it removes."""
+    result = TypeContrast(files=files)
+    after, why_head = run_mypy(head, files, timeout, sandbox, writable)
+    before, why_base = run_mypy(base, files, timeout, sandbox, writable)
+    if why_head or why_base:
+        result.note = why_head or why_base
+        return result
+    result.introduced = sorted((after - before).elements())
+    result.removed = sorted((before - after).elements())
+    return result
