@@ -275,7 +275,8 @@ def test_schema_uses_json_schema_and_falls_back_to_json_object_once(server):
 def test_a_schema_explained_at_the_end_leaves_the_system_message_as_it_is(server):
     schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
     server.add(json=chat('{"ok": true}'))
-    make_model(server).complete([Message.system("You are acode."), *ASK], schema=schema, instructions_at="end")
+    messages = [Message.system("You are acode."), *ASK]
+    make_model(server).complete(messages, schema=schema, instructions_at="end")
     system, *rest = server.chat_requests()[0].json["messages"]
     assert system == {"role": "system", "content": "You are acode."}
     assert rest[-1]["role"] == "user" and rest[-1]["content"].startswith(ASK[-1].content)
