@@ -91,7 +91,8 @@ def at_end(messages: Sequence[Message], note: str) -> list[Message]:
 
 
 def instructions_for(tools: Sequence[ToolSpec] | None, schema: dict[str, Any] | None) -> str:
-    """What the system prompt must add so the model knows what its constrained output means."""
+    """What a prompt must add (to its system message, or at its end) so the model knows what its
+    constrained output means."""
     from acode.prompts import render
 
     if tools:
