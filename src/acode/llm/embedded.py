@@ -105,15 +105,6 @@ class EmbeddedModel:
             return 0
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
-    def format_prompt(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] | None = None,
-        schema: dict[str, Any] | None = None,
-        instructions_at: InstructionsAt = "system",
-    ) -> str:
-        return self._template.prompt(messages, tools, schema, instructions_at)
-
     def complete(
         self,
         messages: Sequence[Message],
@@ -130,7 +121,7 @@ class EmbeddedModel:
     ) -> Completion:
         started = time.monotonic()
         deadline = started + timeout if timeout else None
-        tokens = self._tokenize_prompt(self.format_prompt(messages, tools, schema, instructions_at))
+        tokens = self._tokenize_prompt(self._template.prompt(messages, tools, schema, instructions_at))
         self._check_fits(len(tokens))
         constraint = tool_envelope_schema(tools) if tools else schema
         grammar = self._grammar(constraint) if constraint is not None else None
