@@ -9,7 +9,8 @@ Two changes in temporary repositories: a simple one (one file, < 50 changed line
   - single_call: one prompt for all dimensions (the default strategy);
   - checks_only: no proposal call, the regression check and the evidence only.
 Each review's seconds are broken down by step (evidence, proposals, checks, regression) from its progress
-messages; ``--repeat N`` reviews each N times and reports the median run.
+messages, and ``per_call`` lists every model call's prompt tokens evaluated and reused from the KV cache;
+``--repeat N`` reviews each N times and reports the median run.
 Prints JSON: wall seconds, prompt tokens evaluated vs reused, calls, decision, per design and change.
 Targets: simple <= 30 s, complex <= 120 s on the 1.5B model (spec); one-file review median <= 20 s (issue 15).
 
@@ -82,6 +83,35 @@ def naive_layout(messages: list, task: str, dimension: str) -> list:
     return [Message.system(f"Review aspect: {dimension}.\n{out[0].content}"), *out[1:]]
 
 
+class CallLog:
+    """The model, with each call's prompt tokens (evaluated vs reused from the KV cache) recorded under the
+    review step that made it (the step named by the last progress message)."""
+
+    def __init__(self, model) -> None:
+        self.inner = model
+        self.step = "start"
+        self.calls: list[dict] = []
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    def complete(self, messages, **kwargs):
+        return self._logged("complete", self.inner.complete(messages, **kwargs))
+
+    def score_text(self, prefix: str, text: str, **kwargs):
+        return self._logged("score", self.inner.score_text(prefix, text, **kwargs))
+
+    def progress(self, message: str) -> None:
+        self.step = next((name for prefix, name in STEPS if message.startswith(prefix)), "other")
+
+    def _logged(self, kind: str, answer):
+        usage = answer.usage
+        self.calls.append({"step": self.step, "kind": kind, "prompt": usage.prompt_tokens,
+                           "evaluated": usage.prompt_tokens_evaluated, "reused": usage.prompt_tokens_reused,
+                           "generated": usage.completion_tokens, "seconds": round(usage.seconds, 2)})
+        return answer
+
+
 def run_design(model, repo: Path, design: str, timeout: float) -> dict:
     from acode.config.review import ReviewerSettings
     from acode.review.findings_review import FindingsReview
@@ -95,10 +125,16 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
     if reset:
         reset()  # every design starts with an empty KV cache
     marks: list[tuple[float, str]] = []
+    logged = CallLog(model)
+
+    def progress(message: str) -> None:
+        marks.append((time.monotonic(), message))
+        logged.progress(message)
+
     started = time.monotonic()
-    result = review_change(context, model, settings,
+    result = review_change(context, logged, settings,
                            strategy=FindingsReview(naive_layout) if design == "naive" else None,
-                           progress=lambda message: marks.append((time.monotonic(), message)))
+                           progress=progress)
     ended = time.monotonic()
     changed = sum(f.additions + f.deletions for f in context.files)
     return {
@@ -108,6 +144,7 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
         "prompt_tokens": result.tokens.prompt_tokens, "evaluated": result.tokens.evaluated,
         "reused": result.tokens.reused, "generated": result.tokens.generated,
         "diff_tokens_packed": result.packing.used_tokens, "omitted": len(result.packing.omitted),
+        "per_call": logged.calls,
     }
 
 

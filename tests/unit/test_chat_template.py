@@ -9,7 +9,7 @@ from gguf_bytes import kv_float_array, kv_string, kv_string_array, kv_uint32, ti
 
 from acode.errors import ModelError
 from acode.llm import bundled, gguf
-from acode.llm.chat_template import ChatTemplate, instructions_for
+from acode.llm.chat_template import ChatTemplate, at_end, instructions_for
 from acode.llm.types import Message, ToolCall, ToolSpec
 
 READ = ToolSpec(
@@ -41,6 +41,33 @@ def test_extra_instructions_join_the_system_message_or_become_one():
     assert "<|im_start|>system\nBe brief.\n\nUse tools.<|im_end|>" in joined
     inserted = template.render([Message.user("hi")], extra_system="Use tools.")
     assert inserted.startswith("<|im_start|>system\nUse tools.<|im_end|>\n<|im_start|>user\nhi")
+
+
+SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+
+
+@pytest.mark.parametrize("source", ["chatml", "qwen"])
+def test_a_schema_explained_at_the_end_keeps_the_prefix_of_calls_without_one(source):
+    """A review asks over the same system prompt and context with a schema (the proposal) and without
+    one (the checks): explained at the end, the schema leaves the shared part byte-identical."""
+    template = ChatTemplate(None if source == "chatml" else _qwen_template())
+    context = [Message.system("Review."), Message.user("the change")]
+    proposal = [context[0], Message.user("the change\n\nTask: find bugs")]
+    check = [context[0], Message.user("the change\n\nIs line 3 wrong?")]
+    shared = template.render(context).split("the change")[0] + "the change\n\n"
+    at_end = template.prompt(proposal, schema=SCHEMA, instructions_at="end")
+    assert at_end.startswith(shared) and template.prompt(check).startswith(shared)
+    assert at_end.index("Task: find bugs") < at_end.index('"ok"')
+    in_system = template.prompt(proposal, schema=SCHEMA)  # the default, which the agent's calls keep
+    assert not in_system.startswith(shared) and in_system.index('"ok"') < in_system.index("the change")
+    assert in_system == template.render(proposal, extra_system=instructions_for(None, SCHEMA))
+
+
+def test_instructions_at_the_end_join_the_last_user_message_or_follow_as_one():
+    assert at_end([Message.user("hi")], "Answer in JSON.") == [Message.user("hi\n\nAnswer in JSON.")]
+    after_tool = at_end([Message.user("hi"), Message.assistant("ok")], "Answer in JSON.")
+    assert after_tool[-1] == Message.user("Answer in JSON.") and len(after_tool) == 3
+    assert at_end([Message.user("hi")], "") == [Message.user("hi")]
 
 
 def test_tool_calls_are_written_back_as_envelopes_and_results_as_user_text_without_tool_role():

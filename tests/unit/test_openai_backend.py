@@ -272,6 +272,17 @@ def test_schema_uses_json_schema_and_falls_back_to_json_object_once(server):
     assert system["role"] == "system" and json.dumps(schema) in system["content"]
 
 
+def test_a_schema_explained_at_the_end_leaves_the_system_message_as_it_is(server):
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    server.add(json=chat('{"ok": true}'))
+    messages = [Message.system("You are acode."), *ASK]
+    make_model(server).complete(messages, schema=schema, instructions_at="end")
+    system, *rest = server.chat_requests()[0].json["messages"]
+    assert system == {"role": "system", "content": "You are acode."}
+    assert rest[-1]["role"] == "user" and rest[-1]["content"].startswith(ASK[-1].content)
+    assert rest[-1]["content"].endswith(json.dumps(schema))
+
+
 def test_an_optional_field_the_server_refuses_is_left_out_from_then_on(server):
     server.add(status=400, json={"error": {"message": "Unrecognized request argument: stream_options"}})
     server.add(sse=[{"choices": [{"delta": {"content": "hi"}}]}])

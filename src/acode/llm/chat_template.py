@@ -15,7 +15,7 @@ from typing import Any
 
 from acode.errors import ModelError
 from acode.llm.structured import tools_prompt
-from acode.llm.types import Message, ToolSpec
+from acode.llm.types import InstructionsAt, Message, ToolSpec
 
 
 def _raise(message: str) -> None:
@@ -39,6 +39,19 @@ class ChatTemplate:
         self.eos_token = eos_token
         # Templates that know a "tool" role (Qwen, Llama 3, ...) get tool results in their trained format.
         self.supports_tool_role = "'tool'" in source or '"tool"' in source
+
+    def prompt(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None = None,
+        schema: dict[str, Any] | None = None,
+        instructions_at: InstructionsAt = "system",
+    ) -> str:
+        """The prompt of one call: the messages with the explanation of its tools or schema."""
+        instructions = instructions_for(tools, schema)
+        if instructions_at == "end":
+            return self.render(at_end(messages, instructions))
+        return self.render(messages, extra_system=instructions)
 
     def render(self, messages: Sequence[Message], *, extra_system: str = "") -> str:
         rows = [self._row(m) for m in messages]
@@ -65,8 +78,21 @@ class ChatTemplate:
         return {"role": message.role, "content": message.content}
 
 
+def at_end(messages: Sequence[Message], note: str) -> list[Message]:
+    """``note`` appended to the last message when it is the user's, else as a user message of its own."""
+    out = list(messages)
+    if not note:
+        return out
+    if out and out[-1].role == "user":
+        out[-1] = out[-1].model_copy(update={"content": f"{out[-1].content}\n\n{note}"})
+    else:
+        out.append(Message.user(note))
+    return out
+
+
 def instructions_for(tools: Sequence[ToolSpec] | None, schema: dict[str, Any] | None) -> str:
-    """What the system prompt must add so the model knows what its constrained output means."""
+    """What a prompt must add (to its system message, or at its end) so the model knows what its
+    constrained output means."""
     from acode.prompts import render
 
     if tools:

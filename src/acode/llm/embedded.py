@@ -21,11 +21,11 @@ from typing import Any
 
 from acode.config.model import ModelSettings
 from acode.errors import ModelError, ModelNotInstalledError, ModelOutputError
-from acode.llm.chat_template import ChatTemplate, instructions_for
+from acode.llm.chat_template import ChatTemplate
 from acode.llm.kv_cache import CHUNK, AlignedCache, check_deadline, row_logprob
 from acode.llm.scoring import TextScore
 from acode.llm.structured import parse_envelope, tool_envelope_schema
-from acode.llm.types import Completion, Message, TokenLogprob, ToolSpec, Usage
+from acode.llm.types import Completion, InstructionsAt, Message, TokenLogprob, ToolSpec, Usage
 
 log = logging.getLogger("acode.llm")
 
@@ -105,14 +105,6 @@ class EmbeddedModel:
             return 0
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
-    def format_prompt(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] | None = None,
-        schema: dict[str, Any] | None = None,
-    ) -> str:
-        return self._template.render(messages, extra_system=instructions_for(tools, schema))
-
     def complete(
         self,
         messages: Sequence[Message],
@@ -125,10 +117,11 @@ class EmbeddedModel:
         timeout: float | None = None,
         on_text: Callable[[str], None] | None = None,
         logprobs: int | None = None,
+        instructions_at: InstructionsAt = "system",
     ) -> Completion:
         started = time.monotonic()
         deadline = started + timeout if timeout else None
-        tokens = self._tokenize_prompt(self.format_prompt(messages, tools, schema))
+        tokens = self._tokenize_prompt(self._template.prompt(messages, tools, schema, instructions_at))
         self._check_fits(len(tokens))
         constraint = tool_envelope_schema(tools) if tools else schema
         grammar = self._grammar(constraint) if constraint is not None else None

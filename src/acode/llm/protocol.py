@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from acode.llm.types import Completion, Message, ToolSpec
+from acode.llm.types import Completion, InstructionsAt, Message, ToolSpec
 
 
 @runtime_checkable
@@ -25,6 +25,7 @@ class ChatModel(Protocol):
         timeout: float | None = None,
         on_text: Callable[[str], None] | None = None,
         logprobs: int | None = None,
+        instructions_at: InstructionsAt = "system",
     ) -> Completion:
         """One model call.
 
@@ -32,6 +33,9 @@ class ChatModel(Protocol):
         schema: the answer's text is JSON matching this JSON schema (constrained where the backend can).
         on_text: called with each streamed piece of plain-text output.
         logprobs: when set, Completion.logprobs holds each generated token with its top-N alternatives.
+        instructions_at: where the explanation of ``tools`` or ``schema`` goes: "system" (the system
+            message) or "end" (the end of the last user message, so calls over the same messages with
+            other schemas or none share their whole prefix, and a prompt cache can reuse it).
         """
         ...
 

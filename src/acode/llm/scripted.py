@@ -23,7 +23,7 @@ import yaml
 
 from acode.errors import ConfigError, ModelError
 from acode.llm.scoring import TextScore
-from acode.llm.types import Completion, Message, ToolCall, ToolSpec, Usage
+from acode.llm.types import Completion, InstructionsAt, Message, ToolCall, ToolSpec, Usage
 
 
 class ScriptedModel:
@@ -83,9 +83,11 @@ class ScriptedModel:
         timeout: float | None = None,
         on_text: Callable[[str], None] | None = None,
         logprobs: int | None = None,
+        instructions_at: InstructionsAt = "system",
     ) -> Completion:
         with self._lock:
-            self.calls.append({"messages": list(messages), "tools": list(tools or []), "schema": schema})
+            self.calls.append({"messages": list(messages), "tools": list(tools or []), "schema": schema,
+                               "instructions_at": instructions_at})
             if not self._steps:
                 raise ModelError("ACODE-MODEL-090", "the scripted model has no answers left")
             step = self._steps.pop(0)

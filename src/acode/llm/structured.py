@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from acode.errors import ModelOutputError
 from acode.llm.protocol import ChatModel
-from acode.llm.types import Message, ToolCall, ToolSpec, without_titles
+from acode.llm.types import InstructionsAt, Message, ToolCall, ToolSpec, without_titles
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -122,14 +122,17 @@ def complete_json(
     max_tokens: int = 1024,
     timeout: float | None = None,
     seed: int = 0,
+    instructions_at: InstructionsAt = "system",
 ) -> T:
-    """Ask for JSON matching ``output``; validate; re-ask once with the error; then raise ModelOutputError."""
+    """Ask for JSON matching ``output``; validate; re-ask once with the error; then raise ModelOutputError.
+    ``instructions_at``: where the backend explains the schema (see ChatModel.complete)."""
     schema = output.model_json_schema()
     history = list(messages)
     error = ""
     for attempt in range(2):
         completion = model.complete(
-            history, schema=schema, max_tokens=max_tokens, temperature=0.0, seed=seed, timeout=timeout
+            history, schema=schema, max_tokens=max_tokens, temperature=0.0, seed=seed, timeout=timeout,
+            instructions_at=instructions_at,
         )
         try:
             return output.model_validate(extract_json(completion.text))

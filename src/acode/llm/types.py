@@ -11,6 +11,11 @@ from pydantic import BaseModel, Field
 
 Role = Literal["system", "user", "assistant", "tool"]
 
+# Where a call's tools or schema are explained to the model: in the system message (the agent's prompts,
+# calibrated on it), or at the end of the last user message ("end"), after everything the call shares with
+# calls that have another schema or none, so the KV cache (or a server's prompt cache) reuses all of it.
+InstructionsAt = Literal["system", "end"]
+
 
 def new_call_id() -> str:
     return "call_" + uuid.uuid4().hex[:12]

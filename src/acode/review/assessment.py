@@ -1,7 +1,8 @@
 """Ask the model for findings, one dimension at a time (per_dimension) or all at once (single_call).
 
-Every prompt is the same system message and the same shared context, followed by the task: with the
-embedded backend the context is evaluated once and then reused from the KV cache; with a server the
+Every prompt is the same system message and the same shared context, followed by the task (and the
+explanation of the answer's JSON schema, ``SCHEMA_AT``): with the embedded backend the context is evaluated
+once and then reused from the KV cache, by the other dimensions and by the checks; with a server the
 dimension requests may run in parallel. The model's answer is only a list of proposed findings; levels
 and the decision are derived later from the findings that survive a check.
 """
@@ -19,12 +20,15 @@ from pydantic import BaseModel, Field, create_model
 from acode.errors import ModelOutputError, ModelTimeoutError
 from acode.llm.protocol import ChatModel
 from acode.llm.structured import complete_json
-from acode.llm.types import Message
+from acode.llm.types import InstructionsAt, Message
 from acode.prompts import render
 from acode.review.diffparse import added_lines
 from acode.review.models import ChangedFile
 
 PKG = "acode.review"
+# The proposals' JSON schema is explained after the task, not in the system message: the checks (no
+# schema) then share the proposal's whole prefix (system prompt and context) and read it from the KV cache.
+SCHEMA_AT: InstructionsAt = "end"
 
 TITLES = {
     "intent_alignment": "intent alignment (does it do what was asked?)",
@@ -151,7 +155,7 @@ def propose(
         progress("asking for findings on all dimensions at once")
         try:
             answer = complete_json(model, with_task(messages, task), output, max_tokens=max_tokens,
-                                   timeout=timeout())
+                                   timeout=timeout(), instructions_at=SCHEMA_AT)
         except ModelOutputError as exc:
             out.failed = {d: exc.message for d in dimensions}
             return out
@@ -169,6 +173,7 @@ def propose(
         try:
             answer = complete_json(
                 model, place(messages, task, dimension), output, max_tokens=max_tokens, timeout=timeout(),
+                instructions_at=SCHEMA_AT,
             )
         except ModelOutputError as exc:
             return dimension, exc.message

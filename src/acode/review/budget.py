@@ -5,7 +5,7 @@ what they are worth:
 
 1. the regression check (old vs new of each small edit; the measured signal of the gate);
 2. the proposals and their checks (one prompt with the change's diffs, then one yes/no question per
-   proposed finding; the first question reads the context again).
+   proposed finding, which reuses the context the proposal read: see ``CONTEXT_TAIL_TOKENS``).
 
 Before each stage the review estimates its cost in seconds from token counts and the model's speed —
 prompt tokens per second and generated tokens per second, measured on the calls already made in this
@@ -24,6 +24,9 @@ from pydantic import BaseModel, Field
 from acode.llm.types import Usage
 
 CHECK_QUESTION_TOKENS = 90  # the yes/no question about one finding, besides the shared context
+# The checks share the proposal's whole prefix (system prompt and context); the KV cache reuses it in whole
+# 64-token chunks, so the first check reads at most the context's last partial chunk again.
+CONTEXT_TAIL_TOKENS = 64
 # one proposed finding as JSON: keys, a line number, a problem (<= 160 chars), a fix (<= 120)
 FINDING_TOKENS = 70
 
@@ -95,8 +98,8 @@ def expected_answer_tokens(findings: int, cap: int) -> int:
 def proposal_seconds(pace: Pace, context_tokens: int, *, answer_tokens: int, findings: int, calls: int = 1,
                      task_tokens: int = 150) -> float:
     """Proposals (the context once, each call's task and answer) plus the checks of ``findings`` findings
-    (the context once more, a short question and a one-token answer each)."""
-    evaluated = context_tokens + calls * task_tokens + context_tokens + findings * CHECK_QUESTION_TOKENS
+    (the context's last partial chunk once more, a short question and a one-token answer each)."""
+    evaluated = context_tokens + calls * task_tokens + CONTEXT_TAIL_TOKENS + findings * CHECK_QUESTION_TOKENS
     return pace.seconds(evaluated, calls * answer_tokens + findings)
 
 
@@ -105,5 +108,5 @@ def diff_tokens_for(pace: Pace, seconds: float, overhead_tokens: int, *, answer_
     """The most diff tokens the proposals and their checks can read in ``seconds`` (may be negative)."""
     fixed = proposal_seconds(pace, overhead_tokens, answer_tokens=answer_tokens, findings=findings,
                              calls=calls, task_tokens=task_tokens)
-    # every diff token is read twice: by the proposal prompt and by the first check question
-    return int((seconds - fixed) * pace.prompt_rate() / 2)
+    # every diff token is read once, by the proposal prompt (the checks reuse it)
+    return int((seconds - fixed) * pace.prompt_rate())

@@ -32,7 +32,7 @@ def test_the_diff_the_proposals_can_read_shrinks_with_the_time_left():
     shape = {"answer_tokens": 200, "findings": 3}
     plenty, little = diff_tokens_for(pace, 100.0, 500, **shape), diff_tokens_for(pace, 30.0, 500, **shape)
     assert plenty > little
-    # what fits is what the estimate says takes that long (every diff token is read twice)
+    # what fits is what the estimate says takes that long (every diff token is read once: the checks reuse it)
     assert proposal_seconds(pace, 500 + plenty, **shape) == pytest.approx(100.0, abs=0.05)
 
 
@@ -98,7 +98,7 @@ def test_a_fast_model_does_everything_and_skips_nothing(tmp_path):
 
 
 def test_diffs_are_cut_to_the_time_left_and_the_files_left_out_are_named(tmp_path):
-    big = "".join(f"def g{i}(value):\n    return value * {i} + {i}\n\n\n" for i in range(60))
+    big = "".join(f"def g{i}(value):\n    return value * {i} + {i}\n\n\n" for i in range(120))
     context = branch_context(repo_with_branch(tmp_path / "r", {"a.py": SOUND, "b.py": ""},
                                               {"a.py": BUGGY, "b.py": big}))
     doubt = {"file": "a.py", "dimension": "code_quality", "line_number": 3, "problem": "p", "severity": "low",

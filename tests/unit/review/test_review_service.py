@@ -3,12 +3,15 @@ the decision follows from them; unreadable answers never approve; timeouts keep 
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from pydantic import BaseModel
 from review_fakes import BUGGY, SOUND, finding, repo_with_branch, reviewer, yes_no
 
 from acode.config.review import ReviewerSettings
 from acode.errors import ModelOutputError, ModelTimeoutError
+from acode.llm.chat_template import ChatTemplate
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Completion
 from acode.review.git_context import branch_context
@@ -114,6 +117,26 @@ def test_single_call_strategy_asks_once_and_files_findings_by_dimension(bug_cont
     by_name = {d.name: d for d in result.dimensions}
     assert by_name["intent_alignment"].level == "poor" and by_name["safety"].level == "excellent"
     assert result.decision.verdict == "REJECTED"
+
+
+@pytest.mark.parametrize("strategy", ["single_call", "per_dimension"])
+def test_the_checks_share_the_proposals_whole_prompt_up_to_the_task(bug_context, strategy):
+    """As the embedded backend formats them (the same template, KV cache by prefix): the proposal's JSON
+    schema is explained after its task, so a check differs from the proposal only after the context."""
+    claim = finding("start = number * size", "skips page 1")
+    model = (ScriptedModel([{"json": {"findings": [{**claim, "dimension": "code_quality"}]}}, yes_no(0.9)])
+             if strategy == "single_call" else model_of(reviewer({"code_quality": [claim]})))
+    review_change(bug_context, model, ReviewerSettings(strategy=strategy, regression={"method": "off"}))
+    template = ChatTemplate(None)
+    prompts = [(c["schema"] is not None, template.prompt(c["messages"], c["tools"], c["schema"],
+                                                         c["instructions_at"])) for c in model.calls]
+    proposal = next(text for asked_json, text in prompts if asked_json)
+    checks = [text for asked_json, text in prompts if not asked_json]
+    assert checks
+    task = proposal.index("Task: review")
+    assert "+    start = number * size" in proposal[:task] and '"findings"' in proposal[task:]
+    for check in checks:
+        assert os.path.commonprefix([proposal, check]) == proposal[:task]
 
 
 @pytest.mark.parametrize("bad", ["", "I think it is fine.", '{"verdict": "APPROVED"}', "{}", '{"findings": [{"line": 1}]}'])

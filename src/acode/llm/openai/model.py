@@ -18,12 +18,12 @@ from typing import Any
 
 from acode.config.model import ModelSettings
 from acode.errors import ServerError
-from acode.llm.chat_template import instructions_for
+from acode.llm.chat_template import at_end, instructions_for
 from acode.llm.openai import payload
 from acode.llm.openai.client import ServerClient, ServerHTTPError
 from acode.llm.server_caps import ServerCaps
 from acode.llm.structured import parse_tool_text, tool_envelope_schema
-from acode.llm.types import Completion, Message, TokenLogprob, ToolCall, ToolSpec, Usage
+from acode.llm.types import Completion, InstructionsAt, Message, TokenLogprob, ToolCall, ToolSpec, Usage
 from acode.prompts import render
 
 log = logging.getLogger("acode.llm.openai")
@@ -71,6 +71,7 @@ class OpenAIModel:
         timeout: float | None = None,
         on_text: Callable[[str], None] | None = None,
         logprobs: int | None = None,
+        instructions_at: InstructionsAt = "system",
     ) -> Completion:
         tools = list(tools or [])
         history_has_tools = any(m.role == "tool" or m.tool_calls for m in messages)
@@ -88,8 +89,12 @@ class OpenAIModel:
             constraint = None  # native tools and a response_format do not mix on most servers
         else:
             # the same explanation of the constrained output as the embedded backend gives its model
-            sent = payload.native_messages(messages) if native else payload.envelope_messages(messages)
-            body["messages"] = payload.add_system_note(sent, instructions_for(tools, schema))
+            convert = payload.native_messages if native else payload.envelope_messages
+            note = instructions_for(tools, schema)
+            if instructions_at == "end":
+                body["messages"] = convert(at_end(messages, note))
+            else:
+                body["messages"] = payload.add_system_note(convert(messages), note)
             constraint = tool_envelope_schema(tools) if tools else schema
         if logprobs:
             body["logprobs"] = True
