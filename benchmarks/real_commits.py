@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             for direction in args.directions.split(","):
                 repo = rcs.build(fix, direction, Path(tmp) / f"{rcs.slug(fix)}-{direction}")
                 if run_tests:  # `python` of the test command is the project's test environment's
-                    os.environ["PATH"] = f"{rcs.test_env(fix.project)}{os.pathsep}{path}"
+                    os.environ["PATH"] = f"{rcs.test_env(rcs.env_name(fix))}{os.pathsep}{path}"
                 row = {"project": fix.project, "name": fix.name, "direction": direction, "model": args.model,
                        "expected": "APPROVED" if direction == "fix" else "REJECTED",
                        "settings": args.set, "run_tests": run_tests,

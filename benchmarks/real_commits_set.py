@@ -274,8 +274,16 @@ TEST_REQUIREMENTS = ("pytest", "pytest-timeout", "pytest-xprocess", "cryptograph
                      "itsdangerous", "markupsafe", "werkzeug", "jinja2", "click")
 
 
-# projects whose tests need an older pytest (flask's conftest reads `_pytest.monkeypatch.notset`)
-TEST_PINS = {"flask": ("pytest<8",)}
+# projects whose tests need older packages: flask's conftest reads `_pytest.monkeypatch.notset` (pytest<8);
+# flask 2.x runs on Werkzeug 2 (with Werkzeug 3 most of its tests fail on both sides and show nothing)
+TEST_PINS = {"flask": ("pytest<8",), "flask-2": ("pytest<8", "werkzeug<3")}
+
+
+def env_name(fix: Fix) -> str:
+    """The ``TEST_PINS`` key of a fix's test environment: the project, or project-major for flask 2."""
+    major = fix.name.split()[-1].split(".")[0] if " " in fix.name else ""
+    key = f"{fix.project}-{major}"
+    return key if key in TEST_PINS else fix.project
 
 
 def test_env(project: str = "", acode_python: str = sys.executable) -> Path:
