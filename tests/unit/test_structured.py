@@ -58,6 +58,18 @@ def test_complete_json_reasks_once_with_the_validation_error(scripted):
     assert second[2].role == "user" and "severity" in second[2].content and "not valid" in second[2].content
 
 
+def test_a_reask_with_the_schema_explained_at_the_end_does_not_repeat_it(scripted):
+    """instructions_at="end": the backend appends the schema to the last message, the re-ask itself."""
+    model = scripted({"json": {"approved": True, "severity": "medium"}}, {"json": {"approved": True,
+                                                                                 "severity": "low"}})
+    complete_json(model, [Message.user("judge")], Verdict, instructions_at="end")
+    reask = model.calls[1]["messages"][-1].content
+    assert "not valid" in reask and '"enum"' not in reask and model.calls[1]["instructions_at"] == "end"
+    model = scripted({"json": {"severity": "x"}}, {"json": {"approved": True, "severity": "low"}})
+    complete_json(model, [Message.user("judge")], Verdict)
+    assert '"enum"' in model.calls[1]["messages"][-1].content  # "system": the schema goes with the re-ask
+
+
 def test_complete_json_raises_a_typed_error_after_the_retry(scripted):
     model = scripted("I think it is fine.", '{"approved": "maybe"}')
     with pytest.raises(ModelOutputError) as caught:

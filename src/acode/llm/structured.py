@@ -142,9 +142,10 @@ def complete_json(
                 history += [
                     Message.assistant(completion.text),
                     Message.user(
-                        "That answer was not valid: "
-                        f"{error[:800]}\nAnswer again with only JSON matching this schema: "
-                        f"{json.dumps(schema)}"
+                        f"That answer was not valid: {error[:800]}\nAnswer again with only JSON matching "
+                        # "end": the backend explains the schema right after this message already
+                        + ("the schema." if instructions_at == "end" else
+                           f"this schema: {json.dumps(schema)}")
                     ),
                 ]
     raise ModelOutputError(
