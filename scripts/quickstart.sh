@@ -12,7 +12,8 @@ sample=$(mktemp -d "${TMPDIR:-/tmp}/acode-sample.XXXXXX")
 echo ">> reviewing branch 'feature' of the sample repository in $sample" >&2
 cd "$sample"
 set +e
-"$ACODE" review --base main
+# the sample's tests run on both sides of the change (in the sandbox) with the venv's python and pytest
+PATH="$(dirname "$ACODE"):$PATH" "$ACODE" review --base main
 code=$?
 set -e
 echo ">> acode review exited with $code (0 approved, 50 rejected)" >&2
