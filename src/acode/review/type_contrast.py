@@ -30,8 +30,8 @@ from acode.review.models import ReviewContext, is_test_path
 from acode.sandbox import Sandbox, sandbox_env
 
 MAX_FILES = 40
-_TYPE_TEST_PATH = re.compile(
-    r"(^|/)(typing|mypy[^/]*|type_?tests?|types?_checks?)/|(^|/)test_?typ[^/]*\.py$")
+_TYPE_TEST_PATH = re.compile(r"(^|/)(typing|typesafety|mypy[^/]*|type_?tests?|types?_checks?)/")
+_TYPE_ASSERTION = re.compile(r"\b(assert_type|reveal_type)\(")
 _ERROR = re.compile(
     r"^(?P<path>[^:\n]+\.pyi?):\d+(?::\d+)?: error: (?P<message>.*?)(?:\s+\[(?P<code>[\w-]+)\])?$")
 MYPY_FLAGS = ("--config-file=", "--no-incremental", "--follow-imports=silent", "--ignore-missing-imports",
@@ -68,27 +68,40 @@ def annotations_of(source: str | None) -> Counter:
             found.update(f"{scope}({a.arg}: {ast.unparse(a.annotation)})" for a in arguments if a.annotation)
             if node.returns is not None:
                 found[f"{scope} -> {ast.unparse(node.returns)}"] += 1
-            found.update(f"{scope}: @{ast.unparse(d)}" for d in node.decorator_list
-                         if ast.unparse(d).split(".")[-1] in ("overload", "override"))
+            typing_only = [ast.unparse(d) for d in node.decorator_list
+                           if ast.unparse(d).split(".")[-1] in ("overload", "override")]
+            found.update(f"{scope}: @{name}" for name in typing_only)
+            if typing_only:  # an overload's whole signature is typing (its defaults are `...`)
+                found[f"{scope}: overload({ast.unparse(node.args)})"] += 1
         elif isinstance(node, ast.AnnAssign):
             found[f"{ast.unparse(node.target)}: {ast.unparse(node.annotation)}"] += 1
     return found
 
 
 def type_check_files(context: ReviewContext, root: Path) -> list[str]:
-    """The files to check when the change edits annotations (else []): the changed modules, the changed
-    test files and the project's type tests (``tests/typing/``, ``mypy_test_cases/`` ...)."""
+    """The files to check when the change edits annotations or a type test (else []): the changed modules,
+    the changed test files and the project's type tests (test files in ``typing/``, ``mypy_test_cases/``
+    ... or that ``assert_type`` / ``reveal_type``)."""
     python = [f for f in context.files if f.path.endswith((".py", ".pyi")) and f.change_type != "binary"]
     edits_types = any(
         annotations_of(read_old_text(context, f)) != annotations_of(read_new_text(context, f.path))
         for f in python if not is_test_path(f.path) and f.change_type != "deleted")
-    edits_type_tests = any(_TYPE_TEST_PATH.search(f.path) for f in python)
-    if not (edits_types or edits_type_tests):
+    type_tests = sorted(path for path in (p.relative_to(root).as_posix() for p in root.rglob("*.py"))
+                        if is_test_path(path) and _is_type_test(root / path, path))
+    if not (edits_types or any(f.path in type_tests for f in python)):
         return []
     changed = [f.path for f in python if f.change_type != "deleted"]
-    type_tests = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")
-                        if _TYPE_TEST_PATH.search(p.relative_to(root).as_posix()))
     return list(dict.fromkeys(changed + type_tests))[:MAX_FILES]
+
+
+def _is_type_test(file: Path, path: str) -> bool:
+    """A file that states types for the type checker: in a typing test folder, or asserting types."""
+    if _TYPE_TEST_PATH.search(path):
+        return True
+    try:
+        return bool(_TYPE_ASSERTION.search(file.read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return False
 
 
 def run_mypy(tree: Path, files: list[str], timeout: float, sandbox: Sandbox | None,
