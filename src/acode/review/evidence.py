@@ -207,11 +207,14 @@ def findings_of_tests(tests: SuiteContrast) -> list[Finding]:
             dimension="completeness", source="tests", rule="tests/failed", severity="high",
             message=f"{_count(tests.new_failing)} the change adds fail with it: " + _names(tests.new_failing),
             suggestion="make the new tests pass before merging", confidence=1.0))
-    if tests.base is None and head.exit_code != 0:
+    if head.timed_out:  # neither side's outcome is known: said, not held against the change
+        out.append(Finding(
+            dimension="completeness", source="test-command", rule="tests/timeout", severity="info",
+            message=tests.note or f"the test command `{head.command}` did not finish", confidence=1.0))
+    elif tests.base is None and head.exit_code != 0:
         out.append(Finding(
             dimension="completeness", source="test-command", rule="tests/failed", severity="high",
-            message=f"the test command `{head.command}` failed (exit {head.exit_code})"
-                    + (" after timing out" if head.timed_out else "") + f"; {tests.note}",
+            message=f"the test command `{head.command}` failed (exit {head.exit_code}); {tests.note}",
             suggestion="make the tests pass before merging", confidence=1.0))
     elif tests.failing_before:
         out.append(Finding(

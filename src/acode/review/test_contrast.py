@@ -182,6 +182,11 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
         result = None
         for step, command in enumerate(commands):
             head = run_tests(command, head_tree, timeout, Path(tmp) / f"head-{step}.xml", **where)
+            if head.timed_out:  # nothing to compare a run that did not finish with: the base is not run
+                result = SuiteContrast(head=head, ran=commands[:step + 1], note=_join(
+                    plan.note, f"`{command}` did not finish in {timeout:g} s with the change; the base was "
+                    "not run (reviewer.test_timeout_seconds, or a narrower reviewer.test_command)"))
+                break
             if base_tree is None:
                 return SuiteContrast(head=head, note=_join(plan.note,
                                                            f"{why_not}: the tests ran on the change only"))
@@ -190,7 +195,7 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
             result.ran = commands[:step + 1]
             result.note = _join(plan.note, "the related tests showed no difference, so the whole suite ran"
                                 if step else "")
-            if result.regressed or result.fixed or result.new_failing or head.timed_out:
+            if result.regressed or result.fixed or result.new_failing:
                 break
         assert result is not None, "no test command"
         files = type_check_files(context, head_tree)
