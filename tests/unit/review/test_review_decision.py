@@ -25,7 +25,8 @@ def dims(*levels) -> list[DimensionResult]:
 def test_finding_levels_follow_confidence_thresholds_and_severity():
     t = Thresholds(confirm=0.5, poor=0.8)
     assert finding_level(model_finding(0.9), t) == "poor"
-    assert finding_level(model_finding(0.6), t) == "needs_work"
+    # below `poor` a model's proposal is advice: shown, never a reason to reject (its check cannot tell)
+    assert finding_level(model_finding(0.6), t) == "acceptable"
     assert finding_level(model_finding(0.95, "low"), t) == "acceptable"
     assert finding_level(model_finding(0.3, status="dismissed"), t) is None
     assert finding_level(model_finding(0.9, status="ungrounded"), t) is None
@@ -41,13 +42,13 @@ def test_dimension_level_is_the_worst_counting_finding():
     t = Thresholds()
     assert dimension_level([], t) == "excellent"
     assert dimension_level([model_finding(0.1, status="dismissed")], t) == "good"
-    assert dimension_level([model_finding(0.6), model_finding(0.99, "low")], t) == "needs_work"
+    assert dimension_level([model_finding(0.6), model_finding(0.99, "low")], t) == "acceptable"
     assert dimension_level([model_finding(0.6), model_finding(0.95)], t) == "poor"
 
 
 def test_thresholds_are_config():
     finding = model_finding(0.7)
-    assert dimension_level([finding], Thresholds(poor=0.8)) == "needs_work"
+    assert dimension_level([finding], Thresholds(poor=0.8)) == "acceptable"
     assert dimension_level([finding], Thresholds(poor=0.65)) == "poor"
 
 
