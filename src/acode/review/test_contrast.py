@@ -34,7 +34,7 @@ from acode.errors import AcodeError
 from acode.gitcmd import run_git
 from acode.review.git_context import read_new_text
 from acode.review.models import ReviewContext, is_test_path
-from acode.review.type_contrast import TypeContrast, contrast_types, type_check_files
+from acode.review.type_contrast import TYPE_TEST_PATH, TypeContrast, contrast_types, type_check_files
 from acode.sandbox import Sandbox, find_sandbox, sandbox_env
 from acode.secrets import redact
 
@@ -221,7 +221,9 @@ def _base_tree(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:
 
 def _sides(context: ReviewContext, head: SuiteRun, base: SuiteRun) -> SuiteContrast:
     regressed, fixed, before = compare(head, base)
-    added = tuple(_module(f.path) for f in context.files if f.change_type == "added" and is_test_path(f.path))
+    # a type test the change adds (tests/mypy_test_cases/...) is the type checker's to judge, not pytest's
+    added = tuple(_module(f.path) for f in context.files if f.change_type == "added" and is_test_path(f.path)
+                  and not TYPE_TEST_PATH.search(f.path))
     # only where the environment runs tests at all: some test passes with the change
     runs = any(o == "passed" for o in (head.outcomes or {}).values())
     new = [t for t in before if t.split("::")[0].startswith(added)] if added and runs else []

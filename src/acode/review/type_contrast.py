@@ -30,7 +30,7 @@ from acode.review.models import ReviewContext, is_test_path
 from acode.sandbox import Sandbox, sandbox_env
 
 MAX_FILES = 40
-_TYPE_TEST_PATH = re.compile(r"(^|/)(typing|typesafety|mypy[^/]*|type_?tests?|types?_checks?)/")
+TYPE_TEST_PATH = re.compile(r"(^|/)(typing|typesafety|mypy[^/]*|type_?tests?|types?_checks?)/")
 _TYPE_ASSERTION = re.compile(r"\b(assert_type|reveal_type)\(")
 _ERROR = re.compile(
     r"^(?P<path>[^:\n]+\.pyi?):\d+(?::\d+)?: error: (?P<message>.*?)(?:\s+\[(?P<code>[\w-]+)\])?$")
@@ -96,7 +96,7 @@ def type_check_files(context: ReviewContext, root: Path) -> list[str]:
 
 def _is_type_test(file: Path, path: str) -> bool:
     """A file that states types for the type checker: in a typing test folder, or asserting types."""
-    if _TYPE_TEST_PATH.search(path):
+    if TYPE_TEST_PATH.search(path):
         return True
     try:
         return bool(_TYPE_ASSERTION.search(file.read_text(encoding="utf-8", errors="replace")))

@@ -79,3 +79,15 @@ def test_annotations_are_read_from_the_syntax_tree():
     assert annotations_of("def broken(:\n") == annotations_of(None) == {}
     # an overload's default (`= ...`) is typing too (marshmallow 3.24.1 fixed get_class's that way)
     assert annotations_of(TYPED.replace("(x: int) -> int", "(x: int = ...) -> int")) != found
+
+
+def test_a_type_test_the_change_adds_is_not_judged_by_pytest(tmp_path):
+    """marshmallow 3.24.1 added tests/mypy_test_cases/test_class_registry.py: pytest collects it and it fails
+    at run time (it is written for mypy), which must not count as the change's own new test failing."""
+    for_mypy = TYPE_TEST.replace("from typing_extensions import assert_type\n", "") + "reveal_type(scale(2))\n"
+    repo = repo_with_branch(tmp_path / "r", {"src/shapes.py": LOOSE, "tests/test_shapes.py": RUNTIME_TEST},
+                            {"src/shapes.py": TYPED, "tests/mypy_cases/test_scale.py": for_mypy})
+    evidence = gather_evidence(branch_context(repo, "main"),
+                               tests=SuitePlan([f"{sys.executable} -m pytest -q tests"], find_sandbox()[0]))
+    assert not evidence.tests["new_failing"]
+    assert not [f for f in evidence.findings if f.rule == "tests/failed"]
