@@ -31,7 +31,8 @@ HIDDEN_IN_HOME = (".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".conf
                   ".pypirc", ".npmrc", ".cargo/credentials.toml", ".config/acode")
 # environment variables a test run keeps; everything else (API tokens, cloud credentials) stays outside
 KEPT_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "VIRTUAL_ENV",
-            "CONDA_PREFIX", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "SOURCE_DATE_EPOCH")
+            "CONDA_PREFIX", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "SOURCE_DATE_EPOCH",
+            "MYPYPATH")
 KEPT_ENV_PREFIXES = ("LC_",)
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)"
 
@@ -59,6 +60,14 @@ class Sandbox:
             elif path.exists():
                 args += ["--ro-bind", _empty_file(), str(path)]
         return [*args, "--chdir", str(cwd), "--", *argv]
+
+    def wrap(self, argv: list[str], env: dict[str, str], *, cwd: Path, writable: Path
+             ) -> tuple[list[str], dict[str, str]]:
+        """(argv, env) of a run in ``cwd`` that may write only to ``writable``: ``cwd`` shown read-only
+        unless it lies in ``writable``, the environment reduced (``sandbox_env``)."""
+        inside = cwd.resolve().is_relative_to(writable.resolve())
+        return (self.command(argv, writable=[writable], cwd=cwd, readable=[] if inside else [cwd]),
+                sandbox_env(env))
 
 
 @functools.cache

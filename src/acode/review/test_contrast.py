@@ -35,7 +35,7 @@ from acode.gitcmd import run_git
 from acode.review.git_context import read_new_text
 from acode.review.models import ReviewContext, is_test_path
 from acode.review.type_contrast import TYPE_TEST_PATH, TypeContrast, contrast_types, type_check_files
-from acode.sandbox import Sandbox, find_sandbox, sandbox_env
+from acode.sandbox import Sandbox, find_sandbox
 from acode.secrets import redact
 
 
@@ -110,10 +110,7 @@ def run_tests(command: str, tree: Path, timeout: float, report: Path, sandbox: S
         os.pathsep), "PYTHONDONTWRITEBYTECODE": "1"}
     argv = ["/bin/sh", "-c", full]
     if sandbox is not None:
-        folders = [writable or report.parent]
-        argv = sandbox.command(argv, writable=folders, readable=[] if _under(tree, folders) else [tree],
-                               cwd=tree)
-        env = sandbox_env(env)
+        argv, env = sandbox.wrap(argv, env, cwd=tree, writable=writable or report.parent)
     proc = subprocess.Popen(argv, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, errors="replace", start_new_session=True, env=env)
     timed_out = False
@@ -125,10 +122,6 @@ def run_tests(command: str, tree: Path, timeout: float, report: Path, sandbox: S
         output, _ = proc.communicate()
     return SuiteRun(command=command, exit_code=124 if timed_out else proc.returncode, timed_out=timed_out,
                    output_tail=redact((output or "")[-3000:]), outcomes=read_junit(report))
-
-
-def _under(path: Path, folders: list[Path]) -> bool:
-    return any(path.resolve().is_relative_to(folder.resolve()) for folder in folders)
 
 
 def _is_pytest(command: str) -> bool:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from acode.review.git_context import read_new_text, read_old_text
 from acode.review.models import ReviewContext, is_test_path
-from acode.sandbox import Sandbox, sandbox_env
+from acode.sandbox import Sandbox
 
 MAX_FILES = 40
 TYPE_TEST_PATH = re.compile(r"(^|/)(typing|typesafety|mypy[^/]*|type_?tests?|types?_checks?)/")
@@ -114,9 +114,7 @@ def run_mypy(tree: Path, files: list[str], timeout: float, sandbox: Sandbox | No
     search = [str(p) for p in (tree / "src", tree) if p.is_dir()]
     env = {**os.environ, "MYPYPATH": os.pathsep.join(search), "PYTHONDONTWRITEBYTECODE": "1"}
     if sandbox is not None:
-        argv = sandbox.command(argv, writable=[writable], cwd=tree,
-                               readable=[] if tree.resolve().is_relative_to(writable.resolve()) else [tree])
-        env = sandbox_env(env) | {"MYPYPATH": env["MYPYPATH"]}
+        argv, env = sandbox.wrap(argv, env, cwd=tree, writable=writable)
     try:
         done = subprocess.run(argv, cwd=tree, capture_output=True, text=True, timeout=timeout, env=env,
                               check=False, start_new_session=True)
