@@ -25,6 +25,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from acode.errors import AcodeError
+from acode.gitcmd import run_git
 from acode.review.git_context import read_new_text, read_old_text
 from acode.review.models import ReviewContext, is_test_path
 from acode.sandbox import Sandbox
@@ -82,16 +84,25 @@ def type_check_files(context: ReviewContext, root: Path) -> list[str]:
     """The files to check when the change edits annotations or a type test (else []): the changed modules,
     the changed test files and the project's type tests (test files in ``typing/``, ``mypy_test_cases/``
     ... or that ``assert_type`` / ``reveal_type``)."""
-    python = [f for f in context.files if f.path.endswith((".py", ".pyi")) and f.change_type != "binary"]
+    changed = [f.path for f in context.files if f.path.endswith((".py", ".pyi"))
+               and f.change_type not in ("binary", "deleted")]
     edits_types = any(
         annotations_of(read_old_text(context, f)) != annotations_of(read_new_text(context, f.path))
-        for f in python if not is_test_path(f.path) and f.change_type != "deleted")
-    type_tests = sorted(path for path in (p.relative_to(root).as_posix() for p in root.rglob("*.py"))
-                        if is_test_path(path) and _is_type_test(root / path, path))
-    if not (edits_types or any(f.path in type_tests for f in python)):
-        return []
-    changed = [f.path for f in python if f.change_type != "deleted"]
+        for f in context.files if f.path in changed and not is_test_path(f.path))
+    if not (edits_types or any(is_test_path(p) and _is_type_test(root / p, p) for p in changed)):
+        return []  # the common case: no listing of the project's files
+    type_tests = [p for p in _tracked_python(context) if is_test_path(p) and _is_type_test(root / p, p)]
     return list(dict.fromkeys(changed + type_tests))[:MAX_FILES]
+
+
+def _tracked_python(context: ReviewContext) -> list[str]:
+    """The Python files git knows in the reviewed version (a checkout's .venv and build output are not)."""
+    listing = (["ls-tree", "-r", "--name-only", context.head_rev] if context.head_rev else ["ls-files"])
+    try:
+        names = run_git(context.root, *listing, timeout=60).stdout.splitlines()
+    except AcodeError:
+        return []
+    return sorted(n for n in names if n.endswith((".py", ".pyi")))
 
 
 def _is_type_test(file: Path, path: str) -> bool:
