@@ -146,10 +146,11 @@ def contrast_types(files: list[str], head: Path, base: Path, *, timeout: float, 
                    writable: Path) -> TypeContrast:
     """mypy on the same files in both trees; what the change introduces and what it removes."""
     result = TypeContrast(files=files)
-    after, why_head = run_mypy(head, files, timeout, sandbox, writable)
-    before, why_base = run_mypy(base, files, timeout, sandbox, writable)
-    if why_head or why_base:
-        result.note = why_head or why_base
+    after, result.note = run_mypy(head, files, timeout, sandbox, writable)
+    if result.note:  # nothing to compare the base with
+        return result
+    before, result.note = run_mypy(base, files, timeout, sandbox, writable)
+    if result.note:
         return result
     result.introduced = sorted((after - before).elements())
     result.removed = sorted((before - after).elements())
