@@ -128,7 +128,7 @@ def withhold(layer: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     removed: list[str] = []
     for dotted in _RUNS_COMMANDS:
         value = _pop(kept, dotted)
-        if any(value is v or value == v and type(value) is type(v) for v in _RUNS_LESS.get(dotted, ())):
+        if any(value == v and type(value) is type(v) for v in _RUNS_LESS.get(dotted, ())):  # 0 is not False
             _put(kept, dotted, value)
         elif value not in (None, {}, [], False):
             removed.extend(_describe(dotted, value))
