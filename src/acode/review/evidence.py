@@ -235,28 +235,24 @@ def findings_of_types(types: TypeContrast | None) -> list[Finding]:
     if in_tests:
         out.append(Finding(
             dimension="intent_alignment", source="types", rule="types/regressed", severity="high",
-            message=f"mypy: {_count_of(in_tests, 'type-test error')} with the change and not on the base: "
+            message=f"mypy: {_count(in_tests, 'type-test error')} with the change and not on the base: "
                     + _names(in_tests, 2),
             suggestion="the change breaks what the project's type tests state about its API", confidence=1.0))
     if in_code:
         out.append(Finding(
             dimension="code_quality", source="types", rule="types/new-error", severity="medium",
-            message=f"mypy: {_count_of(in_code, 'new type error')}: " + _names(in_code, 2), confidence=1.0))
+            message=f"mypy: {_count(in_code, 'new type error')}: " + _names(in_code, 2), confidence=1.0))
     fixed = [e for e in types.removed if is_test_path(e.split(": ", 1)[0])]
     if fixed and not types.introduced:
         out.append(Finding(
             dimension="intent_alignment", source="types", rule="fixed/types", severity="info",
-            message=f"mypy: {_count_of(fixed, 'type-test error')} of the base gone with the change: "
+            message=f"mypy: {_count(fixed, 'type-test error')} of the base gone with the change: "
                     + _names(fixed, 2), confidence=1.0))
     return out
 
 
-def _count_of(items: list[str], what: str) -> str:
+def _count(items: list[str], what: str = "test") -> str:
     return f"{len(items)} {what}{'s' if len(items) != 1 else ''}"
-
-
-def _count(tests: list[str]) -> str:
-    return f"{len(tests)} test{'s' if len(tests) != 1 else ''}"
 
 
 def _names(tests: list[str], shown: int = 3) -> str:
