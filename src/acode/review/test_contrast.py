@@ -191,7 +191,7 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
             if result.regressed or result.fixed or result.new_failing:
                 break
         assert result is not None, "no test command"
-        files = type_check_files(context, head_tree)
+        files = type_check_files(context, head_tree) if base_tree is not None else []
         if files:  # a change to annotations: the type checker tells what the tests cannot
             result.types = contrast_types(files, head_tree, base_tree, timeout=timeout, **where)
         return result
