@@ -39,7 +39,8 @@ def _tests_summary(tests: dict | None) -> dict | None:
     return {"command": tests.get("command"), "exit_code": tests.get("exit_code"),
             "base_exit_code": base.get("exit_code"), "regressed": tests.get("regressed", []),
             "fixed": tests.get("fixed", []), "failing_before": len(tests.get("failing_before", [])),
-            "ran": tests.get("ran", []), "types": tests.get("types")}
+            "ran": tests.get("ran", []), "types": tests.get("types"), "related": tests.get("related"),
+            "agree": tests.get("agree"), "passed_both": tests.get("passed_both")}
 
 
 MARGINS = {"sum": (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0, 15.0, 20.0),

@@ -116,6 +116,13 @@ class RegressionSettings(BaseModel):
         description="head both versions with the change's stated intent (commit messages, the run's request) "
         "as a comment, so a deliberate change is judged against what it set out to do",
     )
+    when_tests_agree: Literal["skip", "run"] = Field(
+        "skip",
+        description="skip: not run when the project's tests of the changed code ran on both sides and "
+        "agree (same outcome for every test, some passing): on real commits of tested projects the "
+        "1.5B's likelihood preferred the buggy version as often as the fix (docs/review.md, Measured); "
+        "run: compare anyway",
+    )
 
 
 class BudgetSettings(BaseModel):
@@ -165,10 +172,12 @@ class ReviewerSettings(BaseModel):
 
     dimensions: Dimensions = Field(default_factory=Dimensions)
     strategy: Literal["per_dimension", "single_call", "checks_only"] = Field(
-        "single_call",
-        description="single_call: one proposal call (cheapest on a CPU); per_dimension: one "
-        "call per dimension, all sharing the context prefix (KV reuse) or run in parallel on a server; "
-        "checks_only: no proposals, only the regression check and the deterministic evidence (fastest)",
+        "checks_only",
+        description="checks_only: no model proposals, only the regression check and the deterministic "
+        "evidence (seconds on a CPU; what the accuracy figures measure); single_call: also one call in which "
+        "the model proposes findings, each checked by a yes/no question (advice unless firmly confirmed; "
+        "about 30 s more with the 1.5B on two cores); per_dimension: one proposal call per dimension, all "
+        "sharing the context prefix (KV reuse) or run in parallel on a server",
     )
     decision_strategy: Literal["findings", "verdict"] = Field(
         "findings", description="findings: derived from checked findings; verdict: the model's overall answer"

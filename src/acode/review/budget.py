@@ -84,6 +84,7 @@ class ReviewPlan(BaseModel):
     diff_tokens: int = 0
     proposal_seconds_estimated: float = 0.0
     skipped: list[str] = Field(default_factory=list)  # each: what was left out and why
+    regression_note: str = ""  # why the regression check did not run (not a part left out for time)
 
     def note_rates(self, pace: Pace) -> None:
         self.prompt_tokens_per_second = round(pace.prompt_rate(), 1)

@@ -94,9 +94,10 @@ class FindingsReview:
 def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
     """Plan and compare the edits; lines the evidence shows fixed are measured, not judged."""
     settings, plan = run.settings, run.plan
-    if tests_confirm(run.evidence.findings):
-        # executed evidence outranks a likelihood guess: the change makes its failing tests pass
-        run.say("the project's tests confirm the change; the regression check is not needed")
+    why_not = _executed_evidence_decides(run)
+    if why_not:
+        plan.regression_note = why_not
+        run.say(f"regression check not run: {why_not}")
         return
     share = settings.budget.regression_share if settings.strategy != "checks_only" else 1.0
     left = run.plannable()
@@ -121,6 +122,21 @@ def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
         if regions.left_out.get("time"):
             plan.skipped.append(f"regression check: {regions.left_out['time']} edit(s) not compared "
                                 f"(did not fit {seconds:.0f} s of the time plan)")
+
+
+def _executed_evidence_decides(run: ReviewRun) -> str:
+    """Why executed evidence outranks the likelihood guess for this change ('' when it does not): the
+    change makes failing tests pass, or (``when_tests_agree: skip``) the tests that name the changed code
+    give every test the same outcome on both sides."""
+    if tests_confirm(run.evidence.findings):
+        return "the project's tests confirm the change (they fail on the base and pass with it)"
+    tests = run.evidence.tests or {}
+    if run.settings.regression.when_tests_agree == "skip" and tests.get("related") and tests.get("agree"):
+        passed = f" ({tests['passed_both']} pass on both)" if tests.get("passed_both") else ""
+        return (f"the project's tests of the changed code give every test the same result on both sides"
+                f"{passed}; on such changes the model's likelihood was measured no better than chance "
+                "(reviewer.regression.when_tests_agree)")
+    return ""
 
 
 def _measure_speed(run: ReviewRun, seconds: float) -> None:

@@ -72,6 +72,8 @@ def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | No
         console.print(f"[yellow]diff cut:[/] {escape(path)}: {escape(note)}")
     if result.tests:
         console.print(f"tests: {escape(describe_tests(result.tests))}")
+    if result.plan and result.plan.regression_note:
+        console.print(f"[dim]regression check not run: {escape(result.plan.regression_note)}[/]")
     for item in skipped(result):
         console.print(f"[dim]skipped: {escape(item)}[/]")
     verdict_style = "bold green" if result.approved else "bold red"
@@ -130,6 +132,8 @@ def render_markdown(result: ReviewResult) -> str:
                 lines.append(f"  - suggestion: {redact(f.suggestion)}")
     if result.tests:
         lines += ["", "Tests: " + redact(describe_tests(result.tests))]
+    if result.plan and result.plan.regression_note:
+        lines += ["", "Regression check not run: " + result.plan.regression_note]
     if skipped(result):
         lines += ["", "Skipped: " + "; ".join(skipped(result))]
     if result.packing.omitted:

@@ -67,7 +67,7 @@ class ReviewRun:
         # The related tests first, then the whole suite when they show no difference.
         tests, not_run = plan_test_run(run_tests, [related_test_command(around.tests, settings.test_command),
                                                    related_test_command([], settings.test_command)],
-                                       use_sandbox=settings.test_sandbox)
+                                       use_sandbox=settings.test_sandbox, related=bool(around.tests))
         say("collecting evidence (ruff, structural check, secrets" + (", tests)" if tests else ")"))
         evidence = gather_evidence(context, tests=tests, test_timeout=settings.test_timeout_seconds)
         system = render(PKG, "system.j2")

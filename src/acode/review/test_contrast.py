@@ -63,13 +63,24 @@ class SuiteContrast:
     ran: list[str] = field(default_factory=list)  # the commands run on both sides, in order
     note: str = ""
     types: TypeContrast | None = None  # mypy on both sides, when the change edits annotations
+    related: bool = False  # the first command ran the test files that name the changed code
+    passed_both: int | None = None  # tests that pass on both sides (None: compared by exit code)
+
+    def agree(self) -> bool:
+        """Both sides ran to the end, every test has the same outcome on each, and some pass."""
+        if self.base is None or self.head.timed_out or self.base.timed_out:
+            return False
+        if self.regressed or self.fixed or self.new_failing:
+            return False
+        return self.passed_both > 0 if self.passed_both is not None else self.head.exit_code == 0
 
     def record(self) -> dict:
         """What the report keeps (``ReviewResult.tests``)."""
         return {**self.head.record(), "base": self.base.record() if self.base else None,
                 "regressed": self.regressed, "fixed": self.fixed, "failing_before": self.failing_before,
                 "new_failing": self.new_failing, "ran": self.ran, "note": self.note,
-                "types": self.types.record() if self.types else None}
+                "types": self.types.record() if self.types else None, "related": self.related,
+                "passed_both": self.passed_both, "agree": self.agree()}
 
 
 @dataclass
@@ -79,21 +90,23 @@ class SuitePlan:
     commands: list[str]
     sandbox: Sandbox | None
     note: str = ""  # said in the report: why there is no sandbox
+    related: bool = False  # commands[0] runs the test files that name the changed code
 
 
-def plan_test_run(mode: bool | str, commands: list[str], *, use_sandbox: bool = True
+def plan_test_run(mode: bool | str, commands: list[str], *, use_sandbox: bool = True, related: bool = False
                   ) -> tuple[SuitePlan | None, str]:
     """(the plan, "") or (None, why the tests do not run). ``mode``: True (asked for: sandboxed when
-    possible, else as the user), "auto" (only in a sandbox), False (never)."""
+    possible, else as the user), "auto" (only in a sandbox), False (never). ``related``: ``commands[0]``
+    runs the test files that name the changed code."""
     if mode is False or not commands:
         return None, ""
     sandbox, why_not = find_sandbox() if use_sandbox else (None, "reviewer.test_sandbox is off")
     if sandbox is not None:
-        return SuitePlan(commands, sandbox), ""
+        return SuitePlan(commands, sandbox, related=related), ""
     if mode == "auto":
         return None, (f"not run: they would run without a sandbox ({why_not}); "
                       "--run-tests runs them anyway")
-    return SuitePlan(commands, None, note=f"ran without a sandbox: {why_not}"), ""
+    return SuitePlan(commands, None, note=f"ran without a sandbox: {why_not}", related=related), ""
 
 
 def run_tests(command: str, tree: Path, timeout: float, report: Path, sandbox: Sandbox | None = None,
@@ -186,6 +199,7 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
             base = run_tests(command, base_tree, timeout, Path(tmp) / f"base-{step}.xml", **where)
             result = _sides(context, head, base)
             result.ran = commands[:step + 1]
+            result.related = plan.related
             result.note = _join(plan.note, "the related tests showed no difference, so the whole suite ran"
                                 if step else "")
             if result.regressed or result.fixed or result.new_failing:
@@ -220,8 +234,10 @@ def _sides(context: ReviewContext, head: SuiteRun, base: SuiteRun) -> SuiteContr
     # only where the environment runs tests at all: some test passes with the change
     runs = any(o == "passed" for o in (head.outcomes or {}).values())
     new = [t for t in before if t.split("::")[0].startswith(added)] if added and runs else []
+    both = (None if head.outcomes is None or base.outcomes is None else
+            sum(o == "passed" and base.outcomes.get(t) == "passed" for t, o in head.outcomes.items()))
     return SuiteContrast(head=head, base=base, regressed=regressed, fixed=fixed, new_failing=new,
-                         failing_before=[t for t in before if t not in new])
+                         failing_before=[t for t in before if t not in new], passed_both=both)
 
 
 def _module(path: str) -> str:

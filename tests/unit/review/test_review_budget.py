@@ -65,7 +65,7 @@ def test_a_slow_model_skips_the_proposals_and_says_so(tmp_path):
     context = branch_context(repo_with_branch(tmp_path / "r", {"pages.py": SOUND}, {"pages.py": BUGGY}))
     # 2 tokens/s: not even the proposal prompt can be read in 120 s; the regression check still runs
     model = _slow(ScriptedModel([], scorer=lambda prefix, line: -5.0 if "number * size" in line else -1.0), 2.0, 1.0)
-    result = review_change(context, model, ReviewerSettings())
+    result = review_change(context, model, ReviewerSettings(strategy="single_call"))
     assert result.status == "partial" and not result.plan.proposals
     assert any("model proposals" in item for item in result.plan.skipped)
     assert model.calls == []  # no chat call was made
@@ -82,8 +82,8 @@ def test_a_slow_model_skips_the_proposals_and_says_so(tmp_path):
 def test_a_partial_review_rejects_when_configured(tmp_path):
     context = branch_context(repo_with_branch(tmp_path / "r", {"pages.py": BUGGY}, {"pages.py": SOUND}))
     model = _slow(ScriptedModel([], scorer=lambda prefix, line: -1.0), 2.0, 1.0)
-    assert review_change(context, model, ReviewerSettings()).decision.verdict == "APPROVED"
-    strict = review_change(context, model, ReviewerSettings(budget={"on_partial": "reject"}))
+    assert review_change(context, model, ReviewerSettings(strategy="single_call")).decision.verdict == "APPROVED"
+    strict = review_change(context, model, ReviewerSettings(strategy="single_call", budget={"on_partial": "reject"}))
     assert strict.status == "partial" and strict.decision.verdict == "REJECTED"
     assert "on_partial" in strict.decision.reasons[0]
 
@@ -92,7 +92,7 @@ def test_a_fast_model_does_everything_and_skips_nothing(tmp_path):
     context = branch_context(repo_with_branch(tmp_path / "r", {"pages.py": BUGGY}, {"pages.py": SOUND}))
     doubt = {"dimension": "code_quality", "line_number": 3, "problem": "p", "severity": "low", "suggestion": "s"}
     model = ScriptedModel([{"json": {"findings": [doubt]}}, "no"], scorer=lambda prefix, line: -1.0)
-    result = review_change(context, model, ReviewerSettings())
+    result = review_change(context, model, ReviewerSettings(strategy="single_call"))
     assert result.plan.proposals and result.plan.skipped == []
     assert len(model.calls) == 2 and result.status == "complete"
 
@@ -105,7 +105,7 @@ def test_diffs_are_cut_to_the_time_left_and_the_files_left_out_are_named(tmp_pat
              "suggestion": "s"}
     model = _slow(ScriptedModel([{"json": {"findings": [doubt]}}, "no"], scorer=lambda prefix, line: -1.0),
                   40.0, 20.0)
-    result = review_change(context, model, ReviewerSettings())
+    result = review_change(context, model, ReviewerSettings(strategy="single_call"))
     assert result.plan.proposals and result.plan.diff_tokens <= result.packing.budget_tokens
     assert result.packing.omitted.get("b.py") == "did not fit the time plan"
     assert any("b.py" in item for item in result.plan.skipped)
@@ -131,7 +131,7 @@ def test_an_unmeasured_model_is_measured_before_the_proposals_are_planned(tmp_pa
              "suggestion": "s"}
     model = ScriptedModel([{"json": {"findings": [doubt]}}, "no"], scorer=lambda prefix, line: -1.0)
     model.tokens_per_second = None
-    result = review_change(context, model, ReviewerSettings())
+    result = review_change(context, model, ReviewerSettings(strategy="single_call"))
     [(head, text)] = model.scored  # the head of the system prompt, read once to measure the speed
     assert text == "" and 0 < len(head) <= 240
     assert result.plan.proposals and len(model.calls) == 2

@@ -212,3 +212,22 @@ def test_by_default_the_tests_run_in_the_sandbox_in_any_folder(repo, monkeypatch
     use_script(repo, [PROPOSE_NOTHING] * 5, run_tests=False)
     fewer = invoke("run", "--json")
     assert json.loads(fewer.stdout)["tests"] is None and "reviewer.run_tests" not in fewer.stderr
+
+
+def test_the_model_proposes_findings_only_with_suggest(repo):
+    """The default (`strategy: checks_only`) asks the model for no findings of its own; `--suggest` asks
+    once (single_call), and a proposal its check firmly confirms counts."""
+    bug = {"json": {"findings": [{**BUG["json"]["findings"][0], "dimension": "intent_alignment"}]}}
+    use_script(repo, [bug, {"text": "Yes"}], strategy="checks_only", regression={"method": "off"})
+    def model_findings(result):
+        return [f for d in json.loads(result.output)["dimensions"] for f in d["findings"]
+                if f["source"] == "model"]
+
+    quiet = invoke("--json")
+    assert quiet.exit_code == 0, quiet.output
+    assert model_findings(quiet) == []
+    suggested = invoke("--json", "--suggest")
+    assert suggested.exit_code == 50, suggested.output
+    [finding] = model_findings(suggested)
+    assert finding["line"] == 3 and finding["severity"] == "high"
+    assert "--suggest" in CliRunner().invoke(app, ["review", "--help"]).output

@@ -56,7 +56,7 @@ def test_the_reviewer_reads_the_callers_and_run_tests_runs_the_related_tests(tmp
     model = ScriptedModel([{"json": {"findings": [{"dimension": "code_quality", "line_number": 3, "problem": "p",
                                                    "severity": "low", "suggestion": "s"}]}}, "no"],
                           scorer=lambda prefix, line: -1.0)
-    result = review_change(branch_context(repo), model, ReviewerSettings(), run_tests=True)
+    result = review_change(branch_context(repo), model, ReviewerSettings(strategy="single_call"), run_tests=True)
     prompt = model.calls[0]["messages"][-1].content
     assert "Where the project uses the changed functions" in prompt and "pkg/app.py:5:" in prompt
     # the related file first; it passes on both sides, so the whole suite runs too

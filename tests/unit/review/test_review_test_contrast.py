@@ -189,3 +189,45 @@ def test_by_default_a_branchs_tests_run_in_the_sandbox_and_cannot_touch_the_chec
     assert result.tests["regressed"] == ["tests.test_calc::test_add"]  # test_escape passed on both sides
     assert not (repo / "PWNED").exists() and not (home / "PWNED").exists()
     assert result.decision.verdict == "REJECTED"
+
+
+def test_when_the_tests_of_the_changed_code_agree_the_likelihood_guess_is_not_run(tmp_path):
+    """Executed evidence outranks the likelihood: the project's tests that name the changed function pass
+    the same on both sides, so the model's preference (a coin on real commits) decides nothing; with
+    `when_tests_agree: run` it is compared and, here, rejects."""
+    base = GOOD + "\n\ndef mul(a, b):\n    return a * b\n"
+    head = base.replace("return a * b", "return a ** b")
+    test = TEST.replace("import add, neg", "import add, mul, neg")  # names mul, never checks it
+    repo = repo_with_branch(tmp_path / "r", {"src/calc.py": base, "tests/test_calc.py": test},
+                            {"src/calc.py": head}, message="Change mul")
+    command = f"{sys.executable} -m pytest -q {{tests}}"
+
+    def review(**regression):
+        model = ScriptedModel([], scorer=lambda prefix, line: -9.0 if "**" in line else -0.5)
+        settings = ReviewerSettings(test_command=command, regression=regression)
+        return review_change(branch_context(repo, "main"), model, settings, run_tests=True), model
+
+    result, model = review()
+    assert result.tests["related"] and result.tests["agree"] and result.tests["passed_both"] == 2
+    assert model.scored == [] and result.plan.regions_compared == 0
+    assert "same result on both sides (2 pass on both)" in result.plan.regression_note
+    assert result.decision.verdict == "APPROVED", result.decision.reasons
+    assert "Regression check not run: the project's tests" in render_markdown(result)
+
+    compared, model = review(when_tests_agree="run")
+    assert model.scored and compared.plan.regions_compared == 1 and not compared.plan.regression_note
+    assert compared.decision.verdict == "REJECTED"
+
+
+def test_tests_agree_only_when_both_sides_finished_with_the_same_outcomes():
+    def run(outcomes, exit_code=0, timed_out=False):
+        return SuiteRun("pytest", exit_code, timed_out, "", outcomes)
+
+    passing = {"t::a": "passed", "t::b": "failed"}
+    assert SuiteContrast(head=run(passing), base=run(passing), passed_both=1).agree()
+    assert not SuiteContrast(head=run(passing), base=None).agree()  # nothing to compare with
+    assert not SuiteContrast(head=run(passing), base=run(passing, timed_out=True), passed_both=1).agree()
+    assert not SuiteContrast(head=run(passing), base=run(passing), passed_both=0).agree()  # none ran
+    assert not SuiteContrast(head=run(passing), base=run(passing), passed_both=1, regressed=["t::a"]).agree()
+    assert SuiteContrast(head=run(None), base=run(None)).agree()  # by exit code: both passed
+    assert not SuiteContrast(head=run(None, 1), base=run(None, 1)).agree()
