@@ -6,8 +6,8 @@ Two changes in temporary repositories: a simple one (one file, < 50 changed line
     backend evaluates the context once and reuses it from the KV cache;
   - naive: the same prompts with a per-dimension line at the very start, so the full context is
     evaluated again for every dimension (the baseline);
-  - single_call: one prompt for all dimensions (the default strategy);
-  - checks_only: no proposal call, the regression check and the evidence only.
+  - single_call: one prompt for all dimensions (`--suggest`);
+  - checks_only: no proposal call, the regression check and the evidence only (the default strategy).
 Each review's seconds are broken down by step (evidence, proposals, checks, regression) from its progress
 messages, and ``per_call`` lists every model call's prompt tokens evaluated and reused from the KV cache;
 ``--repeat N`` reviews each N times and reports the median run.

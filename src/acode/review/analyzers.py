@@ -314,6 +314,8 @@ def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]
         where = " ".join(lines[hit.line - 1: hit.end_line]) + " " + _enclosing_function(new, hit.line)
         built = _command_built_in_place(new, hit) if hit.code in _SHELL else True
         rule = mapping(hit.code, where, built_command=built, in_test=is_test_path(hit.path))
+        if rule is not None and hit.code == "B034" and _flags_as_count(new, hit):
+            rule = FLAGS_AS_COUNT
         if rule is not None:
             out.setdefault(hit.path, []).append((hit, rule, text))
     return out, resolved
@@ -335,6 +337,35 @@ def _command_built_in_place(text: str, hit: RuffHit) -> bool:
             and command.func.attr in ("format", "join")):
         return True
     return not isinstance(command, (ast.Name, ast.Attribute, ast.Subscript, ast.Constant))
+
+
+# B034 on a call whose count (or maxsplit) position holds re flags is not a style point but a certain bug:
+# re.sub(p, r, s, re.ASCII) makes at most 256 replacements and ignores the flag.
+FLAGS_AS_COUNT = _q("high", "re flags passed where re.sub/subn/split take count or maxsplit: the flags are "
+                    "ignored and the number of replacements is capped by the flag's value")
+_RE_FLAGS = {"A", "ASCII", "I", "IGNORECASE", "L", "LOCALE", "M", "MULTILINE", "S", "DOTALL", "X", "VERBOSE",
+             "U", "UNICODE", "DEBUG", "NOFLAG"}
+_COUNT_POSITION = {"sub": 3, "subn": 3, "split": 2}
+
+
+def _flags_as_count(text: str, hit: RuffHit) -> bool:
+    """Whether the re call ruff reported passes re flags positionally where the count goes."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    for call in ast.walk(tree):
+        if (isinstance(call, ast.Call) and call.lineno <= hit.line <= (call.end_lineno or call.lineno)
+                and isinstance(call.func, ast.Attribute) and call.func.attr in _COUNT_POSITION
+                and len(call.args) > _COUNT_POSITION[call.func.attr]):
+            return _is_flag(call.args[_COUNT_POSITION[call.func.attr]])
+    return False
+
+
+def _is_flag(node: ast.expr) -> bool:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _is_flag(node.left) or _is_flag(node.right)
+    return isinstance(node, ast.Attribute) and node.attr in _RE_FLAGS
 
 
 def _enclosing_function(text: str, line: int) -> str:

@@ -210,3 +210,17 @@ def test_a_literal_password_in_a_test_file_is_a_fixture_and_in_code_it_is_high(t
     found = {f.file: (f.rule, f.severity) for f in ruff_findings(branch_context(repo, "main"))}
     assert found == {"tests/test_session.py": ("ruff/S105", "low"), "src/app.py": ("ruff/S105", "high")}
     assert mapping("S105", in_test=True).severity == "low" and mapping("S608", in_test=True).severity == "high"
+
+
+def test_re_flags_passed_where_the_count_goes_are_a_certain_bug_and_a_positional_count_is_not():
+    """click 8.1.7 fixed `re.sub(r"\\W*", "", name, re.ASCII)`: re.ASCII (256) is taken as the count and
+    the flag is lost. Ruff's B034 reports every positional count; only flags in that place are high."""
+    flags = ('import re\n\n\ndef safe(name):\n    return re.sub(r"\\W*", "", name.replace("-", "_"), '
+             're.ASCII)\n')
+    combined = flags.replace("re.ASCII", "re.I | re.M")
+    split = 'import re\n\n\ndef words(text):\n    return re.split(r"\\s+", text, re.MULTILINE)\n'
+    count = flags.replace("re.ASCII", "1")
+    severity = {name: [r.severity for h, r, _ in new_hits("m.py", None, text, {5}) if h.code == "B034"]
+                for name, text in (("flags", flags), ("combined", combined), ("split", split),
+                                   ("count", count))}
+    assert severity == {"flags": ["high"], "combined": ["high"], "split": ["high"], "count": ["medium"]}
