@@ -55,6 +55,9 @@ class RegionPlan:
 
     method: str
     regions: list[Region] = field(default_factory=list)
+    # left out for time by the estimate at the prior pace; compared after the planned regions when the pace
+    # measured on those shows they still fit
+    deferred: list[Region] = field(default_factory=list)
     found: int = 0
     left_out: dict[str, int] = field(default_factory=dict)  # why -> how many
     estimated_seconds: float = 0.0
@@ -89,6 +92,7 @@ def plan_regions(context: ReviewContext, model: MeteredModel, settings: Regressi
         cost = _estimated_seconds(model, region, header, plan.method)
         if seconds is not None and plan.estimated_seconds + cost > seconds:
             plan.left_out["time"] = plan.left_out.get("time", 0) + 1
+            plan.deferred.append(region)
             continue
         plan.regions.append(region)
         plan.estimated_seconds += cost
@@ -121,16 +125,24 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
     review that runs out of time keeps the regions it compared). With ``seconds_left`` the plan is checked
     again before each region at the speed measured so far (the first region's prefix is read on its own
     first, which measures the speed and is then reused from the KV cache); a region that no longer fits
-    is left out and counted in ``plan.left_out["time"]``. ``fixed``: lines (per file) where the
+    is left out and counted in ``plan.left_out["time"]``. The regions the plan deferred are then compared
+    while the measured speed says they fit the time left (the prior is often slower than the machine).
+    ``fixed``: lines (per file) where the
     deterministic evidence shows the change removing a known vulnerability or adding a safety call; a
     region holding one is measured but not counted (see ``FIXED``)."""
     scorer = scorer_of(model) if plan.method == "likelihood" else None
     calibrated = False
-    for index, region in enumerate(plan.regions, 1):
+    planned = len(plan.regions)
+    for index, region in enumerate(plan.regions + plan.deferred, 1):
         header = _header_text(context, settings, _comment_mark(region.path))
         if header:
             region = replace(region, prefix=header + region.prefix)
         left = seconds_left()
+        deferred = index > planned
+        if deferred and (left is None or scorer is None
+                         or model.pace.seconds(model.count_tokens(region.prefix + region.old_text
+                                                                  + region.new_text)) > left):
+            continue  # still counted in left_out["time"]
         if left is not None and scorer is not None:
             if not model.pace.measured and not calibrated:
                 # the head of the prefix (a few dozen tokens, reused from the KV cache when the region
@@ -141,10 +153,13 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
             cost = model.pace.seconds(
                 model.count_tokens(region.old_text) + model.count_tokens(region.new_text))
             if left is not None and cost > left:
-                plan.left_out["time"] = plan.left_out.get("time", 0) + 1
+                plan.left_out["time"] = plan.left_out.get("time", 0) + (not deferred)
                 continue
-        progress(
-            f"comparing old and new code ({index}/{len(plan.regions)}, {region.path}:{region.first_line})")
+        if deferred:
+            plan.left_out["time"] -= 1
+            plan.regions.append(region)
+        count = f"{index}/{planned}" if not deferred else "one more: time was left"
+        progress(f"comparing old and new code ({count}, {region.path}:{region.first_line})")
         if plan.method == "likelihood":
             metrics, line = _by_likelihood(model, region, timeout)
         else:

@@ -12,7 +12,7 @@ from acode.llm.types import Usage
 from acode.review.budget import Pace, diff_tokens_for, proposal_seconds
 from acode.review.git_context import branch_context
 from acode.review.metered import MeteredModel
-from acode.review.regression import plan_regions
+from acode.review.regression import compare_regions, plan_regions
 from acode.review.service import review_change
 
 
@@ -59,6 +59,36 @@ def test_regions_beyond_the_time_plan_are_left_out_and_counted(tmp_path):
     assert 0 < len(planned.regions) < 6 and planned.left_out["time"] == 6 - len(planned.regions)
     assert planned.estimated_seconds <= seconds
     assert "beyond the time plan" in planned.note(settings.max_edit_lines)
+
+
+class _Quick(ScriptedModel):
+    """Reads 1,000 tokens a second: much faster than the prior the plan was made with."""
+
+    def score_text(self, prefix, text, **kwargs):
+        score = super().score_text(prefix, text, **kwargs)
+        score.usage.seconds = score.usage.prompt_tokens_evaluated / 1000
+        return score
+
+
+def test_regions_the_plan_deferred_are_compared_when_the_measured_speed_leaves_time(tmp_path):
+    context = _many_edits(tmp_path)
+    model = MeteredModel(_Quick([], scorer=lambda prefix, line: -1.0), Pace(prompt_prior=10.0, generate_prior=1.0))
+    settings = ReviewerSettings().regression
+    seconds = plan_regions(context, model, settings).estimated_seconds / 2  # at the prior: half fit
+    planned = plan_regions(context, model, settings, seconds=seconds)
+    assert 0 < len(planned.regions) < 6 and len(planned.deferred) == planned.left_out["time"]
+    found, said = [], []
+    compare_regions(context, model, settings, planned, timeout=lambda: 60.0, out=found,
+                    seconds_left=lambda: seconds, progress=said.append)
+    assert len(found) == 6 and planned.left_out["time"] == 0 and planned.note(settings.max_edit_lines) == ""
+    assert any("time was left" in line for line in said)
+    # at the prior's pace they would not have fitted: still left out, still counted
+    slow = MeteredModel(_slow(ScriptedModel([], scorer=lambda prefix, line: -1.0), 10.0, 1.0),
+                        Pace(prompt_prior=10.0, generate_prior=1.0, known=True))
+    again = plan_regions(context, slow, settings, seconds=seconds)
+    found = []
+    compare_regions(context, slow, settings, again, timeout=lambda: 60.0, out=found, seconds_left=lambda: 0.0)
+    assert found == [] and again.left_out["time"] == 6
 
 
 def test_a_slow_model_skips_the_proposals_and_says_so(tmp_path):
