@@ -20,6 +20,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,13 +43,17 @@ class Sandbox:
     executable: str
 
     def command(self, argv: list[str], *, writable: list[Path], cwd: Path,
-                readable: Sequence[Path] = ()) -> list[str]:
+                readable: Sequence[Path] = (), env: dict[str, str] | None = None) -> list[str]:
         """``argv`` wrapped so that it runs in the sandbox, in ``cwd``, able to write only to ``writable``.
-        ``readable``: folders under ``/tmp`` (which is fresh inside) to show read-only."""
+        ``readable``: folders under ``/tmp`` (which is fresh inside) to show read-only; the Python
+        environment and the ``PATH`` folders of ``env`` (default: this process's) that lie there are
+        shown too (``tools_under_tmp``)."""
         args = [self.executable, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                 "--tmpfs", "/tmp", "--unshare-all", "--die-with-parent", "--new-session",
                 "--cap-drop", "ALL"]
-        for folder in readable:  # after the /tmp tmpfs, so a folder under /tmp is the real one
+        tools = [p for p in tools_under_tmp(dict(os.environ) if env is None else env)
+                 if not any(p.is_relative_to(Path(w).resolve()) for w in writable)]
+        for folder in [*tools, *readable]:  # after the /tmp tmpfs, so a folder under /tmp is the real one
             args += ["--ro-bind", str(folder), str(folder)]
         for folder in writable:
             args += ["--bind", str(folder), str(folder)]
@@ -66,8 +71,28 @@ class Sandbox:
         """(argv, env) of a run in ``cwd`` that may write only to ``writable``: ``cwd`` shown read-only
         unless it lies in ``writable``, the environment reduced (``sandbox_env``)."""
         inside = cwd.resolve().is_relative_to(writable.resolve())
-        return (self.command(argv, writable=[writable], cwd=cwd, readable=[] if inside else [cwd]),
+        return (self.command(argv, writable=[writable], cwd=cwd, readable=[] if inside else [cwd], env=env),
                 sandbox_env(env))
+
+
+def tools_under_tmp(env: dict[str, str]) -> list[Path]:
+    """The Python environment and ``PATH`` folders that lie under ``/tmp``, which the fresh ``/tmp`` inside
+    would hide (a checkout cloned into /tmp, as CI does, has its .venv there): shown read-only. A venv's
+    ``bin`` brings the whole venv."""
+    tmp = Path("/tmp").resolve()
+    candidates = [sys.prefix, env.get("VIRTUAL_ENV", ""), *env.get("PATH", "").split(os.pathsep)]
+    found: list[Path] = []
+    for raw in candidates:
+        if not raw:
+            continue
+        path = Path(raw).resolve()
+        if not path.is_relative_to(tmp) or path == tmp or not path.is_dir():
+            continue
+        if (path.parent / "pyvenv.cfg").is_file():
+            path = path.parent
+        if not any(path.is_relative_to(seen) for seen in found):
+            found = [seen for seen in found if not seen.is_relative_to(path)] + [path]
+    return found
 
 
 @functools.cache

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -96,3 +97,20 @@ def test_with_bubblewrap_auto_runs_in_it():
     assert plan.sandbox is not None and why == "" and plan.note == ""
     off, why_off = plan_test_run("auto", ["python -m pytest -q"], use_sandbox=False)
     assert off is None and "test_sandbox" in why_off
+
+
+@needs_sandbox
+def test_a_python_environment_under_tmp_is_still_there_inside(tmp_path):
+    """A checkout cloned into /tmp (as CI does) has its .venv there; the fresh /tmp inside must not hide it,
+    and it stays read-only."""
+    venv = tmp_path / "clone" / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "bin" / "tool").write_text("#!/bin/sh\necho from-the-venv\n")
+    (venv / "bin" / "tool").chmod(0o755)
+    env = {**sandbox_env(dict(os.environ)), "PATH": f"{venv / 'bin'}:/usr/bin:/bin"}
+    argv = SANDBOX.command(["/bin/sh", "-c", f"tool && touch {venv}/x"], writable=[], cwd=Path("/"), env=env)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert "from-the-venv" in done.stdout, done.stderr
+    assert done.returncode != 0 and not (venv / "x").exists()  # shown read-only
+    assert sandbox_module.tools_under_tmp(env) == [venv]
