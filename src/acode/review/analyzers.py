@@ -241,7 +241,8 @@ def run_ruff(files: dict[str, str], timeout: float = 120.0) -> list[RuffHit] | N
         try:
             done = subprocess.run(
                 [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select", SELECT,
-                 "--output-format", "json", "--exit-zero", "."], cwd=root, capture_output=True, text=True,
+                 "--ignore-noqa", "--output-format", "json", "--exit-zero", "."], cwd=root,
+                capture_output=True, text=True,
                 timeout=timeout, check=False,
             )
             if done.returncode != 0:
@@ -316,6 +317,8 @@ def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]
         rule = mapping(hit.code, where, built_command=built, in_test=is_test_path(hit.path))
         if rule is not None and hit.code == "B034" and _flags_as_count(new, hit):
             rule = FLAGS_AS_COUNT
+        if rule is not None and _silenced(lines[hit.line - 1: hit.end_line], hit.code):
+            rule = _as_silenced(rule)
         if rule is not None:
             out.setdefault(hit.path, []).append((hit, rule, text))
     return out, resolved
@@ -346,6 +349,29 @@ FLAGS_AS_COUNT = _q("high", "re flags passed where re.sub/subn/split take count 
 _RE_FLAGS = {"A", "ASCII", "I", "IGNORECASE", "L", "LOCALE", "M", "MULTILINE", "S", "DOTALL", "X", "VERBOSE",
              "U", "UNICODE", "DEBUG", "NOFLAG"}
 _COUNT_POSITION = {"sub": 3, "subn": 3, "split": 2}
+
+
+# A noqa comment on a line the change adds is the branch's own say-so: it must not make a finding vanish
+# (a hostile branch would put one after `shell=True`). The finding is shown, with the silencing named, and
+# counts at most as medium: a reviewed, deliberate exception (an allow-listed column name in built SQL)
+# needs work, a human looks, it does not reject on its own. Ruff runs with --ignore-noqa to see them.
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_SEVERITY_RANK = ("info", "low", "medium", "high", "critical")
+
+
+def _silenced(lines: list[str], code: str) -> bool:
+    for line in lines:
+        for found in _NOQA.finditer(line):
+            codes = found.group("codes")
+            if codes is None or code.upper() in re.split(r"[\s,]+", codes.upper()):
+                return True
+    return False
+
+
+def _as_silenced(rule: RuleMap) -> RuleMap:
+    severity = min(rule.severity, "medium", key=_SEVERITY_RANK.index)
+    return RuleMap(rule.dimension, severity, rule.why + "; silenced by a noqa comment on this added "
+                   "line, which does not hide a finding from the review")
 
 
 def _flags_as_count(text: str, hit: RuffHit) -> bool:
