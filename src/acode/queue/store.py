@@ -267,6 +267,10 @@ class TaskStore:
             fresh.completed_at = None
             fresh.worker_pid = os.getpid()
             fresh.attempts += 1
+            # the attempt is in the task's log before anyone can see the task running, so a worker killed
+            # right after its claim still leaves its line
+            with Path(fresh.log_file).open("a", encoding="utf-8") as handle:
+                handle.write(f"\n=== {now_iso()} run by pid {os.getpid()} (attempt {fresh.attempts}) ===\n")
             self.save(fresh)
             return fresh, lock
         return None

@@ -4,7 +4,6 @@ separate processes (``acode agent run`` each); the store's per-task lock keeps t
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
 import sys
 import threading
@@ -38,7 +37,6 @@ def run_next(store: TaskStore, runner: TaskRunner) -> TaskState | None:
         return None
     state, lock = claimed
     try:
-        _log(state, f"\n=== {now_iso()} run by pid {os.getpid()} (attempt {state.attempts}) ===\n")
         try:
             outcome = runner(state, store.layout, lambda: store.cancel_requested(state.task_id))
         except AcodeError as exc:

@@ -101,6 +101,16 @@ def test_runner_outcomes_are_recorded(store):
     assert "run by pid" in Path(ok.log_file).read_text()
 
 
+def test_a_claimed_attempt_is_in_the_log_before_the_task_shows_running(store):
+    """A worker killed right after its claim (before it runs anything) still leaves its attempt's line:
+    the log and the attempt count agree (the queue stress test once saw 2 attempts and 1 line)."""
+    task = store.create("a", "x")
+    claimed, lock = store.claim_next()
+    lock.release()  # the worker dies here: nothing of run_next has happened
+    assert claimed.status == "running" and claimed.attempts == 1
+    assert Path(task.log_file).read_text().count(f"run by pid {os.getpid()} (attempt 1)") == 1
+
+
 def test_cancel_and_retry(store):
     task = store.create("a", "x")
     assert store.cancel(task.task_id).status == "cancelled"
