@@ -100,7 +100,7 @@ def _python_files(context: ReviewContext) -> list[ChangedFile]:
 
 
 def ruff_findings(context: ReviewContext) -> list[Finding]:
-    """Ruff's mapped rules (``analyzers.RULES``) on the added lines of each changed Python file, only where
+    """Ruff's mapped rules (``ruff_rules.RULES``) on the added lines of each changed Python file, only where
     the finding is new against the base version."""
     targets: dict[str, tuple[str | None, str, set[int]]] = {}
     for changed in _python_files(context):

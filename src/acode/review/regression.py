@@ -138,11 +138,7 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
         if header:
             region = replace(region, prefix=header + region.prefix)
         left = seconds_left()
-        deferred = index > planned
-        if deferred and (left is None or scorer is None
-                         or model.pace.seconds(model.count_tokens(region.prefix + region.old_text
-                                                                  + region.new_text)) > left):
-            continue  # still counted in left_out["time"]
+        deferred = index > planned  # already counted in left_out["time"] until it is compared
         if left is not None and scorer is not None:
             if not model.pace.measured and not calibrated:
                 # the head of the prefix (a few dozen tokens, reused from the KV cache when the region
@@ -150,11 +146,14 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
                 model.record(
                     scorer.score_text(region.prefix[:CALIBRATION_CHARS], "", timeout=timeout()).usage)
                 calibrated, left = True, seconds_left()
-            cost = model.pace.seconds(
-                model.count_tokens(region.old_text) + model.count_tokens(region.new_text))
+            # a deferred region is held to its whole reading, prefix included: the plan said it did not fit
+            read = [region.old_text, region.new_text] + ([region.prefix] if deferred else [])
+            cost = model.pace.seconds(sum(model.count_tokens(text) for text in read))
             if left is not None and cost > left:
                 plan.left_out["time"] = plan.left_out.get("time", 0) + (not deferred)
                 continue
+        elif deferred:
+            continue  # no time plan to fit it into
         if deferred:
             plan.left_out["time"] -= 1
             plan.regions.append(region)
