@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acode.review.models import is_test_path
-from acode.review.ruff_rules import SELECT, SHELL, RuleMap, mapping
+from acode.review.ruff_rules import PRINTS, SELECT, SHELL, RuleMap, mapping
 
 log = logging.getLogger("acode.review")
 
@@ -127,6 +127,7 @@ def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]
         rule = mapping(hit.code, where, in_test=is_test_path(hit.path),
                        built_command=_command_built_in_place(new, hit) if hit.code in SHELL else True,
                        flags_as_count=hit.code == "B034" and _flags_as_count(new, hit),
+                       stray_print=hit.code in PRINTS and _stray_print(hit, files[hit.path][0], new),
                        silenced=_silenced(lines[hit.line - 1: hit.end_line], hit.code))
         if rule is not None:
             out.setdefault(hit.path, []).append((hit, rule, text))
@@ -188,6 +189,35 @@ def _is_flag(node: ast.expr) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         return _is_flag(node.left) or _is_flag(node.right)
     return isinstance(node, ast.Attribute) and node.attr in _RE_FLAGS
+
+
+# Where printing is the job: programs, examples and tooling around a project, not the library itself
+_SCRIPT_DIRS = {"scripts", "script", "bin", "examples", "example", "tools", "benchmarks", "docs", "cli"}
+_SCRIPT_NAMES = {"__main__.py", "setup.py", "noxfile.py", "conftest.py", "cli.py", "main.py"}
+
+
+def _stray_print(hit: RuffHit, old: str | None, new: str) -> bool:
+    """A print() (without ``file=``) added to an existing library module whose base version never wrote to
+    the console: no print call, no ``__main__`` block, not a script, a test or a command-line module."""
+    parts = hit.path.split("/")
+    if (old is None or is_test_path(hit.path) or parts[-1] in _SCRIPT_NAMES
+            or _SCRIPT_DIRS & set(parts[:-1])):
+        return False
+    try:
+        before, after = ast.parse(old), ast.parse(new)
+    except (SyntaxError, ValueError):
+        return False
+    if any(_is_print(node) for node in ast.walk(before)) or "__main__" in old:
+        return False
+    return any(_is_print(node) and node.lineno == hit.line and not any(k.arg == "file" for k in node.keywords)
+               for node in ast.walk(after))
+
+
+def _is_print(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+    return name in ("print", "pprint")
 
 
 def _enclosing_function(text: str, line: int) -> str:

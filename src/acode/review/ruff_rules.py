@@ -170,8 +170,12 @@ PREFIXES: tuple[tuple[str, RuleMap], ...] = (
     ("E", _q("low", "pycodestyle errors (imports, statements)")),
 )
 
+# flake8-print: console output is a command-line program's job; reported only where it is a debug print left
+# in a library module (``STRAY_PRINT``)
+PRINTS = ("T201", "T203")
+
 # ruff codes selected: the table, pyflakes and the pycodestyle errors that are about code, not layout
-SELECT = ",".join(["E4", "E7", "E9", "F", *sorted(RULES)])
+SELECT = ",".join(["E4", "E7", "E9", "F", *sorted(RULES), *sorted(PRINTS)])
 
 # S311/S324/S303 are medium where they are usually fine; on a line about a secret, or in a function named
 # after one (reset_token, hash_password), they are the bug.
@@ -194,6 +198,12 @@ _TEST_FIXTURES = {"S105", "S106", "S107"}
 FLAGS_AS_COUNT = _q("high", "re flags passed where re.sub/subn/split take count or maxsplit: the flags are "
                     "ignored and the number of replacements is capped by the flag's value")
 
+# A print() added to a module whose base version never writes to the console (no print, no __main__, not a
+# script or a test) is a debug print left in: it writes into the output of every program that imports the
+# module. sqlparse 0.4.1 was released only to remove one.
+STRAY_PRINT = _q("high", "print() added to a library module that never wrote to the console: a debug print "
+                 "left in writes into the output of every program that imports it; use logging")
+
 # A noqa comment on a line the change adds is the branch's own say-so: it must not make a finding vanish
 # (a hostile branch would put one after `shell=True`). The finding is shown, with the silencing named, and
 # counts at most as medium: a reviewed, deliberate exception (an allow-listed column name in built SQL)
@@ -202,11 +212,14 @@ _SEVERITY_RANK = get_args(Severity)[::-1]  # info ... critical
 
 
 def mapping(code: str, line_text: str = "", *, built_command: bool = True, in_test: bool = False,
-            flags_as_count: bool = False, silenced: bool = False) -> RuleMap | None:
+            flags_as_count: bool = False, stray_print: bool = False, silenced: bool = False
+            ) -> RuleMap | None:
     """The dimension and severity of a ruff code (None: not mapped, not reported), adjusted by what the
     caller found in the code: ``built_command`` (a shell command built in place), ``in_test`` (a test
-    file), ``flags_as_count`` (B034 with re flags where the count goes), ``silenced`` (a noqa comment on
-    the added line)."""
+    file), ``flags_as_count`` (B034 with re flags where the count goes), ``stray_print`` (T201/T203 in a
+    module that never wrote to the console), ``silenced`` (a noqa comment on the added line)."""
+    if code in PRINTS:
+        return STRAY_PRINT if stray_print else None
     found = RULES.get(code)
     if found is None:
         found = next((m for prefix, m in PREFIXES if code.startswith(prefix)), None)

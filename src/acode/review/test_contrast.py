@@ -26,6 +26,7 @@ import signal
 import subprocess
 import tarfile
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
@@ -46,10 +47,11 @@ class SuiteRun:
     timed_out: bool
     output_tail: str
     outcomes: dict[str, str] | None = None  # test id -> passed | failed | error | skipped (pytest only)
+    seconds: float = 0.0
 
     def record(self) -> dict:
         return {"command": self.command, "exit_code": self.exit_code, "timed_out": self.timed_out,
-                "output_tail": self.output_tail}
+                "output_tail": self.output_tail, "seconds": round(self.seconds, 1)}
 
 
 @dataclass
@@ -124,6 +126,7 @@ def run_tests(command: str, tree: Path, timeout: float, report: Path, sandbox: S
     argv = ["/bin/sh", "-c", full]
     if sandbox is not None:
         argv, env = sandbox.wrap(argv, env, cwd=tree, writable=writable or report.parent)
+    started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, errors="replace", start_new_session=True, env=env)
     timed_out = False
@@ -134,7 +137,8 @@ def run_tests(command: str, tree: Path, timeout: float, report: Path, sandbox: S
         os.killpg(proc.pid, signal.SIGKILL)
         output, _ = proc.communicate()
     return SuiteRun(command=command, exit_code=124 if timed_out else proc.returncode, timed_out=timed_out,
-                   output_tail=redact((output or "")[-3000:]), outcomes=read_junit(report))
+                   output_tail=redact((output or "")[-3000:]), outcomes=read_junit(report),
+                   seconds=time.monotonic() - started)
 
 
 def _is_pytest(command: str) -> bool:
@@ -188,7 +192,9 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
         result = None
         for step, command in enumerate(commands):
             head = run_tests(command, head_tree, timeout, Path(tmp) / f"head-{step}.xml", **where)
-            if head.timed_out:  # nothing to compare a run that did not finish with: the base is not run
+            # a whole suite that does not finish is not run again on the base (too slow to compare); the
+            # related tests are, since a hang the change brings shows there
+            if head.timed_out and (base_tree is None or step > 0 or not plan.related):
                 result = SuiteContrast(head=head, ran=commands[:step + 1], note=_join(
                     plan.note, f"`{command}` did not finish in {timeout:g} s with the change; the base was "
                     "not run (reviewer.test_timeout_seconds, or a narrower reviewer.test_command)"))
@@ -197,11 +203,17 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
                 return SuiteContrast(head=head, note=_join(plan.note,
                                                            f"{why_not}: the tests ran on the change only"))
             base = run_tests(command, base_tree, timeout, Path(tmp) / f"base-{step}.xml", **where)
-            result = _sides(context, head, base)
+            result = _one_side_hangs(head, base, timeout)
+            if result is None and head.timed_out:  # neither side finished: nothing to compare
+                result = SuiteContrast(head=head, base=base, ran=commands[:step + 1], note=_join(
+                    plan.note, f"`{command}` did not finish in {timeout:g} s on either side "
+                    "(reviewer.test_timeout_seconds, or a narrower reviewer.test_command)"))
+                break
+            result = result or _sides(context, head, base)
             result.ran = commands[:step + 1]
             result.related = plan.related
             result.note = _join(plan.note, "the related tests showed no difference, so the whole suite ran"
-                                if step else "")
+                                if step else "", result.note)
             if result.regressed or result.fixed or result.new_failing:
                 break
         assert result is not None, "no test command"
@@ -209,6 +221,24 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
         if files:  # a change to annotations: the type checker tells what the tests cannot
             result.types = contrast_types(files, head_tree, base_tree, timeout=timeout, **where)
         return result
+
+
+def _one_side_hangs(head: SuiteRun, base: SuiteRun, timeout: float) -> SuiteContrast | None:
+    """When one side runs out of time and the other finishes within half the limit, the difference is the
+    change's: tests that no longer finish are a regression, tests that finish only with the change confirm
+    it (a hang it removes). Within half the limit, so a suite near the limit on a busy machine is not read
+    as a change. None when both or neither finished, or the finishing side was not that fast."""
+    if head.timed_out == base.timed_out or min(head.seconds, base.seconds) > timeout / 2:
+        return None
+    limit = f"ran out of time ({timeout:g} s)"
+    if head.timed_out:
+        why = f"{head.command} ({limit} with the change; {base.seconds:.0f} s on the base)"
+        return SuiteContrast(head=head, base=base, regressed=[why])
+    why = f"{head.command} ({limit} on the base; {head.seconds:.0f} s with the change)"
+    failing = sorted(t for t, o in (head.outcomes or {}).items() if o in ("failed", "error"))
+    note = (f"{len(failing)} test(s) fail with the change and are not compared, the base did not finish: "
+            + ", ".join(failing[:3])) if failing else ""
+    return SuiteContrast(head=head, base=base, fixed=[why], note=note)
 
 
 def _join(*notes: str) -> str:

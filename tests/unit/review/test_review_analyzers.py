@@ -237,3 +237,28 @@ def test_re_flags_passed_where_the_count_goes_are_a_certain_bug_and_a_positional
                 for name, text in (("flags", flags), ("combined", combined), ("split", split),
                                    ("count", count))}
     assert severity == {"flags": ["high"], "combined": ["high"], "split": ["high"], "count": ["medium"]}
+
+
+def test_a_print_added_to_a_library_module_that_never_printed_is_a_debug_print_left_in():
+    """sqlparse 0.4.1 was released to remove `print(tidx, token, tlist)` from a filter. A command-line
+    program, a script, a test, a module that already prints or a print to a named file is not flagged."""
+    old = "def process(tlist, tidx):\n    token = tlist[tidx]\n    return token\n"
+    new = old.replace("    return token", "    print(tidx, token, tlist)\n    return token")
+    added = {3}
+
+    def severities(path, before, after=new):
+        return [r.severity for h, r, _ in new_hits(path, before, after, added) if h.code.startswith("T")]
+
+    assert severities("sqlparse/filters/reindent.py", old) == ["high"]
+    [(_, rule, text)] = new_hits("sqlparse/filters/reindent.py", old, new, added)
+    assert "debug print" in rule.why and text.strip() == "print(tidx, token, tlist)"
+    assert severities("tests/test_reindent.py", old) == []
+    assert severities("scripts/report.py", old) == [] and severities("pkg/__main__.py", old) == []
+    assert severities("pkg/cli/run.py", old) == []
+    assert severities("pkg/filters.py", None) == []  # a new file: a program may well print
+    printing = old + "\n\ndef show(x):\n    print(x)\n"
+    assert severities("pkg/report.py", printing, new + "\n\ndef show(x):\n    print(x)\n") == []
+    main = old + '\n\nif __name__ == "__main__":\n    process([1], 0)\n'
+    assert severities("pkg/tool.py", main, new + '\n\nif __name__ == "__main__":\n    process([1], 0)\n') == []
+    stderr = new.replace("print(tidx, token, tlist)", "print('warning', file=sys.stderr)")
+    assert severities("pkg/filters.py", old, stderr) == []

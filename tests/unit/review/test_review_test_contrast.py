@@ -16,7 +16,7 @@ from acode.review.evidence import findings_of_tests, gather_evidence
 from acode.review.git_context import branch_context, commit_context, uncommitted_context
 from acode.review.report import describe_tests, render_markdown
 from acode.review.service import review_change
-from acode.review.test_contrast import SuiteContrast, SuitePlan, SuiteRun, compare
+from acode.review.test_contrast import SuiteContrast, SuitePlan, SuiteRun, _one_side_hangs, compare
 from acode.sandbox import find_sandbox
 
 
@@ -231,3 +231,35 @@ def test_tests_agree_only_when_both_sides_finished_with_the_same_outcomes():
     assert not SuiteContrast(head=run(passing), base=run(passing), passed_both=1, regressed=["t::a"]).agree()
     assert SuiteContrast(head=run(None), base=run(None)).agree()  # by exit code: both passed
     assert not SuiteContrast(head=run(None, 1), base=run(None, 1)).agree()
+
+
+HANGS = GOOD.replace("return -a", "while True:\n        pass")
+
+
+def test_tests_that_no_longer_finish_are_a_regression_and_tests_that_now_finish_confirm_a_fix(tmp_path):
+    # the related tests run on both sides even when the change's run hangs: the hang is the difference
+    files = {"src/calc.py": GOOD, "tests/test_calc.py": TEST}
+    plan = SuitePlan([PYTEST], find_sandbox()[0], related=True)
+    hang = gather_evidence(branch_context(repo_with_branch(tmp_path / "hang", files, {"src/calc.py": HANGS}),
+                                          "main"), tests=plan, test_timeout=8)
+    assert hang.tests["timed_out"] and not hang.tests["base"]["timed_out"]
+    assert hang.tests["regressed"][0].startswith(PYTEST) and "ran out of time (8 s) with the change" in (
+        hang.tests["regressed"][0])
+    assert _rules(hang)["tests/regressed"] == "critical"
+
+    fixed = gather_evidence(branch_context(repo_with_branch(
+        tmp_path / "fix", {**files, "src/calc.py": HANGS}, {"src/calc.py": GOOD}), "main"), tests=plan,
+        test_timeout=8)
+    assert fixed.tests["base"]["timed_out"] and not fixed.tests["timed_out"]
+    assert "ran out of time (8 s) on the base" in fixed.tests["fixed"][0]
+    assert _rules(fixed) == {"fixed/tests": "info"}
+
+
+def test_a_side_that_finishes_only_near_the_limit_is_not_read_as_a_hang_removed():
+    def run(seconds, timed_out=False):
+        return SuiteRun("pytest", 124 if timed_out else 0, timed_out, "", None, seconds=seconds)
+
+    assert _one_side_hangs(run(9.0), run(10.0, timed_out=True), timeout=10) is None  # 9 s of 10: noise
+    assert _one_side_hangs(run(2.0), run(10.0, timed_out=True), timeout=10).fixed
+    assert _one_side_hangs(run(10.0, timed_out=True), run(2.0), timeout=10).regressed
+    assert _one_side_hangs(run(10.0, timed_out=True), run(10.0, timed_out=True), timeout=10) is None
