@@ -118,10 +118,10 @@ class RegressionSettings(BaseModel):
     )
     when_tests_agree: Literal["skip", "run"] = Field(
         "skip",
-        description="skip: not run when the project's tests of the changed code ran on both sides and "
-        "agree (same outcome for every test, some passing): on real commits of tested projects the "
-        "1.5B's likelihood preferred the buggy version as often as the fix (docs/review.md, Measured); "
-        "run: compare anyway",
+        description="skip: not run when the project's tests ran on both sides and agree (same outcome for "
+        "every test, some passing), whether or not a test names the changed code: on real commits of "
+        "tested projects the 1.5B's likelihood preferred the buggy version as often as the fix "
+        "(docs/review.md, Measured); run: compare anyway",
     )
 
 

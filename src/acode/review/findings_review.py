@@ -126,16 +126,19 @@ def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
 
 def _executed_evidence_decides(run: ReviewRun) -> str:
     """Why executed evidence outranks the likelihood guess for this change ('' when it does not): the
-    change makes failing tests pass, or (``when_tests_agree: skip``) the tests that name the changed code
-    give every test the same outcome on both sides."""
+    change makes failing tests pass, or (``when_tests_agree: skip``) the project's tests ran on both sides
+    and give every test the same outcome. Inside a project whose tests run, the model's likelihood was
+    measured no better than chance, whether or not a test names the changed code (docs/review.md)."""
     if tests_confirm(run.evidence.findings):
         return "the project's tests confirm the change (they fail on the base and pass with it)"
     tests = run.evidence.tests or {}
-    if run.settings.regression.when_tests_agree == "skip" and tests.get("related") and tests.get("agree"):
+    if run.settings.regression.when_tests_agree == "skip" and tests.get("agree"):
         passed = f" ({tests['passed_both']} pass on both)" if tests.get("passed_both") else ""
-        return (f"the project's tests of the changed code give every test the same result on both sides"
-                f"{passed}; on such changes the model's likelihood was measured no better than chance "
-                "(reviewer.regression.when_tests_agree)")
+        which = ("the project's tests of the changed code" if tests.get("related") else
+                 "the project's tests (none names the changed code)")
+        return (f"{which} give every test the same result on both sides{passed}; inside a tested project "
+                "the model's likelihood was measured no better than chance (reviewer.regression."
+                "when_tests_agree)")
     return ""
 
 
