@@ -202,12 +202,15 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
             if base_tree is None:
                 return SuiteContrast(head=head, note=_join(plan.note,
                                                            f"{why_not}: the tests ran on the change only"))
-            base = run_tests(command, base_tree, timeout, Path(tmp) / f"base-{step}.xml", **where)
+            # after a hang the base gets half the limit: only a base that fast tells a hang the change brings
+            base = run_tests(command, base_tree, timeout / 2 if head.timed_out else timeout,
+                             Path(tmp) / f"base-{step}.xml", **where)
             result = _one_side_hangs(head, base, timeout)
             if result is None and head.timed_out:  # neither side finished: nothing to compare
                 result = SuiteContrast(head=head, base=base, ran=commands[:step + 1], note=_join(
-                    plan.note, f"`{command}` did not finish in {timeout:g} s on either side "
-                    "(reviewer.test_timeout_seconds, or a narrower reviewer.test_command)"))
+                    plan.note, f"`{command}` did not finish in {timeout:g} s with the change, nor in "
+                    f"{timeout / 2:g} s on the base (reviewer.test_timeout_seconds, or a narrower "
+                    "reviewer.test_command)"))
                 break
             result = result or _sides(context, head, base)
             result.ran = commands[:step + 1]

@@ -279,3 +279,12 @@ def test_a_side_that_finishes_only_near_the_limit_is_not_read_as_a_hang_removed(
     assert _one_side_hangs(run(2.0), run(10.0, timed_out=True), timeout=10).fixed
     assert _one_side_hangs(run(10.0, timed_out=True), run(2.0), timeout=10).regressed
     assert _one_side_hangs(run(10.0, timed_out=True), run(10.0, timed_out=True), timeout=10) is None
+
+
+def test_when_both_sides_hang_the_base_gets_half_the_limit_and_nothing_counts(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
+    plan = SuitePlan(["sleep 30"], find_sandbox()[0], related=True)
+    evidence = gather_evidence(branch_context(repo, "main"), tests=plan, test_timeout=2)
+    assert evidence.tests["timed_out"] and evidence.tests["base"]["timed_out"]
+    assert evidence.tests["base"]["seconds"] < 2  # a base that slow could not tell a hang anyway
+    assert "nor in 1 s on the base" in evidence.tests["note"] and _rules(evidence) == {"tests/timeout": "info"}
