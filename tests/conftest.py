@@ -24,6 +24,21 @@ def _isolated_user_config(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("ACODE_CONFIG_HOME", str(tmp_path_factory.mktemp("user-config")))
 
 
+@pytest.fixture
+def idle_stdin():
+    """File descriptor 0 is a pipe that stays open and never has data (an idle terminal) for the test: a
+    child process that inherits it and reads waits until its time limit."""
+    read_end, write_end = os.pipe()
+    saved = os.dup(0)
+    os.dup2(read_end, 0)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 0)
+        for fd in (saved, read_end, write_end):
+            os.close(fd)
+
+
 def run_one_shot(repo: Path, prompt: str, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
     """`acode -p PROMPT --approval-mode yolo --json` on the real embedded model, in its own process
     exactly as a user runs it."""

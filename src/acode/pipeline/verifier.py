@@ -126,6 +126,7 @@ def run_check(root: Path, command: str, source: str, *, timeout: float, shell: b
             shell=shell,
             cwd=root,
             env=check_environment(),
+            stdin=subprocess.DEVNULL,  # a check that reads input gets end of file, not the user's terminal
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

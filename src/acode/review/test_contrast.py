@@ -127,8 +127,11 @@ def run_tests(command: str, tree: Path, timeout: float, report: Path, sandbox: S
     if sandbox is not None:
         argv, env = sandbox.wrap(argv, env, cwd=tree, writable=writable or report.parent)
     started = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, errors="replace", start_new_session=True, env=env)
+    # stdin is closed: a test that reads it (code under review falling back to sys.stdin) gets end of file,
+    # not the user's terminal, and does not wait for input until the time limit
+    proc = subprocess.Popen(argv, cwd=tree, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True,
+                            env=env)
     timed_out = False
     try:
         output, _ = proc.communicate(timeout=timeout)

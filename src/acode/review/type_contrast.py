@@ -127,8 +127,8 @@ def run_mypy(tree: Path, files: list[str], timeout: float, sandbox: Sandbox | No
     if sandbox is not None:
         argv, env = sandbox.wrap(argv, env, cwd=tree, writable=writable)
     try:
-        done = subprocess.run(argv, cwd=tree, capture_output=True, text=True, timeout=timeout, env=env,
-                              check=False, start_new_session=True)
+        done = subprocess.run(argv, cwd=tree, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout, env=env, check=False, start_new_session=True)
     except subprocess.TimeoutExpired:
         return Counter(), f"mypy did not finish in {timeout:g} s"
     if done.returncode not in (0, 1):

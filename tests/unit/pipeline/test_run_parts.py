@@ -55,6 +55,11 @@ def test_project_checks_detect_pytest_and_ruff_or_use_configured(tmp_path):
     assert project_checks(root, ["make check", " "]) == [("make check", True)]
 
 
+def test_a_check_that_reads_input_gets_end_of_file_not_the_users_terminal(tmp_path, idle_stdin):
+    check = run_check(tmp_path, "read line || echo 'end of file'", "project", timeout=10, shell=True)
+    assert not check.timed_out and "end of file" in check.output
+
+
 def test_run_check_reports_exit_code_and_output(tmp_path):
     root = make_repo(tmp_path / "repo")
     (root / "test_fail.py").write_text("def test_fail():\n    assert 1 == 2\n")

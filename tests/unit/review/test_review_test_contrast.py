@@ -288,3 +288,13 @@ def test_when_both_sides_hang_the_base_gets_half_the_limit_and_nothing_counts(tm
     assert evidence.tests["timed_out"] and evidence.tests["base"]["timed_out"]
     assert evidence.tests["base"]["seconds"] < 2  # a base that slow could not tell a hang anyway
     assert "nor in 1 s on the base" in evidence.tests["note"] and _rules(evidence) == {"tests/timeout": "info"}
+
+
+def test_a_test_that_reads_input_gets_end_of_file_not_the_users_terminal(tmp_path, idle_stdin):
+    """click 8.2.0's tests waited on standard input in one direction of the benchmark until the time limit:
+    the tests inherited acode's stdin (in a terminal: the user's keyboard)."""
+    from acode.review.test_contrast import run_tests
+
+    run = run_tests("read line || echo 'end of file'", tmp_path, 10, tmp_path / "r.xml", find_sandbox()[0],
+                    tmp_path)
+    assert not run.timed_out and "end of file" in run.output_tail
