@@ -122,6 +122,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="bundled model name or .gguf path")
     parser.add_argument("--projects", help="comma list (default: every project of the set)")
+    parser.add_argument("--names", help="comma list of changes ('acode 4795ab3,click 8.1.6->8.1.7')")
     parser.add_argument("--per-project", type=int,
                         help="at most this many fixes per project (the first ones)")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N fixes (resume a run)")
@@ -152,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     import real_commits_set as rcs
 
     fixes = rcs.all_fixes(projects=set(args.projects.split(",")) if args.projects else None)
+    if args.names:
+        wanted = {n.strip() for n in args.names.split(",")}
+        fixes = [f for f in fixes if f.name in wanted]
     if args.per_project:
         seen: Counter = Counter()
         fixes = [f for f in fixes if (seen.update([f.project]) or seen[f.project] <= args.per_project)]
