@@ -291,8 +291,8 @@ def test_when_both_sides_hang_the_base_gets_half_the_limit_and_nothing_counts(tm
 
 
 def test_a_test_that_reads_input_gets_end_of_file_not_the_users_terminal(tmp_path, idle_stdin):
-    """click 8.2.0's tests waited on standard input in one direction of the benchmark until the time limit:
-    the tests inherited acode's stdin (in a terminal: the user's keyboard)."""
+    """The tests used to inherit acode's stdin: in a terminal, a test (or the code under review) that reads
+    input read the user's keyboard, or waited for it until the time limit."""
     from acode.review.test_contrast import run_tests
 
     run = run_tests("read line || echo 'end of file'", tmp_path, 10, tmp_path / "r.xml", find_sandbox()[0],
