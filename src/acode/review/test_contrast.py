@@ -198,7 +198,7 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
             # a whole suite that does not finish is not run again on the base (too slow to compare); the
             # related tests are, since a hang the change brings shows there
             if head.timed_out and (base_tree is None or step > 0 or not plan.related):
-                result = SuiteContrast(head=head, ran=commands[:step + 1], note=_join(
+                result = SuiteContrast(head=head, ran=commands[:step + 1], related=plan.related, note=_join(
                     plan.note, f"`{command}` did not finish in {timeout:g} s with the change; the base was "
                     "not run (reviewer.test_timeout_seconds, or a narrower reviewer.test_command)"))
                 break
@@ -210,10 +210,11 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
                              Path(tmp) / f"base-{step}.xml", **where)
             result = _one_side_hangs(head, base, timeout)
             if result is None and head.timed_out:  # neither side finished: nothing to compare
-                result = SuiteContrast(head=head, base=base, ran=commands[:step + 1], note=_join(
-                    plan.note, f"`{command}` did not finish in {timeout:g} s with the change, nor in "
-                    f"{timeout / 2:g} s on the base (reviewer.test_timeout_seconds, or a narrower "
-                    "reviewer.test_command)"))
+                why = (f"`{command}` did not finish in {timeout:g} s with the change, nor in "
+                       f"{timeout / 2:g} s on the base (reviewer.test_timeout_seconds, or a narrower "
+                       "reviewer.test_command)")
+                result = SuiteContrast(head=head, base=base, ran=commands[:step + 1], related=plan.related,
+                                       note=_join(plan.note, why))
                 break
             result = result or _sides(context, head, base)
             result.ran = commands[:step + 1]

@@ -288,6 +288,7 @@ def test_when_both_sides_hang_the_base_gets_half_the_limit_and_nothing_counts(tm
     assert evidence.tests["timed_out"] and evidence.tests["base"]["timed_out"]
     assert evidence.tests["base"]["seconds"] < 2  # a base that slow could not tell a hang anyway
     assert "nor in 1 s on the base" in evidence.tests["note"] and _rules(evidence) == {"tests/timeout": "info"}
+    assert evidence.tests["related"]  # the record says which tests hung: the related ones
 
 
 def test_a_test_that_reads_input_gets_end_of_file_not_the_users_terminal(tmp_path, idle_stdin):
