@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from acode.child_signals import shell_argv, with_default_signals
 from acode.pipeline import gitops
 from acode.pipeline.models import CheckResult, Verification
 from acode.pipeline.stages import RunContext, Stage, StageResult
@@ -122,8 +123,7 @@ def run_check(root: Path, command: str, source: str, *, timeout: float, shell: b
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
-            command if shell else _argv(command),
-            shell=shell,
+            shell_argv(command) if shell else with_default_signals(_argv(command)),
             cwd=root,
             env=check_environment(),
             stdin=subprocess.DEVNULL,  # a check that reads input gets end of file, not the user's terminal

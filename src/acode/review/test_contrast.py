@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
+from acode.child_signals import with_default_signals
 from acode.errors import AcodeError
 from acode.gitcmd import run_git
 from acode.review.git_context import read_new_text
@@ -129,9 +130,9 @@ def run_tests(command: str, tree: Path, timeout: float, report: Path, sandbox: S
     started = time.monotonic()
     # stdin is closed: a test that reads it (code under review falling back to sys.stdin) gets end of file,
     # not the user's terminal, and does not wait for input until the time limit
-    proc = subprocess.Popen(argv, cwd=tree, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True,
-                            env=env)
+    proc = subprocess.Popen(with_default_signals(argv), cwd=tree, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                            start_new_session=True, env=env)
     timed_out = False
     try:
         output, _ = proc.communicate(timeout=timeout)

@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from acode.child_signals import with_default_signals
 from acode.errors import AcodeError
 from acode.gitcmd import run_git
 from acode.review.git_context import read_new_text, read_old_text
@@ -127,8 +128,9 @@ def run_mypy(tree: Path, files: list[str], timeout: float, sandbox: Sandbox | No
     if sandbox is not None:
         argv, env = sandbox.wrap(argv, env, cwd=tree, writable=writable)
     try:
-        done = subprocess.run(argv, cwd=tree, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=timeout, env=env, check=False, start_new_session=True)
+        done = subprocess.run(with_default_signals(argv), cwd=tree, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=timeout, env=env, check=False,
+                              start_new_session=True)
     except subprocess.TimeoutExpired:
         return Counter(), f"mypy did not finish in {timeout:g} s"
     if done.returncode not in (0, 1):

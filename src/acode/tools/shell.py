@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from acode.child_signals import shell_argv
 from acode.tools.base import Tool, ToolContext, ToolError, ToolResult
 from acode.tools.output_budget import cut_head_tail, new_output_path
 from acode.tools.paths import display_path, resolve_path
@@ -148,7 +149,7 @@ def _shell_env() -> dict[str, str]:
 
 def run_command(command: str, cwd: Path, inactivity_timeout: float, spill_path: Path) -> CommandOutcome:
     proc = subprocess.Popen(
-        ["bash", "-c", command],
+        shell_argv(command, shell="bash"),
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -256,7 +257,7 @@ class RunShellCommand(Tool):
     def _start_background(self, command: str, cwd: Path, log_path: Path, ctx: ToolContext) -> ToolResult:
         with open(log_path, "wb") as log_file:
             proc = subprocess.Popen(
-                ["bash", "-c", command],
+                shell_argv(command, shell="bash"),
                 cwd=cwd,
                 stdin=subprocess.DEVNULL,
                 stdout=log_file,

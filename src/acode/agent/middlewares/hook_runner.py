@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from acode.child_signals import shell_argv
 from acode.config.hooks import HookCommand, HookEvent, HooksSettings
 
 log = logging.getLogger("acode.hooks")
@@ -105,8 +106,7 @@ class HookRunner:
         }
         try:
             proc = subprocess.Popen(
-                hook.command,
-                shell=True,
+                shell_argv(hook.command),
                 cwd=self.cwd,
                 env=env,
                 stdin=subprocess.PIPE,
