@@ -122,6 +122,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="bundled model name or .gguf path")
     parser.add_argument("--projects", help="comma list (default: every project of the set)")
+    parser.add_argument("--held-back", action="store_true",
+                        help="the held-back projects (never used to tune the review) instead of the set")
+    parser.add_argument("--history", action="store_true",
+                        help="`main` with the project's history (previous release, the fix as its own "
+                             "commit; acode: a clone of its repository), as a maintainer's clone has it")
     parser.add_argument("--names", help="comma list of changes ('acode 4795ab3,click 8.1.6->8.1.7')")
     parser.add_argument("--per-project", type=int,
                         help="at most this many fixes per project (the first ones)")
@@ -152,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     import real_commits_set as rcs
 
-    fixes = rcs.all_fixes(projects=set(args.projects.split(",")) if args.projects else None)
+    fixes = rcs.all_fixes(projects=set(args.projects.split(",")) if args.projects else None,
+                          held_back=args.held_back)
     if args.names:
         wanted = {n.strip() for n in args.names.split(",")}
         fixes = [f for f in fixes if f.name in wanted]
@@ -179,12 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="acode-real-commits-") as tmp:
         for fix in fixes:
             for direction in args.directions.split(","):
-                repo = rcs.build(fix, direction, Path(tmp) / f"{rcs.slug(fix)}-{direction}")
+                repo = rcs.build(fix, direction, Path(tmp) / f"{rcs.slug(fix)}-{direction}",
+                                 history=args.history)
                 if run_tests:  # `python` of the test command is the project's test environment's
                     os.environ["PATH"] = f"{rcs.test_env(rcs.env_name(fix))}{os.pathsep}{path}"
                 row = {"project": fix.project, "name": fix.name, "direction": direction, "model": args.model,
                        "expected": "APPROVED" if direction == "fix" else "REJECTED",
-                       "settings": args.set, "run_tests": run_tests,
+                       "settings": args.set, "run_tests": run_tests, "history": args.history,
                        **review(model, repo, reviewer, run_tests)}
                 rows.append(row)
                 print(f"{fix.name:<28} {direction:<6} {row['verdict']:<8} {row['status']:<8} "

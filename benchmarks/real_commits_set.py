@@ -16,6 +16,13 @@ Per fix, two repositories (``build``):
   were before the fix (the tests stay: the commit puts the bug back, it does not remove its test),
   message "Update <files>" (a commit that re-introduces a bug rarely says so). Expected REJECTED.
 
+With ``history=True`` (``real_commits.py --history``) `main` is not one commit but the project's history
+as a maintainer's clone has it: for a PyPI project the previous release, then the release before the fix
+(its changelog section as the message), and in the ``revert`` direction the fix as a commit of its own
+with its message; for acode, a clone of its repository at the commit before the fix (``fix``) or at the
+fix (``revert``). What the history adds is what `acode review` can read from it (``acode.review.history``:
+a change that reverses an earlier fix).
+
 Downloads and extracted trees are cached under ``benchmarks/.cache/real_commits`` (git-ignored); no
 third-party source is committed.
 """
@@ -70,6 +77,18 @@ PYPI_RELEASES = {
     "marshmallow": ("3.20.0", "3.20.1", "3.20.2", "3.21.0", "3.21.1", "3.21.2", "3.21.3", "3.23.0", "3.23.1",
                     "3.23.2", "3.23.3", "3.24.0", "3.24.1", "3.24.2", "3.25.0", "3.25.1", "3.26.0", "3.26.1"),
 }
+# projects nobody looked at while the review was tuned on the set above: the held-back measurement
+# (`real_commits.py --held-back`), other projects and other people's bugs, built by the same rules
+HELD_BACK_RELEASES = {
+    "cachetools": ("5.5.0", "5.5.1", "5.5.2", "6.0.0", "6.1.0", "6.2.0", "6.2.1", "6.2.2", "6.2.3", "6.2.4",
+                   "6.2.5", "6.2.6"),
+    "python-dotenv": ("1.0.0", "1.0.1", "1.1.0", "1.1.1", "1.2.0", "1.2.1", "1.2.2", "1.2.3", "1.2.4"),
+    "markdown": ("3.5", "3.5.1", "3.5.2", "3.6", "3.7", "3.8", "3.8.1", "3.8.2", "3.9", "3.10", "3.10.1",
+                 "3.10.2"),
+    "tomli": ("2.0.0", "2.0.1", "2.0.2", "2.1.0", "2.2.1", "2.3.0", "2.3.1", "2.3.2", "2.4.0", "2.4.1",
+              "2.5.0"),
+    "idna": ("3.4", "3.5", "3.6", "3.7", "3.8", "3.9", "3.10"),
+}
 _SKIP_DIRS = {"docs", "doc", "examples", "example", "artwork", "benchmarks", "scripts", ".github"}
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]+$|_test\.py$|(^|/)conftest\.py$")
 _FIX_WORDS = re.compile(r"\b(fix(es|ed)?|bug|regression|incorrect(ly)?|crash|no longer|wrong)\b",
@@ -84,6 +103,11 @@ class Fix:
     message: str  # the fix's commit message (subject, blank line, body)
     before: Path  # the project's tree before the fix
     changes: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # path -> (old, new)
+    # the history before ``before`` (``build(history=True)``): the previous release's tree and the message
+    # of the release that made ``before`` (PyPI), or the fix's commit in the acode repository
+    prior: Path | None = None
+    before_message: str = ""
+    commit: str = ""
 
     @property
     def changed_lines(self) -> int:
@@ -205,12 +229,15 @@ def _clean_changelog(text: str) -> str:
 
 def pypi_fixes(name: str, versions: tuple[str, ...]) -> list[Fix]:
     fixes = []
-    for old_v, new_v in itertools.pairwise(versions):
+    for index, (old_v, new_v) in enumerate(itertools.pairwise(versions)):
         old_tree, new_tree = sdist_tree(name, old_v), sdist_tree(name, new_v)
         changes = tree_changes(python_files(old_tree), python_files(new_tree))
         notes = changelog_section(new_tree, new_v)
         fix = Fix(project=name, name=f"{name} {old_v}->{new_v}", before=old_tree, changes=changes,
-                  message=_message(_clean_changelog(notes), f"{name} {new_v}"))
+                  message=_message(_clean_changelog(notes), f"{name} {new_v}"),
+                  prior=sdist_tree(name, versions[index - 1]) if index else None,
+                  before_message=_message(_clean_changelog(changelog_section(old_tree, old_v)),
+                                          f"{name} {old_v}"))
         if keep(fix, notes):
             fixes.append(fix)
     return fixes
@@ -260,7 +287,8 @@ def acode_fixes(repo: Path, shas: tuple[str, ...] = ACODE_FIXES) -> list[Fix]:
             old, new = before / path, after / path
             changes[path] = (old.read_text(encoding="utf-8") if old.exists() else None,
                              new.read_text(encoding="utf-8") if new.exists() else None)
-        fix = Fix(project="acode", name=f"acode {sha}", message=message, before=before, changes=changes)
+        fix = Fix(project="acode", name=f"acode {sha}", message=message, before=before, changes=changes,
+                  commit=run(["git", "rev-parse", sha], cwd=repo).strip())
         if keep(fix, "fix"):
             fixes.append(fix)
     return fixes
@@ -274,9 +302,10 @@ TEST_REQUIREMENTS = ("pytest", "pytest-timeout", "pytest-xprocess", "cryptograph
                      "itsdangerous", "markupsafe", "werkzeug", "jinja2", "click")
 
 
-# projects whose tests need older packages: flask's conftest reads `_pytest.monkeypatch.notset` (pytest<8);
-# flask 2.x runs on Werkzeug 2 (with Werkzeug 3 most of its tests fail on both sides and show nothing)
-TEST_PINS = {"flask": ("pytest<8",), "flask-2": ("pytest<8", "werkzeug<3")}
+# projects whose tests need older or more packages: flask's conftest reads `_pytest.monkeypatch.notset`
+# (pytest<8); flask 2.x runs on Werkzeug 2 (with Werkzeug 3 most of its tests fail on both sides and show
+# nothing); python-dotenv's command-line tests drive it through `sh`
+TEST_PINS = {"flask": ("pytest<8",), "flask-2": ("pytest<8", "werkzeug<3"), "python-dotenv": ("sh",)}
 
 
 def env_name(fix: Fix) -> str:
@@ -310,11 +339,13 @@ def test_env(project: str = "", acode_python: str = sys.executable) -> Path:
 
 # --- repositories -----------------------------------------------------------------------------------
 
-def all_fixes(acode_repo: Path = REPO, projects: set[str] | None = None) -> list[Fix]:
+def all_fixes(acode_repo: Path = REPO, projects: set[str] | None = None,
+              held_back: bool = False) -> list[Fix]:
+    """The tuning set (acode and ``PYPI_RELEASES``), or with ``held_back`` only ``HELD_BACK_RELEASES``."""
     out: list[Fix] = []
-    if projects is None or "acode" in projects:
+    if not held_back and (projects is None or "acode" in projects):
         out += acode_fixes(acode_repo)
-    for name, versions in PYPI_RELEASES.items():
+    for name, versions in (HELD_BACK_RELEASES if held_back else PYPI_RELEASES).items():
         if projects is None or name in projects:
             out += pypi_fixes(name, versions)
     return out
@@ -334,21 +365,20 @@ def _git(root: Path, *args: str) -> None:
     run(["git", *args], cwd=root)
 
 
-def build(fix: Fix, direction: str, dest: Path) -> Path:
+_IGNORED = shutil.ignore_patterns("__pycache__", "*.egg-info", ".git")
+_IDENTITY = (("user.email", "bench@example.com"), ("user.name", "Bench"), ("commit.gpgsign", "false"))
+
+
+def build(fix: Fix, direction: str, dest: Path, history: bool = False) -> Path:
     """A repository at ``dest``: branch `main` and the checked-out branch `change` (see the module doc)."""
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(fix.before, dest, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", ".git"))
     new = {p: n for p, (_, n) in fix.changes.items()}
     old = {p: o for p, (o, _) in fix.changes.items()}
-    _git(dest, "init", "-q", "-b", "main")
-    for key, value in (("user.email", "bench@example.com"), ("user.name", "Bench"),
-                       ("commit.gpgsign", "false")):
-        _git(dest, "config", key, value)
-    if direction == "revert":
-        _write(dest, new)
-    _git(dest, "add", "-A")
-    _git(dest, "commit", "-q", "-m", f"{fix.project} before the change")
+    if history and fix.commit:
+        _acode_clone(fix, direction, dest)
+    else:
+        _main_branch(fix, dest, history, fixed=new if direction == "revert" else None)
     _git(dest, "switch", "-q", "-c", "change")
     if direction == "fix":
         _write(dest, new)
@@ -359,6 +389,39 @@ def build(fix: Fix, direction: str, dest: Path) -> Path:
     _git(dest, "add", "-A")
     _git(dest, "commit", "-q", "-m", message)
     return dest
+
+
+def _main_branch(fix: Fix, dest: Path, history: bool, fixed: dict[str, str | None] | None) -> None:
+    """`main` holding ``fix.before`` (and the ``fixed`` files of the revert direction): one commit, or
+    (``history``) the previous release, this one, and the fix as a commit of its own."""
+    if not history:
+        trees: list[tuple[Path | None, str]] = [(fix.before, f"{fix.project} before the change")]
+    else:
+        trees = ([(fix.prior, "previous release")] if fix.prior else []) + [(fix.before, fix.before_message)]
+        if fixed is not None:
+            trees.append((None, fix.message))
+    dest.mkdir(parents=True)
+    _git(dest, "init", "-q", "-b", "main")
+    for key, value in _IDENTITY:
+        _git(dest, "config", key, value)
+    for index, (tree, message) in enumerate(trees):
+        if tree is not None:
+            for entry in dest.iterdir():
+                if entry.name != ".git":
+                    shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+            shutil.copytree(tree, dest, ignore=_IGNORED, dirs_exist_ok=True)
+        if fixed is not None and index == len(trees) - 1:
+            _write(dest, fixed)
+        _git(dest, "add", "-A")
+        _git(dest, "commit", "-q", "--allow-empty", "-m", message or f"{fix.project} release")
+
+
+def _acode_clone(fix: Fix, direction: str, dest: Path) -> None:
+    """acode's own repository as a clone has it, `main` at the fix (revert) or at its parent (fix)."""
+    run(["git", "clone", "-q", "--no-checkout", str(REPO), str(dest)])
+    for key, value in _IDENTITY:
+        _git(dest, "config", key, value)
+    _git(dest, "checkout", "-q", "-B", "main", fix.commit if direction == "revert" else f"{fix.commit}^")
 
 
 def slug(fix: Fix) -> str:

@@ -1,6 +1,7 @@
 """Deterministic evidence, collected before the model judges: ruff's maintained rules on the added lines
 of Python files (``analyzers``), protections a change removes or weakens (``structural``), secrets in added
-lines, whether tests were touched, and optionally the test command's result.
+lines, whether tests were touched, earlier commits the change reverses
+(``history``: a fix put back), and optionally the test command's result.
 
 Everything here reads the whole diff of every file (``ChangedFile.whole_diff``), never the copy cut at
 ``max_diff_chars`` for the model: a risky call or a secret at the end of a long diff is found all the same.
@@ -15,6 +16,7 @@ from pathlib import PurePosixPath
 from acode.review.analyzers import compare_versions
 from acode.review.diffparse import added_lines, new_position
 from acode.review.git_context import read_new_text, read_old_text
+from acode.review.history import history_findings
 from acode.review.models import ChangedFile, Finding, ReviewContext, is_test_path
 from acode.review.secret_evidence import secret_findings
 from acode.review.structural import added_helpers, structural_changes
@@ -59,6 +61,7 @@ def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
         evidence.findings += secret_findings(changed.path, added_lines(changed.whole_diff))
     evidence.findings += ruff_findings(context)
     evidence.findings += structural_findings(context)
+    evidence.findings += history_findings(context)
     evidence.findings += _tests_touched(context)
     if tests:
         outcome = contrast(context, tests, test_timeout)

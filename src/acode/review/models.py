@@ -25,7 +25,7 @@ def is_test_path(path: str) -> bool:
 ChangeType = Literal["added", "modified", "deleted", "renamed", "binary"]
 Severity = Literal["critical", "high", "medium", "low", "info"]
 FindingSource = Literal["model", "ruff", "structural", "secrets", "risky-call", "tests", "test-command",
-                        "types"]
+                        "types", "history"]
 FindingStatus = Literal["confirmed", "dismissed", "ungrounded", "unchecked"]
 Grounding = Literal["changed", "context", "none"]
 

@@ -1,0 +1,143 @@
+"""The history evidence: a change that reverses an earlier commit of the base, read from real git
+repositories (git log of the base), and what it weighs in the decision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from review_fakes import git, write
+
+from acode.config.review import ReviewerSettings
+from acode.llm.scripted import ScriptedModel
+from acode.review.git_context import branch_context
+from acode.review.history import history_findings, undone_commits
+from acode.review.service import review_change
+
+BUGGY = """\
+def page_count(items, per_page):
+    if per_page <= 0:
+        raise ValueError("per_page must be positive")
+    return len(items) // per_page
+"""
+FIXED = BUGGY.replace("return len(items) // per_page", "return (len(items) + per_page - 1) // per_page")
+GUARDED = """\
+def parse(text, limit=100):
+    parts = text.split(",")
+    if len(parts) > limit:
+        raise ValueError("too many parts")
+    return [p.strip() for p in parts]
+"""
+UNGUARDED = GUARDED.replace('    if len(parts) > limit:\n        raise ValueError("too many parts")\n', "")
+
+
+def history_repo(path: Path, commits: list[tuple[str, dict[str, str]]], change: dict[str, str],
+                 message: str = "Update pages.py") -> Path:
+    """`main` with ``commits`` in order (message, files), branch `feature` with ``change`` on top."""
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    for key, value in (("user.email", "dev@example.com"), ("user.name", "Dev"), ("commit.gpgsign", "false")):
+        git(path, "config", key, value)
+    for text, files in commits:
+        write(path, files)
+        git(path, "add", "-A")
+        git(path, "commit", "-q", "-m", text)
+    git(path, "switch", "-q", "-c", "feature")
+    write(path, change)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", message)
+    return path
+
+
+def test_putting_back_a_one_line_fix_is_high(tmp_path):
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
+                                         ("Fix page_count dropping the last partial page", {"pages.py": FIXED})],
+                        {"pages.py": BUGGY})
+    [finding] = history_findings(branch_context(repo, "main"))
+    assert finding.rule == "history/undoes-fix" and finding.severity == "high"
+    assert finding.file == "pages.py" and finding.line == 4
+    assert finding.quote == "return len(items) // per_page"
+    assert "Fix page_count dropping the last partial page" in finding.message
+    assert finding.metrics == {"undone": 2, "of": 2}
+
+
+def test_taking_out_lines_a_fix_added_is_high(tmp_path):
+    repo = history_repo(tmp_path / "r", [("Add parse", {"parse.py": UNGUARDED}),
+                                         ("Limit the number of parts (denial of service fix)",
+                                          {"parse.py": GUARDED})],
+                        {"parse.py": UNGUARDED})
+    [undone] = undone_commits(branch_context(repo, "main"))
+    assert undone.is_fix and not undone.named and (undone.undone, undone.of) == (2, 2)
+    assert undone.quote == "if len(parts) > limit:"
+
+
+def test_the_fix_itself_is_not_an_undo(tmp_path):
+    # the fix on top of the history that wrote the buggy code: it changes the line, it does not put one back
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY})], {"pages.py": FIXED},
+                        message="Fix page_count dropping the last partial page")
+    assert history_findings(branch_context(repo, "main")) == []
+
+
+def test_a_revert_that_names_the_commit_is_medium(tmp_path):
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
+                                         ("Fix page_count rounding", {"pages.py": FIXED})],
+                        {"pages.py": BUGGY}, message='Revert "Fix page_count rounding"\n\nit broke the API')
+    [finding] = history_findings(branch_context(repo, "main"))
+    assert finding.severity == "medium" and "names that commit" in finding.message
+
+
+def test_undoing_a_commit_that_was_not_a_fix_is_only_context(tmp_path):
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
+                                         ("Round page counts up", {"pages.py": FIXED})],
+                        {"pages.py": BUGGY})
+    [finding] = history_findings(branch_context(repo, "main"))
+    assert finding.rule == "history/undoes-commit" and finding.severity == "low"
+
+
+def test_a_small_part_of_a_large_fix_is_not_an_undo(tmp_path):
+    # the fix rewrote five lines; the change puts back one of them (60% of the fix is needed)
+    before = "".join(f"value_{i} = compute({i})\n" for i in range(6))
+    fixed = "".join(f"value_{i} = compute_safely({i})\n" if i < 5 else f"value_{i} = compute({i})\n"
+                    for i in range(6))
+    partly = fixed.replace("value_0 = compute_safely(0)", "value_0 = compute(0)")
+    repo = history_repo(tmp_path / "r", [("Add values", {"v.py": before}), ("Fix the values", {"v.py": fixed})],
+                        {"v.py": partly})
+    assert undone_commits(branch_context(repo, "main")) == []
+
+
+def test_reverting_a_files_creation_is_not_compared(tmp_path):
+    repo = history_repo(tmp_path / "r", [("Fix: add the pages module", {"pages.py": FIXED, "keep.py": "x = 1\n"})],
+                        {"pages.py": "def page_count(items, per_page):\n    return 0\n"})
+    assert undone_commits(branch_context(repo, "main")) == []
+
+
+def test_the_review_rejects_a_silently_reverted_fix_that_the_model_finds_as_likely(tmp_path):
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
+                                         ("Fix page_count dropping the last partial page", {"pages.py": FIXED})],
+                        {"pages.py": BUGGY})
+    model = ScriptedModel([], scorer=lambda prefix, line: -1.0)  # both versions equally likely
+    result = review_change(branch_context(repo, "main"), model, ReviewerSettings(strategy="checks_only"))
+    assert result.decision.verdict == "REJECTED"
+    [finding] = [f for f in result.all_findings() if f.rule == "history/undoes-fix"]
+    assert finding.dimension == "intent_alignment" and finding.counts
+    assert not [f for f in result.all_findings() if f.rule == "review/regression" and f.counts]
+
+
+def test_rewriting_lines_a_fix_added_without_putting_back_the_old_ones_is_not_an_undo(tmp_path):
+    # a later fix reworks the earlier fix's lines: it takes them out but does not restore what they replaced
+    rewritten = FIXED.replace("return (len(items) + per_page - 1) // per_page",
+                              "return -(-len(items) // per_page)")
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
+                                         ("Fix page_count dropping the last partial page", {"pages.py": FIXED})],
+                        {"pages.py": rewritten}, message="Fix page_count for huge lists")
+    assert undone_commits(branch_context(repo, "main")) == []
+
+
+def test_lines_a_fix_added_that_the_change_moves_to_another_file_are_not_undone(tmp_path):
+    guard = '    if len(parts) > limit:\n        raise ValueError("too many parts")\n'
+    moved = UNGUARDED.replace("    return [p.strip() for p in parts]", "    check(parts, limit)\n"
+                              "    return [p.strip() for p in parts]")
+    checks = "def check(parts, limit):\n" + guard
+    repo = history_repo(tmp_path / "r", [("Add parse", {"parse.py": UNGUARDED}),
+                                         ("Fix: limit the number of parts", {"parse.py": GUARDED})],
+                        {"parse.py": moved, "checks.py": checks}, message="Move the limit into checks.py")
+    assert undone_commits(branch_context(repo, "main")) == []
