@@ -141,3 +141,12 @@ def test_lines_a_fix_added_that_the_change_moves_to_another_file_are_not_undone(
                                          ("Fix: limit the number of parts", {"parse.py": GUARDED})],
                         {"parse.py": moved, "checks.py": checks}, message="Move the limit into checks.py")
     assert undone_commits(branch_context(repo, "main")) == []
+
+
+def test_a_rewrite_that_drops_a_few_lines_of_an_old_fix_is_not_an_undo(tmp_path):
+    rewrite = BUGGY + "".join(f"\n\ndef helper_{i}(value):\n    return value * {i} + compute_offset({i})\n"
+                              for i in range(5))
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
+                                         ("Fix page_count dropping the last partial page", {"pages.py": FIXED})],
+                        {"pages.py": rewrite}, message="Pages: helpers for the new layout")
+    assert undone_commits(branch_context(repo, "main")) == []
