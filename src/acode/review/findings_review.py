@@ -34,6 +34,7 @@ class FindingsReview:
     def assess(self, run: ReviewRun) -> None:
         settings, plan = run.settings, run.plan
         assessed = Assessed(enabled=settings.dimensions.enabled())
+        plan.proposals = settings.strategy != "checks_only"  # a time-out must not name what was never planned
         try:
             run.look_around()
             if REGRESSION_DIMENSION in assessed.enabled:

@@ -165,3 +165,17 @@ def test_an_unmeasured_model_is_measured_before_the_proposals_are_planned(tmp_pa
     [(head, text)] = model.scored  # the head of the system prompt, read once to measure the speed
     assert text == "" and 0 < len(head) <= 240
     assert result.plan.proposals and len(model.calls) == 2
+
+
+class _OutOfTime(ScriptedModel):
+    def score_text(self, prefix, text, **kwargs):
+        from acode.errors import ModelTimeoutError
+
+        raise ModelTimeoutError("ACODE-REVIEW-030", "the review took longer than 120 s")
+
+
+def test_a_checks_only_review_cut_short_does_not_name_proposals_it_never_planned(tmp_path):
+    context = branch_context(repo_with_branch(tmp_path / "r", {"pages.py": SOUND}, {"pages.py": BUGGY}))
+    result = review_change(context, _OutOfTime([]), ReviewerSettings(strategy="checks_only"))
+    assert result.status == "timeout" and not result.plan.proposals
+    assert not any("proposals" in item for item in result.plan.skipped), result.plan.skipped
