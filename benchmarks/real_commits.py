@@ -73,6 +73,18 @@ def causes(record: dict) -> list[str]:
             "only low findings" if not regression else "counted but not poor"]
 
 
+def without(row: dict, rule: str, settings) -> dict:
+    """The review re-decided from its record without the findings whose rule starts with ``rule`` (exact for
+    evidence no other part of the review reads, such as ``history/``). A time-out stays a time-out."""
+    from review_scoring import rescore
+
+    kept = {key: [f for f in row[key] if not (f.get("rule") or "").startswith(rule)]
+            for key in ("findings", "counting")}
+    if row["status"] == "timeout":
+        return {**row, **kept}
+    return {**row, **kept, "verdict": rescore({**row, **kept}, settings)}
+
+
 def summarise(rows: list[dict]) -> dict:
     fixes = [r for r in rows if r["expected"] == "APPROVED"]
     reverts = [r for r in rows if r["expected"] == "REJECTED"]
@@ -144,6 +156,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "(JSON values)")
     parser.add_argument("--records", type=Path, help="append every review as a JSON line here")
     parser.add_argument("--summarise", type=Path, nargs="+", help="no model: the figures of records files")
+    parser.add_argument("--without", metavar="RULE",
+                        help="with --summarise: re-decide every review without the findings whose rule starts "
+                             "with RULE (e.g. 'history/': the figures the review gives without the history)")
     parser.add_argument("--list", action="store_true", help="no model: list the set")
     return parser.parse_args(argv)
 
@@ -153,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.summarise:
         rows = [json.loads(line) for path in args.summarise for line in path.read_text().splitlines()
                 if line.strip()]
+        if args.without:
+            rows = [without(row, args.without, reviewer_settings(None, row.get("settings") or []))
+                    for row in rows]
         print(json.dumps(report(rows), indent=2))
         return 0
     import real_commits_set as rcs

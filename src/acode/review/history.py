@@ -69,9 +69,9 @@ def history_findings(context: ReviewContext) -> list[Finding]:
         out.append(Finding(
             dimension="intent_alignment", source="history", rule=f"history/undoes-{what}",
             severity=severity,  # type: ignore[arg-type]
-            message=(f"the change reverses {undone.undone} of the {undone.of} lines that {what} "
-                     f"{undone.sha[:10]} (\"{redact(undone.subject[:120])}\") changed in {undone.path}"
-                     + ("; its message names that commit" if undone.named else "")),
+            message=(f"the change undoes {what} {undone.sha[:10]} (\"{redact(undone.subject[:120])}\") in "
+                     f"{undone.path}: {undone.undone} of the {undone.of} lines it changed are reversed"
+                     + ("; the change's message names that commit" if undone.named else "")),
             file=undone.path, line=undone.line, end_line=undone.line, quote=redact(undone.quote),
             suggestion=("keep the fix; if it must go, say in the commit message which commit is reverted and "
                         "why" if undone.is_fix and not undone.named else ""),
