@@ -157,8 +157,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--records", type=Path, help="append every review as a JSON line here")
     parser.add_argument("--summarise", type=Path, nargs="+", help="no model: the figures of records files")
     parser.add_argument("--without", metavar="RULE",
-                        help="with --summarise: re-decide every review without the findings whose rule starts "
-                             "with RULE (e.g. 'history/': the figures the review gives without the history)")
+                        help="with --summarise: re-decide every review without the findings whose rule "
+                             "starts with RULE (e.g. 'history/': the review's figures without the history)")
     parser.add_argument("--list", action="store_true", help="no model: list the set")
     return parser.parse_args(argv)
 

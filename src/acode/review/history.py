@@ -17,14 +17,14 @@ from dataclasses import dataclass
 
 from acode.gitcmd import GitError, run_git
 from acode.review.diffparse import parse_diff
-from acode.review.models import ChangedFile, Finding, ReviewContext
+from acode.review.models import ChangedFile, Finding, ReviewContext, is_test_path
 from acode.secrets import redact
 
 MAX_COMMITS = 50  # per file: how far back a change is compared (recent fixes are the ones put back)
 MIN_UNDONE = 2  # lines: a one-line fix reverted is two (the fixed line goes, the old one comes back)
 MIN_SHARE = 0.6  # of the lines the earlier commit added to the file, and of those it removed, reversed
 # of the change's own lines in the file: a rewrite of a whole module that happens to drop a few lines of an
-# old fix is a rewrite (measured on acode's 334 commits: one such false alarm without this, none with it)
+# old fix is a rewrite (on acode's own history: one such false alarm without this, none with it)
 MIN_SHARE_OF_CHANGE = 0.4
 GIT_TIMEOUT = 30
 
@@ -88,7 +88,8 @@ def undone_commits(context: ReviewContext) -> list[Undone]:
     changes = {changed.path: _ChangeLines.of(changed.whole_diff) for changed in context.files}
     found = []
     for changed in context.files:
-        if changed.change_type not in ("modified", "renamed"):
+        # a test the change edits back is not a bug put back (what tests a change drops is another question)
+        if changed.change_type not in ("modified", "renamed") or is_test_path(changed.path):
             continue
         change = changes[changed.path]
         for path, other in changes.items():  # code taken out of this file and put in another moved
@@ -137,10 +138,15 @@ def _earlier_commits(context: ReviewContext, changed: ChangedFile) -> list[tuple
     return commits
 
 
+_INLINE_COMMENT = re.compile(r"\s+#[^\"']*$")
+
+
 def _key(text: str) -> str | None:
-    """A line as compared across commits (whitespace-insensitive), or None when it is too common to say
-    where code came from (blank, a bracket, ``else:``, ``return``)."""
-    stripped = " ".join(text.split())
+    """A line as compared across commits (whitespace and a trailing comment ignored), or None when it says
+    nothing about where code came from: blank, a comment, too common (a bracket, ``else:``, ``return``)."""
+    stripped = " ".join(_INLINE_COMMENT.sub("", text).split())
+    if stripped.startswith(("#", "//")):
+        return None
     words = [w for w in _WORD.findall(stripped) if w.lower() not in _TRIVIAL_WORDS]
     if not words or len(stripped) < 4:
         return None

@@ -150,3 +150,19 @@ def test_a_rewrite_that_drops_a_few_lines_of_an_old_fix_is_not_an_undo(tmp_path)
                                          ("Fix page_count dropping the last partial page", {"pages.py": FIXED})],
                         {"pages.py": rewrite}, message="Pages: helpers for the new layout")
     assert undone_commits(branch_context(repo, "main")) == []
+
+
+def test_a_comment_added_by_a_fix_and_taken_out_again_is_not_an_undo(tmp_path):
+    silenced = BUGGY.replace("def page_count(items, per_page):", "def page_count(items, per_page):  # noqa: C901")
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
+                                         ("Fix lint errors", {"pages.py": silenced})], {"pages.py": BUGGY})
+    assert undone_commits(branch_context(repo, "main")) == []
+
+
+def test_a_test_file_edited_back_is_not_a_fix_put_back(tmp_path):
+    test_v1 = "def test_pages():\n    assert page_count([1, 2, 3], 2) == 1\n"
+    test_v2 = "def test_pages():\n    assert page_count([1, 2, 3], 2) == 2\n"
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY, "tests/test_pages.py": test_v1}),
+                                         ("Fix page_count", {"pages.py": FIXED, "tests/test_pages.py": test_v2})],
+                        {"tests/test_pages.py": test_v1})
+    assert undone_commits(branch_context(repo, "main")) == []
