@@ -1,0 +1,85 @@
+"""False alarms of the history evidence (``acode.review.history``) on real histories: no model, seconds.
+
+Two sources of changes that do not put a fix back (as far as anyone knows):
+- acode's own commits, each against its parent, in this repository's history;
+- every adjacent release pair of the PyPI projects of ``real_commits_set`` (the tuning set and the
+  held-back projects, not only the fix releases), built with the project's two previous releases as
+  `main` (``build(history=True)``).
+
+Prints JSON: how many changes were read and every finding at ``medium`` or above (the ones that count).
+The other direction (how many reverted fixes it catches) is in ``real_commits.py --history``.
+
+    python benchmarks/history_alarms.py
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import real_commits_set as rcs
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def own_commits(repo: Path) -> tuple[int, list[dict]]:
+    from acode.review.git_context import commit_context
+    from acode.review.history import history_findings
+
+    shas = subprocess.run(["git", "rev-list", "--no-merges", "HEAD"], cwd=repo, check=True,
+                          capture_output=True, text=True).stdout.split()
+    alarms = []
+    for sha in shas[:-1]:  # the root commit has no parent to compare with
+        alarms += [_alarm(f"acode {sha[:7]}", f) for f in history_findings(commit_context(repo, sha))]
+    return len(shas) - 1, [a for a in alarms if a]
+
+
+def release_pairs() -> tuple[int, list[dict]]:
+    from acode.review.git_context import branch_context
+    from acode.review.history import history_findings
+
+    read, alarms = 0, []
+    with tempfile.TemporaryDirectory(prefix="acode-history-alarms-") as tmp:
+        for name, versions in {**rcs.PYPI_RELEASES, **rcs.HELD_BACK_RELEASES}.items():
+            for index, (old_v, new_v) in enumerate(itertools.pairwise(versions)):
+                old, new = rcs.sdist_tree(name, old_v), rcs.sdist_tree(name, new_v)
+                changes = rcs.tree_changes(rcs.python_files(old), rcs.python_files(new))
+                if not changes:
+                    continue
+                release = rcs.Fix(project=name, name=f"{name} {old_v}->{new_v}", before=old, changes=changes,
+                                  message=_notes(new, name, new_v), before_message=_notes(old, name, old_v),
+                                  prior=rcs.sdist_tree(name, versions[index - 1]) if index else None)
+                repo = rcs.build(release, "fix", Path(tmp) / rcs.slug(release), history=True)
+                read += 1
+                alarms += [_alarm(release.name, f) for f in history_findings(branch_context(repo, "main"))]
+    return read, [a for a in alarms if a]
+
+
+def _notes(tree: Path, name: str, version: str) -> str:
+    """The release's changelog section as its commit message (what says whether it fixed something)."""
+    return rcs._message(rcs._clean_changelog(rcs.changelog_section(tree, version)), f"{name} {version}")
+
+
+def _alarm(change: str, finding) -> dict | None:
+    if finding.severity not in ("critical", "high", "medium"):
+        return None
+    return {"change": change, "severity": finding.severity, "file": finding.file, "message": finding.message}
+
+
+def main() -> int:
+    commits, own = own_commits(REPO)
+    pairs, releases = release_pairs()
+    print(json.dumps({"benchmark": "history_alarms",
+                      "acode_commits": {"changes": commits, "alarms": len(own), "items": own},
+                      "release_pairs": {"changes": pairs, "alarms": len(releases), "items": releases}},
+                     indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.append(str(REPO / "src"))
+    raise SystemExit(main())
