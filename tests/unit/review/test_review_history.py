@@ -48,10 +48,15 @@ def history_repo(path: Path, commits: list[tuple[str, dict[str, str]]], change: 
     return path
 
 
-def test_putting_back_a_one_line_fix_is_high(tmp_path):
-    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
+def after_fix(tmp_path: Path, change: dict[str, str], message: str = "Update pages.py") -> Path:
+    """The buggy pages.py, then its fix as a commit of its own, then ``change`` on the branch."""
+    return history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
                                          ("Fix page_count dropping the last partial page", {"pages.py": FIXED})],
-                        {"pages.py": BUGGY})
+                        change, message)
+
+
+def test_putting_back_a_one_line_fix_is_high(tmp_path):
+    repo = after_fix(tmp_path, {"pages.py": BUGGY})
     [finding] = history_findings(branch_context(repo, "main"))
     assert finding.rule == "history/undoes-fix" and finding.severity == "high"
     assert finding.file == "pages.py" and finding.line == 4
@@ -111,9 +116,7 @@ def test_reverting_a_files_creation_is_not_compared(tmp_path):
 
 
 def test_the_review_rejects_a_silently_reverted_fix_that_the_model_finds_as_likely(tmp_path):
-    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
-                                         ("Fix page_count dropping the last partial page", {"pages.py": FIXED})],
-                        {"pages.py": BUGGY})
+    repo = after_fix(tmp_path, {"pages.py": BUGGY})
     model = ScriptedModel([], scorer=lambda prefix, line: -1.0)  # both versions equally likely
     result = review_change(branch_context(repo, "main"), model, ReviewerSettings(strategy="checks_only"))
     assert result.decision.verdict == "REJECTED"
@@ -126,9 +129,7 @@ def test_rewriting_lines_a_fix_added_without_putting_back_the_old_ones_is_not_an
     # a later fix reworks the earlier fix's lines: it takes them out but does not restore what they replaced
     rewritten = FIXED.replace("return (len(items) + per_page - 1) // per_page",
                               "return -(-len(items) // per_page)")
-    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
-                                         ("Fix page_count dropping the last partial page", {"pages.py": FIXED})],
-                        {"pages.py": rewritten}, message="Fix page_count for huge lists")
+    repo = after_fix(tmp_path, {"pages.py": rewritten}, "Fix page_count for huge lists")
     assert undone_commits(branch_context(repo, "main")) == []
 
 
@@ -146,9 +147,7 @@ def test_lines_a_fix_added_that_the_change_moves_to_another_file_are_not_undone(
 def test_a_rewrite_that_drops_a_few_lines_of_an_old_fix_is_not_an_undo(tmp_path):
     rewrite = BUGGY + "".join(f"\n\ndef helper_{i}(value):\n    return value * {i} + compute_offset({i})\n"
                               for i in range(5))
-    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
-                                         ("Fix page_count dropping the last partial page", {"pages.py": FIXED})],
-                        {"pages.py": rewrite}, message="Pages: helpers for the new layout")
+    repo = after_fix(tmp_path, {"pages.py": rewrite}, "Pages: helpers for the new layout")
     assert undone_commits(branch_context(repo, "main")) == []
 
 
