@@ -67,7 +67,22 @@ def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
         outcome = contrast(context, tests, test_timeout)
         evidence.tests = outcome.record()
         evidence.findings += findings_of_tests(outcome) + findings_of_types(outcome.types)
+    if tests_confirm(evidence.findings):
+        evidence.findings = [_confirmed_undo(f) if f.rule == "history/undoes-fix" else f
+                             for f in evidence.findings]
     return evidence
+
+
+def _confirmed_undo(finding: Finding) -> Finding:
+    """An undone fix whose undoing the project's tests confirm (a test fails with the fix and passes without
+    it): the earlier "fix" broke what the tests check, so taking it out is a correction a person should
+    still see (medium), not a fixed bug put back (high)."""
+    if finding.severity != "high":
+        return finding
+    return finding.model_copy(update={
+        "severity": "medium",
+        "message": finding.message + "; the project's tests confirm the change (they fail on the base and "
+                                     "pass with it)"})
 
 
 # calls whose addition is a fix the likelihood contrast cannot judge

@@ -165,3 +165,18 @@ def test_a_test_file_edited_back_is_not_a_fix_put_back(tmp_path):
                                          ("Fix page_count", {"pages.py": FIXED, "tests/test_pages.py": test_v2})],
                         {"tests/test_pages.py": test_v1})
     assert undone_commits(branch_context(repo, "main")) == []
+
+
+def test_an_undo_the_projects_tests_confirm_is_a_correction_not_a_fix_put_back(tmp_path):
+    # the earlier "fix" broke what the project's test checks; taking it out makes the test pass again
+    test = "from pages import page_count\n\n\ndef test_floor():\n    assert page_count([1, 2, 3], 2) == 1\n"
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY, "tests/test_pages.py": test}),
+                                         ("Fix page_count dropping the last partial page", {"pages.py": FIXED})],
+                        {"pages.py": BUGGY})
+    settings = ReviewerSettings(strategy="checks_only", test_sandbox=False)
+    model = ScriptedModel([], scorer=lambda prefix, line: -1.0)
+    result = review_change(branch_context(repo, "main"), model, settings, run_tests=True)
+    assert result.tests and result.tests.get("fixed"), result.tests
+    [undo] = [f for f in result.all_findings() if f.rule == "history/undoes-fix"]
+    assert undo.severity == "medium" and "tests confirm" in undo.message
+    assert result.decision.verdict == "APPROVED", result.decision.reasons
