@@ -119,7 +119,7 @@ def undone_commits(context: ReviewContext) -> list[Undone]:
 def _names(message: str, sha: str, subject: str) -> bool:
     """The reviewed change's message names the earlier commit: its hash (7+ characters) or its subject."""
     text = message.lower()
-    if any(token.startswith(sha[:7].lower()) for token in re.findall(r"[0-9a-f]{7,40}", text)):
+    if any(sha.lower().startswith(token) for token in re.findall(r"\b[0-9a-f]{7,40}\b", text)):
         return True
     return len(subject) >= 10 and subject.lower() in text
 

@@ -180,3 +180,11 @@ def test_an_undo_the_projects_tests_confirm_is_a_correction_not_a_fix_put_back(t
     [undo] = [f for f in result.all_findings() if f.rule == "history/undoes-fix"]
     assert undo.severity == "medium" and "tests confirm" in undo.message
     assert result.decision.verdict == "APPROVED", result.decision.reasons
+
+
+def test_a_revert_that_names_the_commit_by_its_short_hash_is_medium(tmp_path):
+    repo = after_fix(tmp_path, {"pages.py": BUGGY})
+    fix_sha = git(repo, "rev-parse", "--short=9", "main").strip()
+    git(repo, "commit", "-q", "--amend", "-m", f"Take out {fix_sha}: callers rely on the old count")
+    [undone] = undone_commits(branch_context(repo, "main"))
+    assert undone.named and undone.is_fix
