@@ -278,6 +278,12 @@ def _names(tests: list[str], shown: int = 3) -> str:
     return ", ".join(tests[:shown]) + more
 
 
+def tests_break(findings: list[Finding]) -> bool:
+    """The change breaks tests that pass on the base (critical: it is rejected on that whatever else the
+    review finds)."""
+    return any(f.rule == "tests/regressed" for f in findings)
+
+
 def tests_confirm(findings: list[Finding]) -> bool:
     """The change makes tests pass that failed before it (or type tests check that did not), and breaks
     none."""

@@ -17,7 +17,7 @@ from acode.review.budget import diff_tokens_for, expected_answer_tokens, proposa
 from acode.review.checking import check_findings
 from acode.review.decision import decide_from_levels
 from acode.review.dimension_results import Assessed, fill_dimensions, note_unfinished
-from acode.review.evidence import fixed_lines, tests_confirm
+from acode.review.evidence import fixed_lines, tests_break, tests_confirm
 from acode.review.models import Decision
 from acode.review.regression import CALIBRATION_CHARS, compare_regions, plan_regions
 from acode.review.regression import DIMENSION as REGRESSION_DIMENSION
@@ -127,11 +127,13 @@ def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
 
 def _executed_evidence_decides(run: ReviewRun) -> str:
     """Why executed evidence outranks the likelihood guess for this change ('' when it does not): the
-    change makes failing tests pass, or (``when_tests_agree: skip``) the project's tests ran on both sides
-    and give every test the same outcome. Inside a project whose tests run, the model's likelihood was
+    change makes failing tests pass, it breaks tests that pass on the base, or (``when_tests_agree: skip``)
+    the project's tests ran on both sides and give every test the same outcome. Inside a project whose tests run, the model's likelihood was
     measured no better than chance, whether or not a test names the changed code (docs/review.md)."""
     if tests_confirm(run.evidence.findings):
         return "the project's tests confirm the change (they fail on the base and pass with it)"
+    if tests_break(run.evidence.findings):  # the verdict is already made on a fact; a guess adds only time
+        return "the project's tests already show the change breaks them (rejected on that)"
     tests = run.evidence.tests or {}
     if run.settings.regression.when_tests_agree == "skip" and tests.get("agree"):
         passed = f" ({tests['passed_both']} pass on both)" if tests.get("passed_both") else ""

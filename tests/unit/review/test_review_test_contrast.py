@@ -235,6 +235,22 @@ def test_when_the_whole_suite_agrees_and_no_test_names_the_changed_code_the_gues
     assert result.decision.verdict == "APPROVED", result.decision.reasons
 
 
+def test_when_the_change_breaks_a_passing_test_the_guess_is_not_run_and_the_review_rejects_on_the_test(tmp_path):
+    """A broken test already rejects the change; comparing the edits' likelihood then only spends time (a
+    held-back real commit ran out of it that way)."""
+    repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "tests/test_calc.py": TEST},
+                            {"src/calc.py": BAD}, message="Simplify add")
+    model = ScriptedModel([], scorer=lambda prefix, line: -0.5)
+    result = review_change(branch_context(repo, "main"), model,
+                           ReviewerSettings(test_command=f"{sys.executable} -m pytest -q {{tests}}"),
+                           run_tests=True)
+    assert result.tests["regressed"] == ["tests.test_calc::test_add"]
+    assert model.scored == [] and result.plan.regions_compared == 0
+    assert "already show the change breaks them" in result.plan.regression_note
+    assert result.decision.verdict == "REJECTED" and result.status == "complete"
+    assert any("test_add" in reason for reason in result.decision.reasons), result.decision.reasons
+
+
 def test_tests_agree_only_when_both_sides_finished_with_the_same_outcomes():
     def run(outcomes, exit_code=0, timed_out=False):
         return SuiteRun("pytest", exit_code, timed_out, "", outcomes)
