@@ -188,3 +188,32 @@ def test_a_revert_that_names_the_commit_by_its_short_hash_is_medium(tmp_path):
     git(repo, "commit", "-q", "--amend", "-m", f"Take out {fix_sha}: callers rely on the old count")
     [undone] = undone_commits(branch_context(repo, "main"))
     assert undone.named and undone.is_fix
+
+
+REAL = Path(__file__).resolve().parents[2] / "data" / "real_commits" / "b99acaa"
+
+
+def _real_tree(side: str) -> dict[str, str]:
+    root = REAL / side
+    return {p.relative_to(root).as_posix().removesuffix(".txt"): p.read_text(encoding="utf-8")
+            for p in root.rglob("*.txt")}
+
+
+def test_a_real_two_file_commit_taken_out_again_is_found_in_both_files_and_weighed_by_its_message(tmp_path):
+    """acode's commit b99acaa, as its history has it: the undo is found in both files; its message says what
+    it does, not that it fixed something, so the undo is context (low), and says so: the history names a
+    fix put back only when the earlier commit says it was one."""
+    before, after = _real_tree("before"), _real_tree("after")
+    message = (REAL / "message.txt").read_text(encoding="utf-8").strip()
+    repo = history_repo(tmp_path / "r", [("Add compression and next-speaker", before), (message, after)],
+                        before, message="Update compression.py, next_speaker.py")
+    findings = history_findings(branch_context(repo, "main"))
+    assert sorted(f.file for f in findings) == sorted(before)
+    assert {(f.rule, f.severity) for f in findings} == {("history/undoes-commit", "low")}
+    assert all(message[:40] in f.message for f in findings)
+
+    fixing = history_repo(tmp_path / "f", [("Add compression and next-speaker", before),
+                                           ("Fix: " + message, after)],
+                          before, message="Update compression.py, next_speaker.py")
+    assert {(f.rule, f.severity) for f in history_findings(branch_context(fixing, "main"))} == {
+        ("history/undoes-fix", "high")}
