@@ -119,7 +119,8 @@ class RegressionSettings(BaseModel):
     when_tests_agree: Literal["skip", "run"] = Field(
         "skip",
         description="skip: not run when the project's tests ran on both sides and agree (same outcome for "
-        "every test, some passing), whether or not a test names the changed code: on real commits of "
+        "every test, some passing), whether or not a test names the changed code, nor when they ran out of "
+        "time with the change (nothing compared; the project has tests all the same): on real commits of "
         "tested projects the 1.5B's likelihood preferred the buggy version as often as the fix "
         "(docs/review.md, Measured); run: compare anyway",
     )

@@ -128,8 +128,9 @@ def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
 def _executed_evidence_decides(run: ReviewRun) -> str:
     """Why executed evidence outranks the likelihood guess for this change ('' when it does not): the
     change makes failing tests pass, it breaks tests that pass on the base, or (``when_tests_agree: skip``)
-    the project's tests ran on both sides and give every test the same outcome. Inside a project whose tests run, the model's likelihood was
-    measured no better than chance, whether or not a test names the changed code (docs/review.md)."""
+    the project's tests ran on both sides and give every test the same outcome, or ran out of time. Inside
+    a project whose tests run, the model's likelihood was measured no better than chance, whether or not a
+    test names the changed code (docs/review.md)."""
     if tests_confirm(run.evidence.findings):
         return "the project's tests confirm the change (they fail on the base and pass with it)"
     if tests_break(run.evidence.findings):  # the verdict is already made on a fact; a guess adds only time
@@ -142,6 +143,11 @@ def _executed_evidence_decides(run: ReviewRun) -> str:
         return (f"{which} give every test the same result on both sides{passed}; inside a tested project "
                 "the model's likelihood was measured no better than chance (reviewer.regression."
                 "when_tests_agree)")
+    if run.settings.regression.when_tests_agree == "skip" and tests.get("timed_out"):
+        limit = run.settings.test_timeout_seconds
+        return (f"the project's tests did not finish within {limit:.0f} s, so they compare nothing; inside a "
+                "tested project the model's likelihood was measured no better than "
+                "chance (reviewer.regression.when_tests_agree)")
     return ""
 
 

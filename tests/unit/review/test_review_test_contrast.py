@@ -251,6 +251,21 @@ def test_when_the_change_breaks_a_passing_test_the_guess_is_not_run_and_the_revi
     assert any("test_add" in reason for reason in result.decision.reasons), result.decision.reasons
 
 
+def test_when_the_tests_run_out_of_time_the_guess_is_not_run_either(tmp_path):
+    """A suite too slow for the limit compares nothing, but the project is tested all the same: the guess
+    stays out (it rejected real fixes of acode whose whole suite outlasted the limit on a slow machine)."""
+    slow = TEST + "\n\ndef test_slow():\n    import time\n    time.sleep(60)\n"
+    util = "def mul(a, b):\n    return a * b\n"
+    repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "src/util.py": util, "tests/test_calc.py": slow},
+                            {"src/util.py": util.replace("a * b", "a ** b")})
+    model = ScriptedModel([], scorer=lambda prefix, line: -9.0 if "**" in line else -0.5)
+    settings = ReviewerSettings(test_command=f"{sys.executable} -m pytest -q {{tests}}", test_timeout_seconds=3)
+    result = review_change(branch_context(repo, "main"), model, settings, run_tests=True)
+    assert result.tests["timed_out"] and model.scored == []
+    assert "did not finish within 3 s" in result.plan.regression_note
+    assert result.decision.verdict == "APPROVED", result.decision.reasons
+
+
 def test_tests_agree_only_when_both_sides_finished_with_the_same_outcomes():
     def run(outcomes, exit_code=0, timed_out=False):
         return SuiteRun("pytest", exit_code, timed_out, "", outcomes)
