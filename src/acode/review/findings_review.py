@@ -136,19 +136,20 @@ def _executed_evidence_decides(run: ReviewRun) -> str:
     if tests_break(run.evidence.findings):  # the verdict is already made on a fact; a guess adds only time
         return "the project's tests already show the change breaks them (rejected on that)"
     tests = run.evidence.tests or {}
-    if run.settings.regression.when_tests_agree == "skip" and tests.get("agree"):
+    if run.settings.regression.when_tests_agree != "skip":
+        return ""
+    if tests.get("agree"):
         passed = f" ({tests['passed_both']} pass on both)" if tests.get("passed_both") else ""
         which = ("the project's tests of the changed code" if tests.get("related") else
                  "the project's tests (none names the changed code)")
-        return (f"{which} give every test the same result on both sides{passed}; inside a tested project "
-                "the model's likelihood was measured no better than chance (reviewer.regression."
-                "when_tests_agree)")
-    if run.settings.regression.when_tests_agree == "skip" and tests.get("timed_out"):
-        limit = run.settings.test_timeout_seconds
-        return (f"the project's tests did not finish within {limit:.0f} s, so they compare nothing; inside a "
-                "tested project the model's likelihood was measured no better than "
-                "chance (reviewer.regression.when_tests_agree)")
-    return ""
+        what = f"{which} give every test the same result on both sides{passed}"
+    elif tests.get("timed_out"):
+        what = (f"the project's tests did not finish within {run.settings.test_timeout_seconds:.0f} s, so "
+                "they compare nothing")
+    else:
+        return ""
+    return (f"{what}; inside a tested project the model's likelihood was measured no better than chance "
+            "(reviewer.regression.when_tests_agree)")
 
 
 def _measure_speed(run: ReviewRun, seconds: float) -> None:
