@@ -14,7 +14,6 @@ The other direction (how many reverted fixes it catches) is in ``real_commits.py
 
 from __future__ import annotations
 
-import itertools
 import json
 import subprocess
 import sys
@@ -45,23 +44,13 @@ def release_pairs() -> tuple[int, list[dict]]:
     read, alarms = 0, []
     with tempfile.TemporaryDirectory(prefix="acode-history-alarms-") as tmp:
         for name, versions in {**rcs.PYPI_RELEASES, **rcs.HELD_BACK_RELEASES}.items():
-            for index, (old_v, new_v) in enumerate(itertools.pairwise(versions)):
-                old, new = rcs.sdist_tree(name, old_v), rcs.sdist_tree(name, new_v)
-                changes = rcs.tree_changes(rcs.python_files(old), rcs.python_files(new))
-                if not changes:
+            for release, _ in rcs.release_changes(name, versions):
+                if not release.changes:
                     continue
-                release = rcs.Fix(project=name, name=f"{name} {old_v}->{new_v}", before=old, changes=changes,
-                                  message=_notes(new, name, new_v), before_message=_notes(old, name, old_v),
-                                  prior=rcs.sdist_tree(name, versions[index - 1]) if index else None)
                 repo = rcs.build(release, "fix", Path(tmp) / rcs.slug(release), history=True)
                 read += 1
                 alarms += [_alarm(release.name, f) for f in history_findings(branch_context(repo, "main"))]
     return read, [a for a in alarms if a]
-
-
-def _notes(tree: Path, name: str, version: str) -> str:
-    """The release's changelog section as its commit message (what says whether it fixed something)."""
-    return rcs._message(rcs._clean_changelog(rcs.changelog_section(tree, version)), f"{name} {version}")
 
 
 def _alarm(change: str, finding) -> dict | None:

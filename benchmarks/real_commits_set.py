@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -228,19 +229,21 @@ def _clean_changelog(text: str) -> str:
 
 
 def pypi_fixes(name: str, versions: tuple[str, ...]) -> list[Fix]:
-    fixes = []
+    return [fix for fix, notes in release_changes(name, versions) if keep(fix, notes)]
+
+
+def release_changes(name: str, versions: tuple[str, ...]) -> Iterator[tuple[Fix, str]]:
+    """Every adjacent release pair as a change, with the newer release's changelog section as written
+    (what ``keep`` reads; the change's message is its fix items)."""
     for index, (old_v, new_v) in enumerate(itertools.pairwise(versions)):
         old_tree, new_tree = sdist_tree(name, old_v), sdist_tree(name, new_v)
-        changes = tree_changes(python_files(old_tree), python_files(new_tree))
         notes = changelog_section(new_tree, new_v)
-        fix = Fix(project=name, name=f"{name} {old_v}->{new_v}", before=old_tree, changes=changes,
+        yield Fix(project=name, name=f"{name} {old_v}->{new_v}", before=old_tree,
+                  changes=tree_changes(python_files(old_tree), python_files(new_tree)),
                   message=_message(_clean_changelog(notes), f"{name} {new_v}"),
                   prior=sdist_tree(name, versions[index - 1]) if index else None,
                   before_message=_message(_clean_changelog(changelog_section(old_tree, old_v)),
-                                          f"{name} {old_v}"))
-        if keep(fix, notes):
-            fixes.append(fix)
-    return fixes
+                                          f"{name} {old_v}")), notes
 
 
 def _message(notes: str, fallback: str) -> str:
