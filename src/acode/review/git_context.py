@@ -48,10 +48,13 @@ def default_base(root: Path) -> str:
 
 
 def branch_context(start: Path, base: str | None = None, *, intent: str = "", max_diff_chars: int = 10_000,
-                   context_lines: int = 3) -> ReviewContext:
+                   context_lines: int = 3, detached_name: str | None = None) -> ReviewContext:
+    """This branch against ``base``. A detached HEAD (a CI job's checkout) is reviewed only when the caller
+    names it (``detached_name``, the pull request's branch)."""
     root = repo_root(start)
     head = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
-    if head.returncode != 0:
+    head_name = head.stdout.strip() if head.returncode == 0 else detached_name
+    if not head_name:
         raise UsageError(
             "ACODE-GIT-004",
             f"HEAD is detached in {root}, so there is no branch to review",
@@ -75,11 +78,11 @@ def branch_context(start: Path, base: str | None = None, *, intent: str = "", ma
     if not files:
         raise UsageError(
             "ACODE-GIT-005",
-            f"no changes between '{base}' and '{head.stdout.strip()}' in {root}",
+            f"no changes between '{base}' and '{head_name}' in {root}",
             hint="commit your changes on the branch, or review uncommitted work with --uncommitted",
         )
     return ReviewContext(
-        target="branch", root=root, base_ref=base, base_sha=merge_base, head_ref=head.stdout.strip(),
+        target="branch", root=root, base_ref=base, base_sha=merge_base, head_ref=head_name,
         head_sha=head_sha, head_rev=head_sha, intent=intent,
         commits=_commits(root, f"{merge_base}..{head_sha}"), files=files,
     )
