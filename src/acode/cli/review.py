@@ -38,6 +38,9 @@ _BASE = typer.Option(
     None, "--base", "-b", help="Base branch (default: origin's default branch, else main, else master)."
 )
 _UNCOMMITTED = typer.Option(False, "--uncommitted", help="Review the working tree and index against HEAD.")
+_STAGED = typer.Option(
+    False, "--staged", help="Review only what is staged (what `git commit` would record): for pre-commit."
+)
 _COMMIT = typer.Option(None, "--commit", help="Review one commit.")
 _INTENT = typer.Option(None, "--intent", help="What the change should do (default: the commit messages).")
 _RUN_TESTS = typer.Option(
@@ -82,6 +85,7 @@ def review(
     ctx: typer.Context,
     base: str = _BASE,
     uncommitted: bool = _UNCOMMITTED,
+    staged: bool = _STAGED,
     commit: str = _COMMIT,
     intent: str = _INTENT,
     run_tests: bool | None = _RUN_TESTS,
@@ -104,6 +108,7 @@ def review(
 def review_again(
     base: str = _BASE,
     uncommitted: bool = _UNCOMMITTED,
+    staged: bool = _STAGED,
     commit: str = _COMMIT,
     intent: str = _INTENT,
     run_tests: bool | None = _RUN_TESTS,
@@ -206,16 +211,17 @@ def run_review(
     model,
     backend,
     force: bool,
+    staged: bool = False,
     suggest: bool | None = None,
     trust: bool = False,
 ) -> int:
     from acode.review import git_context
 
-    if sum([bool(base), uncommitted, bool(commit)]) > 1:
+    if sum([bool(base), uncommitted, staged, bool(commit)]) > 1:
         raise UsageError(
             "ACODE-REVIEW-041",
-            "--base, --uncommitted and --commit choose different targets; give one",
-            hint="acode review --base main | --uncommitted | --commit <sha>",
+            "--base, --uncommitted, --staged and --commit choose different targets; give one",
+            hint="acode review --base main | --uncommitted | --staged | --commit <sha>",
         )
     if fmt not in REPORT_FORMATS:
         raise UsageError(
@@ -229,6 +235,8 @@ def run_review(
     limits = {"intent": intent or "", "max_diff_chars": rs.max_diff_chars, "context_lines": rs.context_lines}
     if uncommitted:
         context = git_context.uncommitted_context(root, **limits)
+    elif staged:
+        context = git_context.staged_context(root, **limits)
     elif commit:
         context = git_context.commit_context(root, commit, **limits)
     else:

@@ -25,4 +25,4 @@ _SettingsLoader.add_implicit_resolver(
 
 
 def load(text: str) -> Any:
-    return yaml.load(text, Loader=_SettingsLoader)  # noqa: S506 - a SafeLoader with narrower booleans
+    return yaml.load(text, Loader=_SettingsLoader)

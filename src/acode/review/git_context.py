@@ -108,6 +108,28 @@ def uncommitted_context(start: Path, *, intent: str = "", max_diff_chars: int = 
     )
 
 
+def staged_context(start: Path, *, intent: str = "", max_diff_chars: int = 10_000,
+                   context_lines: int = 3) -> ReviewContext:
+    """The index against HEAD: what `git commit` would record (a pre-commit hook's view). The index is
+    written as a tree so the review reads the staged contents, not the working tree's."""
+    root = repo_root(start)
+    head_sha = _verify(root, "HEAD")
+    written = _git(root, "write-tree", check=False)
+    if written.returncode != 0:
+        raise UsageError("ACODE-GIT-008", f"the index of {root} cannot be reviewed: {written.stderr.strip()}",
+                         hint="resolve the merge conflicts and stage the result (git add)")
+    tree = written.stdout.strip()
+    files = _changed_files(root, [head_sha or EMPTY_TREE, tree], max_diff_chars, context_lines)
+    if not files:
+        raise UsageError("ACODE-GIT-005", f"nothing is staged in {root}",
+                         hint="stage a change with git add, or review the working tree with --uncommitted")
+    head_ref = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
+    return ReviewContext(
+        target="uncommitted", root=root, base_ref="HEAD", base_sha=head_sha or "",
+        head_ref=f"{head_ref or 'HEAD'} (staged)", head_sha="", head_rev=tree, intent=intent, files=files,
+    )
+
+
 def pipeline_context(start: Path, *, request: str, sections: dict[str, str] | None = None,
                      base_sha: str | None = None, max_diff_chars: int = 10_000,
                      context_lines: int = 3) -> ReviewContext:

@@ -219,3 +219,17 @@ def test_outside_a_pull_request_a_detached_head_is_still_refused(repo, monkeypat
     git(repo, "checkout", "-q", "--detach", "HEAD")
     result = invoke()
     assert result.exit_code == 2 and "ACODE-GIT-004" in result.output
+
+
+def test_staged_reviews_the_index_not_the_working_tree(repo):
+    use_script(repo, REJECTING)
+    git(repo, "switch", "-q", "main")
+    (repo / "pages.py").write_text(BUGGY)
+    git(repo, "add", "pages.py")
+    (repo / "pages.py").write_text(SOUND)  # the working tree is back to the base; the index holds the bug
+    staged = invoke("--staged", "--json")
+    data = json.loads(staged.stdout)
+    assert staged.exit_code == 50 and data["head_ref"] == "main (staged)", staged.output
+    git(repo, "reset", "-q")
+    nothing = invoke("--staged")
+    assert nothing.exit_code == 2 and "nothing is staged" in nothing.output
