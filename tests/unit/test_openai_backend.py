@@ -295,6 +295,21 @@ def test_an_optional_field_the_server_refuses_is_left_out_from_then_on(server):
     assert model.caps.get("unsupported_fields") == ["stream_options"]
 
 
+def test_a_server_without_logprobs_answers_the_yes_no_checks_from_text(server):
+    """llama-cpp-python's server started without logits_all answers a logprobs request with HTTP 500
+    "logprobs is not supported…": the review failed outright against such a team server."""
+    refusal = {"error": {"message": "logprobs is not supported for models created with logits_all=False"}}
+    server.add(status=500, json=refusal).add(status=500, json=refusal).add(status=500, json=refusal)
+    server.add(json=chat("Yes")).add(json=chat("No"))
+    model = make_model(server)
+    assert model.complete(ASK, max_tokens=1, logprobs=10).text == "Yes"
+    assert model.complete(ASK, max_tokens=1, logprobs=10).text == "No"
+    *refused, retried, later = (r.json for r in server.chat_requests())
+    assert all("logprobs" in r for r in refused)
+    assert not {"logprobs", "top_logprobs"} & (set(retried) | set(later))
+    assert model.caps.get("unsupported_fields") == ["logprobs", "top_logprobs"]
+
+
 def test_reused_prompt_tokens_from_llama_server_timings(server):
     answer = chat("ok", usage={"prompt_tokens": 50, "completion_tokens": 2})
     answer["timings"] = {"cache_n": 42, "prompt_n": 8}
