@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 
 from acode.agent.approval.policy import Answer, ApprovalRequest
@@ -70,7 +71,9 @@ class ConsoleView(LoopObserver):
 
     def on_tool_step(self, state: AgentState, step: ToolStep, result: ToolResult) -> None:
         if step.decision != "allowed":
-            self.console.print(f"  [red]x {step.decision}:[/] {step.error or ''}", highlight=False)
+            error = step.error or ""
+            shown = error if error.startswith(step.decision) else f"{step.decision}: {error}".rstrip()
+            self.console.print(f"  [red]x[/] {escape(shown)}", highlight=False)
             return
         if not step.ok:
             self.console.print(f"  [red]x[/] {step.error}", highlight=False)
