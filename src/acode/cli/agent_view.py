@@ -90,7 +90,9 @@ class ConsoleView(LoopObserver):
     def on_stop(self, state: AgentState, result: AgentResult) -> None:
         self._stop_status()
         if not result.ok:
-            self.console.print(f"[yellow]{result.stop_reason}:[/] {result.message}", highlight=False)
+            self.console.print(
+                f"[yellow]{result.stop_reason}:[/] {escape(result.message)}", highlight=False, soft_wrap=True
+            )
 
 
 class ConsoleApprover:

@@ -22,8 +22,8 @@ from typing import Any, Protocol
 
 from acode.agent.approval.policy import ApprovalPolicy
 from acode.agent.loop.middleware import AgentState, Middleware
-from acode.agent.loop.outcome import ChangeNotMade, unmade_change
 from acode.agent.loop.observer import LoopObserver, Observers
+from acode.agent.loop.outcome import ChangeNotMade, unmade_change
 from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
 from acode.agent.loop.step_guidance import StepGuide
 from acode.agent.loop.stops import (

@@ -43,4 +43,5 @@ def unmade_change(steps: Sequence[ToolStep], registry: ToolRegistry) -> str | No
     last = edits[-1]
     target = last.arguments.get("file_path") or last.arguments.get("path") or ""
     why = " ".join((last.error or last.decision).split())
-    return f"the requested change was not made (edits: {counts}); last: {f'{last.name} {target}'.strip()}: {why}"
+    call = f"{last.name} {target}".strip()
+    return f"the requested change was not made (edits: {counts}); last: {call}: {why}"
