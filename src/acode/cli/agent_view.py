@@ -70,10 +70,9 @@ class ConsoleView(LoopObserver):
         self.console.print(f"[cyan]>[/] {call_summary(call)}", markup=True, highlight=False)
 
     def on_tool_step(self, state: AgentState, step: ToolStep, result: ToolResult) -> None:
-        if step.decision != "allowed":
-            error = step.error or ""
-            shown = error if error.startswith(step.decision) else f"{step.decision}: {error}".rstrip()
-            self.console.print(f"  [red]x[/] {escape(shown)}", highlight=False)
+        if step.decision != "allowed":  # what the model is told stays with the model
+            why = result.display or (step.error or "").removeprefix(f"{step.decision}: ")
+            self.console.print(f"  [red]x {step.decision}:[/] {why}", highlight=False)
             return
         if not step.ok:
             self.console.print(f"  [red]x[/] {step.error}", highlight=False)
