@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 
 import pytest
 from tests.unit.agent.test_agent_cli import ACODE, cli_env, run_cli, write_script
@@ -139,3 +140,23 @@ def test_usage_errors_before_and_while_starting_the_run_reach_stdout(repo, fmt):
             error = next(e for e in events_of(out) if e["type"] == "error")
             assert events_of(out)[-1]["type"] == "result"
         assert error["code"] == code and code in out.stderr
+
+
+def test_the_fixer_finding_no_passing_candidate_is_an_error_result_with_one_reason_line(repo):
+    # already so before issue 28; kept here beside the denied edit as the other "change not made"
+    from tests.unit.agent.test_fixing import BUGGY, REQUEST, TESTS, reply
+
+    (repo / "calc.py").write_text(BUGGY)
+    (repo / "test_calc.py").write_text(TESTS)
+    script = write_script(repo, [reply(BUGGY.replace("a - b", op)) for op in ("a * b", "b - a")])
+    env = {**cli_env(script), "ACODE_AGENT__FIX__MAX_ATTEMPTS": "2",
+           "ACODE_AGENT__FIX__TEST_COMMAND": f"{sys.executable} -m pytest -q -p no:cacheprovider"}
+    argv = [*ACODE, "-p", REQUEST, "--backend", "scripted", "--approval-mode", "yolo", "-o", "stream-json"]
+    out = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=120,
+                         stdin=subprocess.DEVNULL, check=False)
+    assert out.returncode == 1, out.stderr
+    result = events_of(out)[-1]
+    assert result["status"] == "error" and result["exit_code"] == 1
+    assert result["stop_reason"] == "tests_failing"
+    assert len([line for line in out.stderr.splitlines() if line.startswith("tests_failing:")]) == 1
+    assert (repo / "calc.py").read_text() == BUGGY
