@@ -51,11 +51,11 @@ def start_agent(
 ) -> None:
     from acode.agent.session.agent_session import SessionOptions
 
-    prompt = one_shot_prompt(prompt)
-    chat = prompt is None
     root = project_root()
     settings = settings_for(root, agent__approval_mode=approval_mode, git__auto_commit=auto_commit or None,
                             **model_overrides(model, backend))
+    prompt = one_shot_prompt(prompt)  # before any model is loaded
+    chat = prompt is None
     from acode.extensions.loader import load_enabled_extensions
 
     options = SessionOptions(
