@@ -33,6 +33,22 @@ def failures_reported(start: Callable[..., None]) -> Callable[..., None]:
     return run
 
 
+def one_shot_prompt(prompt: str | None) -> str | None:
+    """The prompt of a one-shot run (``-p``, else what was piped in), None for the chat. An empty one is a
+    usage error before anything is loaded: a model handed nothing invents a task of its own."""
+    if prompt is None:
+        if sys.stdin.isatty():
+            return None
+        prompt = sys.stdin.read()
+    if not prompt.strip():
+        raise UsageError(
+            "ACODE-AGENT-002",
+            "the prompt is empty",
+            hint='say what to do: acode -p "<task>", or run acode in a terminal for the chat',
+        )
+    return prompt.strip()
+
+
 @failures_reported
 def start_agent(
     prompt: str | None,
@@ -86,22 +102,6 @@ def start_agent(
                 verbose=verbose,
             )
         )
-
-
-def one_shot_prompt(prompt: str | None) -> str | None:
-    """The prompt of a one-shot run (``-p``, else what was piped in), None for the chat. An empty one is a
-    usage error before anything is loaded: a model handed nothing invents a task of its own."""
-    if prompt is None:
-        if sys.stdin.isatty():
-            return None
-        prompt = sys.stdin.read()
-    if not prompt.strip():
-        raise UsageError(
-            "ACODE-AGENT-002",
-            "the prompt is empty",
-            hint='say what to do: acode -p "<task>", or run acode in a terminal for the chat',
-        )
-    return prompt.strip()
 
 
 def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verbose: bool = False) -> int:
