@@ -315,7 +315,8 @@ def _emit(
     reused_at: str | None = None,
 ) -> None:
     from acode.fsutil import atomic_write_text
-    from acode.review.report import render_json, render_markdown, render_sarif, render_terminal, reused_line
+    from acode.review.report import render_json, render_markdown, render_sarif, render_terminal
+    from acode.review.report import reused_line
 
     if reused_at is not None and review_id is not None and (json_out or fmt or output):
         err_console.print(reused_line(review_id, reused_at, result), markup=False, highlight=False)
