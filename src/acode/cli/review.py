@@ -316,9 +316,10 @@ def _emit(
 ) -> None:
     from acode.fsutil import atomic_write_text
     from acode.review.report import render_json, render_markdown, render_sarif, render_terminal
-    from acode.review.report import reused_line
 
     if reused_at is not None and review_id is not None and (json_out or fmt or output):
+        from acode.review.report import reused_line
+
         err_console.print(reused_line(review_id, reused_at, result), markup=False, highlight=False)
     text = None
     if fmt == "markdown":
