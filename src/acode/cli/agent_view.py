@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.syntax import Syntax
 
 from acode.agent.approval.policy import Answer, ApprovalRequest
@@ -89,9 +88,7 @@ class ConsoleView(LoopObserver):
     def on_stop(self, state: AgentState, result: AgentResult) -> None:
         self._stop_status()
         if not result.ok:
-            self.console.print(
-                f"[yellow]{result.stop_reason}:[/] {escape(result.message)}", highlight=False, soft_wrap=True
-            )
+            self.console.print(f"[yellow]{result.stop_reason}:[/] {result.message}", highlight=False)
 
 
 class ConsoleApprover:

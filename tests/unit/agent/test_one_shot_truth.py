@@ -42,7 +42,10 @@ def events_of(out: subprocess.CompletedProcess) -> list[dict]:
 # -- item 2: a denied edit is not a success --------------------------------------------------------
 def test_a_denied_edit_followed_by_done_exits_1_and_says_why_once(repo):
     script = write_script(repo, [SUBTRACT, "Done: add now subtracts."])
-    out = run_cli(repo, script, "-p", "make add subtract")  # default mode, no terminal: edits are denied
+    env = {k: v for k, v in cli_env(script).items() if k != "COLUMNS"}  # stderr a pipe, as in a script
+    # default mode without a terminal: edits are denied
+    out = subprocess.run([*ACODE, "-p", "make add subtract", "--backend", "scripted"], cwd=repo, env=env,
+                         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False)
     assert out.returncode == 1, out.stderr
     assert (repo / "util.py").read_text() == UTIL
     reason = [line for line in out.stderr.splitlines() if line.startswith("change_not_made:")]
