@@ -148,3 +148,20 @@ def test_a_run_with_no_checks_at_all_says_so(tmp_path):
 
 
 UTIL_DOUBLE = "def add(a, b):\n    return a + b\n\n\ndef double(n):\n    return 2 * n\n"
+
+
+def test_a_model_verdict_of_approved_does_not_outweigh_a_broken_test(repo):
+    """With the model's overall verdict as the review's decision (reviewer.decision_strategy: verdict),
+    its APPROVED still does not pass a change that breaks a test: the decision follows the evidence."""
+    write_config(repo, [plan("make add subtract"), write("util.py", SUBTRACTING), "done",
+                        {"json": {"verdict": "APPROVED", "reason": "looks fine"}}],
+                 pipeline={"max_verify_retries": 0}, reviewer={"decision_strategy": "verdict"})
+
+    done = acode(repo, "run", "rewrite add in util.py", "--max-cycles", "1", "--json")
+
+    assert done.returncode == 50, done.stdout + done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["decision"] == "REJECTED"
+    assert summary["reviewer_notes"].startswith("the verification shows the change breaks tests: 1 test pass "
+                                                "on the base and fail with the change: test_util::test_add")
+    assert "(the review alone: APPROVED" in summary["reviewer_notes"]
