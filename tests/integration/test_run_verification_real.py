@@ -79,7 +79,11 @@ def test_a_change_that_breaks_a_passing_test_is_not_approved(tmp_path):
 
     code, summary = _run(root, "change add(a, b) in util.py so that it returns a - b")
 
-    assert "a - b" in (root / "util.py").read_text(), "the model did not make the requested change"
+    # the model's edit (greedy, on this machine `return -b`; the task asks for `a - b`) must break the
+    # test for this to be the case under test: add(2, 3) is no longer 5
+    value = subprocess.run([sys.executable, "-c", "from util import add; print(add(2, 3))"], cwd=root,
+                           capture_output=True, text=True, check=False).stdout.strip()
+    assert value != "5", f"the model's change kept add(2, 3) == 5: {(root / 'util.py').read_text()}"
     assert (code, summary["decision"]) == (50, "REJECTED")
     verification = summary["verification"]
     assert verification["status"] == "failed" and verification["regressed"] == ["test_util::test_add"]

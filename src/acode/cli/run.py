@@ -135,9 +135,10 @@ def _detail(event: dict[str, Any]) -> str:
 
 def _compared_lines(check: dict[str, Any]) -> list[str]:
     """A failed check run again on the start commit, as progress lines."""
-    lines = [f"{t}: passed at the start, fails with the change" for t in check["regressed"]]
-    lines += [f"{t}: added by the change, fails" for t in check["new_failing"]]
-    lines += [f"{t}: failing before and after" for t in check["failing_before"]]
+    from acode.pipeline.models import CheckComparison
+    from acode.pipeline.verification_report import comparison_lines
+
+    lines = comparison_lines(CheckComparison.model_validate(check))
     return lines or [f"`{check['command']}` compared with the start: {check['note'] or 'no difference'}"]
 
 

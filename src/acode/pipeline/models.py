@@ -40,7 +40,8 @@ class StepResult(BaseModel):
 class CheckComparison(BaseModel):
     """A failed check run again on the run's start commit (pipeline.verification_contrast)."""
 
-    regressed: list[str] = Field(default_factory=list)  # passed at the start, fail with the change
+    regressed: list[str] = Field(default_factory=list)  # did not fail at the start, fail with the change
+    at_start: dict[str, str] = Field(default_factory=dict)  # of those, the ones that did not pass: outcome
     new_failing: list[str] = Field(default_factory=list)  # tests the change adds, failing
     failing_before: list[str] = Field(default_factory=list)  # fail at the start too
     exit_code: int | None = None  # of the check run again with the change

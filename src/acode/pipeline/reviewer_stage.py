@@ -81,7 +81,11 @@ def _compare_failed_checks(ctx: RunContext, context: Any) -> list:
 
 
 def _verification_section(verification) -> str:
-    return render("acode.pipeline", "review_verification.j2", verification=verification)
+    from acode.pipeline.verification_report import comparison_lines
+
+    compared = {c.command: comparison_lines(c.compared) for c in (verification.checks if verification else [])
+                if c.compared is not None}
+    return render("acode.pipeline", "review_verification.j2", verification=verification, compared=compared)
 
 
 def build_review_context(ctx: RunContext):

@@ -20,7 +20,7 @@ from acode.pipeline.models import CheckComparison, CheckResult, ReviewIssue, Rev
 from acode.pipeline.verifier import check_argv, check_environment
 from acode.review.evidence import findings_of_tests
 from acode.review.models import Finding, ReviewContext
-from acode.review.test_contrast import SuiteContrast, SuitePlan, contrast
+from acode.review.test_contrast import SuiteContrast, SuitePlan, added_tests, contrast
 
 _WHOLE_COMMAND = "the test command"  # test_contrast's name for a command compared by its exit code
 BLOCKING = ("critical", "high")
@@ -35,9 +35,12 @@ def compare_with_start(context: ReviewContext, verification: Verification, timeo
         if check.passed or check.skipped or check.could_not_run:
             continue
         plan = SuitePlan([_shell_command(check)], sandbox=None, env=check_environment())
-        result = _named(contrast(context, plan, timeout), check.command)
+        result = _added_tests_are_new(_named(contrast(context, plan, timeout), check.command), context)
+        before = result.base.outcomes if result.base else None  # None: compared by exit code
         check.compared = CheckComparison(
             regressed=result.regressed, new_failing=result.new_failing, failing_before=result.failing_before,
+            at_start={t: before.get(t, "not run") for t in result.regressed
+                      if before is not None and before.get(t) != "passed"},
             exit_code=result.head.exit_code, base_exit_code=result.base.exit_code if result.base else None,
             note=result.note)
         out.append(result)
@@ -57,6 +60,21 @@ def _named(result: SuiteContrast, command: str) -> SuiteContrast:
 
     result.regressed, result.new_failing = name(result.regressed), name(result.new_failing)
     result.failing_before = name(result.failing_before)
+    return result
+
+
+def _added_tests_are_new(result: SuiteContrast, context: ReviewContext) -> SuiteContrast:
+    """A failing test in a file the change adds neither failed nor passed before the run: it did not exist
+    (on the start commit with the change's test files over it, it may fail to import, or fail, too). The
+    review counts such tests as new only when some test passes, in case the environment runs no test at
+    all; here the verifier's own environment ran them."""
+    added = added_tests(context)
+    if not added:
+        return result
+    new = [t for t in result.regressed + result.failing_before if t.split("::")[0].startswith(added)]
+    result.new_failing += [t for t in new if t not in result.new_failing]
+    result.regressed = [t for t in result.regressed if t not in new]
+    result.failing_before = [t for t in result.failing_before if t not in new]
     return result
 
 

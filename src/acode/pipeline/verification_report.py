@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from acode.pipeline.models import CheckResult, Verification
+from acode.pipeline.models import CheckComparison, CheckResult, Verification
 from acode.pipeline.verifier import how_it_failed
 
 # the worst status wins the headline
@@ -59,10 +59,7 @@ def _failed_check(check: CheckResult, found: dict[str, list[str]]) -> tuple[str,
     found["regressed"] += compared.regressed
     found["new_failing"] += compared.new_failing
     found["failing_before"] += compared.failing_before
-    lines = [f"{t} passed at the start of the run and fails with the change" for t in compared.regressed]
-    lines += [f"{t} (a test the change adds) fails" for t in compared.new_failing]
-    lines += [f"{t} failing before and after the change (not held against it)"
-              for t in compared.failing_before]
+    lines = comparison_lines(compared)
     if compared.base_exit_code is None and compared.exit_code not in (0, None):
         lines.append(f"{command} failed and the start commit could not be run to compare: {compared.note}")
         return "failed", lines
@@ -73,6 +70,17 @@ def _failed_check(check: CheckResult, found: dict[str, list[str]]) -> tuple[str,
     if compared.exit_code == 0:
         return "passed", [f"{command} failed in the verification and passed when run again"]
     return "failing_before", lines or [f"{command} fails before and after the change"]
+
+
+def comparison_lines(compared: CheckComparison) -> list[str]:
+    """One line per test the comparison with the start commit names."""
+    lines = [f"{t} passed at the start of the run and fails with the change" if t not in compared.at_start
+             else f"{t} fails with the change and did not fail at the start ({compared.at_start[t]})"
+             for t in compared.regressed]
+    lines += [f"{t} (a test the change adds) fails" for t in compared.new_failing]
+    lines += [f"{t} failing before and after the change (not held against it)"
+              for t in compared.failing_before]
+    return lines
 
 
 def _headline(status: str, found: dict[str, list[str]], ran: int) -> str:

@@ -274,9 +274,7 @@ def _base_tree(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:
 
 def _sides(context: ReviewContext, head: SuiteRun, base: SuiteRun) -> SuiteContrast:
     regressed, fixed, before = compare(head, base)
-    # a type test the change adds (tests/mypy_test_cases/...) is the type checker's to judge, not pytest's
-    added = tuple(_module(f.path) for f in context.files if f.change_type == "added" and is_test_path(f.path)
-                  and not TYPE_TEST_PATH.search(f.path))
+    added = added_tests(context)
     # only where the environment runs tests at all: some test passes with the change
     runs = any(o == "passed" for o in (head.outcomes or {}).values())
     new = [t for t in before if t.split("::")[0].startswith(added)] if added and runs else []
@@ -284,6 +282,13 @@ def _sides(context: ReviewContext, head: SuiteRun, base: SuiteRun) -> SuiteContr
             sum(o == "passed" and base.outcomes.get(t) == "passed" for t, o in head.outcomes.items()))
     return SuiteContrast(head=head, base=base, regressed=regressed, fixed=fixed, new_failing=new,
                          failing_before=[t for t in before if t not in new], passed_both=both)
+
+
+def added_tests(context: ReviewContext) -> tuple[str, ...]:
+    """The JUnit prefixes of the test files the change adds. A type test it adds
+    (tests/mypy_test_cases/...) is the type checker's to judge, not pytest's."""
+    return tuple(_module(f.path) for f in context.files if f.change_type == "added"
+                 and is_test_path(f.path) and not TYPE_TEST_PATH.search(f.path))
 
 
 def _module(path: str) -> str:

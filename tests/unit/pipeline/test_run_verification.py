@@ -10,7 +10,7 @@ import json
 import os
 
 import pytest
-from run_helpers import git, make_repo, plan, run_cli, write, write_config
+from run_helpers import BAD_UTIL, TASK, TEST_UTIL, git, make_repo, plan, run_cli, write, write_config
 
 from acode.paths import ProjectPaths
 
@@ -70,7 +70,7 @@ def test_a_change_that_breaks_a_passing_test_is_not_approved(repo):
     assert max(len(line) for line in box.splitlines()) <= 100
     assert "failed: failed:" not in done.stderr and "cycle  attempt" not in done.stderr
     assert "verify_retry: attempt 1 of 1" in done.stderr
-    assert "test_util::test_add: passed at the start, fails with the change" in done.stderr
+    assert "  test_util::test_add passed at the start of the run and fails with the change" in done.stderr
 
     stored = summary_json(repo)
     assert stored["decision"] == "REJECTED" and stored["exit_code"] == 50
@@ -165,3 +165,20 @@ def test_a_model_verdict_of_approved_does_not_outweigh_a_broken_test(repo):
     assert summary["reviewer_notes"].startswith("the verification shows the change breaks tests: 1 test pass "
                                                 "on the base and fail with the change: test_util::test_add")
     assert "(the review alone: APPROVED" in summary["reviewer_notes"]
+
+
+def test_a_failing_test_the_change_adds_is_not_failing_before(tmp_path):
+    """The change's own new test fails: it did not fail before the run (it did not exist), even though on
+    the start commit with the change's test files over it, it fails too."""
+    repo = make_repo(tmp_path / "repo")
+    write_config(repo, [plan("add is_even and its test"), write("util.py", BAD_UTIL),
+                        write("test_util.py", TEST_UTIL), "Added.", *NO_FIX,
+                        *approve_line(6, "    return n % 2 == 1")],
+                 pipeline={"max_verify_retries": 1})
+
+    done = acode(repo, "run", TASK, "--max-cycles", "1")
+
+    assert done.returncode == 50, done.stdout + done.stderr
+    assert "test_util::test_is_even (a test the change adds) fails" in done.stdout
+    verification = summary_json(repo)["verification"]
+    assert verification["new_failing"] == ["test_util::test_is_even"] and verification["failing_before"] == []
