@@ -1,7 +1,7 @@
 """The run summary: task, session, status, verification (``verification_report``), changes (+ new,
 ~ modified, - deleted, with line counts), reviewer notes, per-dimension levels, decision, override, start,
-end, duration. Built from the run
-state and git; rendered for people (rich) and machines (JSON). Persisting it never calls a model."""
+end, duration. Built from the run state and git; rendered for people (rich) and machines (JSON).
+Persisting it never calls a model."""
 
 from __future__ import annotations
 
