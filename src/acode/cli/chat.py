@@ -28,9 +28,11 @@ def start_agent(
     verbose: bool = False,
     output_format: str = "text",
     auto_commit: bool = False,
+    prompt_interactive: str | None = None,
 ) -> None:
     from acode.agent.session.agent_session import SessionOptions
 
+    _check_prompt_interactive(prompt_interactive, prompt)
     root = project_root()
     settings = settings_for(root, agent__approval_mode=approval_mode, git__auto_commit=auto_commit or None,
                             **model_overrides(model, backend))
@@ -55,7 +57,7 @@ def start_agent(
 
         prompt = expand_prompt(prompt or "", root, err_console)  # @ references
     if chat:
-        run_chat(settings, root, options, verbose=verbose)
+        run_chat(settings, root, options, verbose=verbose, first_prompt=prompt_interactive)
     elif output_format == "stream-json":
         from acode.cli.stream_json import run_stream
 
@@ -70,6 +72,24 @@ def start_agent(
                 json_out=json_out or output_format == "json",
                 verbose=verbose,
             )
+        )
+
+
+def _check_prompt_interactive(text: str | None, prompt: str | None) -> None:
+    """``-i``/``--prompt-interactive`` runs its prompt in the chat, so it needs the terminal the chat
+    reads from, and it is not ``-p``."""
+    if text is None:
+        return
+    if prompt is not None:
+        raise UsageError(
+            "ACODE-CLI-002", "-p and -i both give a prompt",
+            hint="-p runs once and exits; -i stays in the chat",
+        )
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "ACODE-CLI-003",
+            "-i/--prompt-interactive needs a terminal to stay in the chat",
+            hint='without one use acode -p "<task>"',
         )
 
 
@@ -98,7 +118,15 @@ def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verb
     return result.exit_code
 
 
-def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Console | None = None) -> None:
+def run_chat(
+    settings,
+    root: Path,
+    options,
+    *,
+    verbose: bool = False,
+    out: Console | None = None,
+    first_prompt: str | None = None,
+) -> None:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
 
@@ -141,10 +169,12 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     )
     if options.resume:
         out.print(f"resumed {len(chat.session.state.history)} messages")
+    pending = (first_prompt or "").strip()  # -i: the given prompt is the first thing typed
     try:
         while not chat.should_quit:
+            text, pending = pending, ""
             try:
-                text = prompt_session.prompt(chat_input.prompt_text())
+                text = text or prompt_session.prompt(chat_input.prompt_text())
             except KeyboardInterrupt:
                 continue
             except EOFError:
