@@ -134,6 +134,8 @@ def run_chat(
     from acode.cli import slash
     from acode.cli.agent_view import ConsoleApprover, ConsoleView, console_ask_user
     from acode.cli.slash_session import ChatSessionUI
+    from acode.llm.factory import build_model_when_needed
+    from acode.llm.routing import build_agent_model
     from acode.paths import ProjectPaths
 
     out = out or console
@@ -141,7 +143,12 @@ def run_chat(
     options.ui = options.ui or ChatSessionUI(out)
     options.ask_user = console_ask_user(out)
     options.observers = [ConsoleView(out, verbose=verbose)]
-    session = build_session(settings, root, options)
+    # the prompt comes at once; the model loads when the first message needs it (not for /help or !ls)
+    def announce(text: str) -> None:
+        out.print(f"{text} …", markup=False, highlight=False)
+
+    model = build_agent_model(settings, builder=lambda wanted: build_model_when_needed(wanted, say=announce))
+    session = build_session(settings, root, options, model=model)
     from acode.cli.turn_hooks import attach_turn_observers
 
     attach_turn_observers(session, settings, out)  # git: what each turn changed, auto-commit

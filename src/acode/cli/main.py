@@ -100,7 +100,12 @@ def main(
         return
     approval_mode = _approval_mode(approval_mode, yolo)
     from acode.cli.chat import start_agent
-    from acode.cli.stream_json import check_output_format
+
+    output = "text"
+    if output_format is not None or json_out:  # the stream-json event models only when asked for
+        from acode.cli.stream_json import check_output_format
+
+        output = check_output_format(output_format, json_out)
 
     start_agent(
         prompt=prompt,
@@ -113,7 +118,7 @@ def main(
         no_loop_detection=no_loop_detection,
         extensions=extensions,
         verbose=verbose,
-        output_format=check_output_format(output_format, json_out),
+        output_format=output,
         auto_commit=auto_commit,
         prompt_interactive=prompt_interactive,
     )
