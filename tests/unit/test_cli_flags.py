@@ -12,6 +12,7 @@ import pexpect
 import pytest
 import yaml
 from tests.unit.agent.test_agent_cli import PROMPT, cli_env, run_cli, write_script
+from tests.unit.habits.test_chat_pty import last_session_messages, quit_chat
 from tests.unit.review.review_fakes import BUGGY, SOUND, repo_with_branch
 
 from acode.paths import ProjectPaths
@@ -134,18 +135,9 @@ def test_prompt_interactive_runs_the_prompt_then_stays_in_the_chat(repo):
     child.sendline("and again")
     child.expect("And the second answer")
     child.expect(PROMPT)
-    child.sendline("/quit")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-    sessions = _sessions(repo)
-    assert len(sessions) == 1
-    store = SessionStore(ProjectPaths(repo).db_file)
-    try:
-        users = [m.content for m in store.load_messages(sessions[0].id) if m.role == "user"]
-    finally:
-        store.close()
-    assert users == ["say hello", "and again"]
+    quit_chat(child)
+    assert len(_sessions(repo)) == 1
+    assert [m.content for m in last_session_messages(repo) if m.role == "user"] == ["say hello", "and again"]
 
 
 def test_prompt_interactive_without_a_terminal_is_a_usage_error(repo):
