@@ -1,9 +1,11 @@
 """How long does acode take to start, against a bare Python start?
 
 Each command runs in a fresh process (``python -m acode ...``) in an empty temporary git repository;
-the best of ``--repeat`` runs is kept (the machine is shared, the best run is the one least disturbed).
-``ratio`` is a command's best time over the bare ``python -c pass`` best. Target (issue 28): ``acode
---help`` <= 15x a bare Python start. Prints JSON.
+the best of ``--repeat`` runs is kept (the machine is shared, the best run is the one least disturbed),
+both as wall seconds and as CPU seconds (user + system of the process: what the command itself costs,
+far less disturbed by other work on the machine than the wall clock). ``ratio`` and ``cpu_ratio`` are a
+command's best over the bare ``python -c pass`` best. Target (issue 28): ``acode --help`` <= 15x a bare
+Python start. Prints JSON.
 
     python benchmarks/startup.py --repeat 7
     PYTHONPATH=/work/main/src python benchmarks/startup.py     # another checkout's code
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -28,15 +31,21 @@ COMMANDS = {
 }
 
 
-def best_of(args: list[str], repeat: int, cwd: Path, env: dict[str, str]) -> tuple[float, int]:
-    """Best wall seconds over ``repeat`` runs, and the exit code of the last one."""
-    best, code = float("inf"), 0
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def best_of(args: list[str], repeat: int, cwd: Path, env: dict[str, str]) -> dict:
+    """Best wall and CPU seconds over ``repeat`` runs, and the exit code of the last one."""
+    wall, cpu, code = float("inf"), float("inf"), 0
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), _children_cpu()
         done = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, check=False)
-        best = min(best, time.perf_counter() - started)
+        wall = min(wall, time.perf_counter() - started)
+        cpu = min(cpu, _children_cpu() - cpu_before)
         code = done.returncode
-    return best, code
+    return {"best_seconds": round(wall, 4), "best_cpu_seconds": round(cpu, 4), "exit_code": code}
 
 
 def main() -> None:
@@ -51,17 +60,18 @@ def main() -> None:
         env = {**os.environ, "ACODE_CONFIG_HOME": str(Path(tmp) / "config"), "COLUMNS": "100"}
         figures = {}
         for name, command in COMMANDS.items():
-            seconds, code = best_of(command, args.repeat, root, env)
-            figures[name] = {"best_seconds": round(seconds, 4), "exit_code": code}
-    bare = figures["bare python"]["best_seconds"]
+            figures[name] = best_of(command, args.repeat, root, env)
+    bare = figures["bare python"]
     for entry in figures.values():
-        entry["ratio"] = round(entry["best_seconds"] / bare, 1)
+        entry["ratio"] = round(entry["best_seconds"] / bare["best_seconds"], 1)
+        entry["cpu_ratio"] = round(entry["best_cpu_seconds"] / bare["best_cpu_seconds"], 1)
     import acode
 
     print(json.dumps({"acode": str(Path(acode.__file__).parent), "repeat": args.repeat,
                       "load_average": [round(x, 2) for x in os.getloadavg()], "commands": figures,
                       "target": "acode --help <= 15x bare python",
-                      "met": figures["acode --help"]["ratio"] <= 15}, indent=2))
+                      "met_wall": figures["acode --help"]["ratio"] <= 15,
+                      "met_cpu": figures["acode --help"]["cpu_ratio"] <= 15}, indent=2))
 
 
 if __name__ == "__main__":

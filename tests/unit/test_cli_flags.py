@@ -69,6 +69,8 @@ def test_yolo_with_another_approval_mode_is_a_usage_error(repo):
     out = run_cli(repo, script, "-y", "--approval-mode", "plan", "-p", "write made.txt")
     assert out.returncode == 2 and "ACODE-CLI-001" in out.stderr and "Traceback" not in out.stderr
     assert not (repo / "made.txt").exists()
+    as_json = run_cli(repo, script, "-y", "--approval-mode", "plan", "-p", "go", "--output-format", "json")
+    assert as_json.returncode == 2 and "ACODE-CLI-001" in as_json.stdout  # scripts read the error too
 
 
 def _sessions(repo):

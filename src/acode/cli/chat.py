@@ -65,9 +65,11 @@ def start_agent(
     output_format: str = "text",
     auto_commit: bool = False,
     prompt_interactive: str | None = None,
+    yolo: bool = False,
 ) -> None:
     from acode.agent.session.agent_session import SessionOptions
 
+    approval_mode = _with_yolo(approval_mode, yolo)
     _check_prompt_interactive(prompt_interactive, prompt)
     root = project_root()
     settings = settings_for(root, agent__approval_mode=approval_mode, git__auto_commit=auto_commit or None,
@@ -104,6 +106,19 @@ def start_agent(
                 verbose=verbose,
             )
         )
+
+
+def _with_yolo(approval_mode: str | None, yolo: bool) -> str | None:
+    """``-y``/``--yolo`` is Gemini CLI's shortcut for ``--approval-mode yolo``; both at once must agree."""
+    if not yolo:
+        return approval_mode
+    if approval_mode not in (None, "yolo"):
+        raise UsageError(
+            "ACODE-CLI-001",
+            f"--yolo and --approval-mode {approval_mode} disagree",
+            hint="give only one of them (-y is --approval-mode yolo)",
+        )
+    return "yolo"
 
 
 def _check_prompt_interactive(text: str | None, prompt: str | None) -> None:

@@ -11,7 +11,7 @@ import typer
 from acode import __version__
 from acode.cli.app_group import VERBOSE_FLAGS, VERBOSE_HELP, AcodeGroup, debug_logging, hide_flag_types
 from acode.cli.common import err_console
-from acode.errors import AcodeError, UsageError
+from acode.errors import AcodeError
 
 hide_flag_types()
 
@@ -98,7 +98,6 @@ def main(
     debug_logging(verbose)
     if ctx.invoked_subcommand is not None:
         return
-    approval_mode = _approval_mode(approval_mode, yolo)
     from acode.cli.chat import start_agent
 
     output = "text"
@@ -110,6 +109,7 @@ def main(
     start_agent(
         prompt=prompt,
         approval_mode=approval_mode,
+        yolo=yolo,
         model=model,
         backend=backend,
         resume=resume,
@@ -122,19 +122,6 @@ def main(
         auto_commit=auto_commit,
         prompt_interactive=prompt_interactive,
     )
-
-
-def _approval_mode(approval_mode: str | None, yolo: bool) -> str | None:
-    """``-y``/``--yolo`` is Gemini CLI's shortcut for ``--approval-mode yolo``; both at once must agree."""
-    if not yolo:
-        return approval_mode
-    if approval_mode not in (None, "yolo"):
-        raise UsageError(
-            "ACODE-CLI-001",
-            f"--yolo and --approval-mode {approval_mode} disagree",
-            hint="give only one of them (-y is --approval-mode yolo)",
-        )
-    return "yolo"
 
 
 def _register() -> None:
