@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -87,6 +86,8 @@ def print_problem(console: Console, label: str, message: object, style: str = "b
 
 def print_json(data: Any) -> None:
     """Machine output goes to stdout alone, one JSON document, secrets redacted (acode.secrets)."""
+    import json
+
     from acode.secrets import redact_data
 
     if hasattr(data, "model_dump"):
