@@ -14,7 +14,12 @@ messages, and ``per_call`` lists every model call's prompt tokens evaluated and 
 Prints JSON: wall seconds, prompt tokens evaluated vs reused, calls, decision, per design and change.
 Targets: simple <= 30 s, complex <= 120 s on the 1.5B model (spec); one-file review median <= 20 s (issue 15).
 
+``--fresh-process``: instead, the first review in a new `acode review` process (model load included), once
+where the tests decide and no step asks the model, once where the likelihood check does
+(benchmarks/review_first_run.py); ``--src`` names the checkout those processes run, for before/after.
+
     python benchmarks/review_latency.py                 # embedded qwen2.5-coder-1.5b
+    python benchmarks/review_latency.py --fresh-process --repeat 3 [--src /other/checkout/src]
     python benchmarks/review_latency.py --model qwen2.5-coder-0.5b --designs per_dimension,naive
 """
 
@@ -175,7 +180,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="reviews per design and change (the median is reported)")
     parser.add_argument("--threads", type=int, default=None,
                         help="llama.cpp threads (default: the model's setting)")
+    parser.add_argument("--fresh-process", action="store_true",
+                        help="time the first review of a new process instead (see the module docstring)")
+    parser.add_argument("--src", type=Path, default=REPO / "src",
+                        help="with --fresh-process: the code to run")
     args = parser.parse_args(argv)
+    if args.fresh_process:
+        from review_first_run import fresh_process_report
+
+        print(json.dumps(fresh_process_report(args.model, args.src.resolve(), args.repeat), indent=2))
+        return 0
 
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model

@@ -7,6 +7,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+# Settings from the environment: ACODE_<SECTION>__<KEY> (acode.config.loader).
+ENV_PREFIX = "ACODE_"
+
 
 def user_config_dir() -> Path:
     """``~/.config/acode`` (``ACODE_CONFIG_HOME`` overrides, which tests use)."""

@@ -64,9 +64,13 @@ def start_agent(
     verbose: bool = False,
     output_format: str = "text",
     auto_commit: bool = False,
+    prompt_interactive: str | None = None,
+    yolo: bool = False,
 ) -> None:
     from acode.agent.session.agent_session import SessionOptions
 
+    approval_mode = _with_yolo(approval_mode, yolo)
+    _check_prompt_interactive(prompt_interactive, prompt)
     root = project_root()
     settings = settings_for(root, agent__approval_mode=approval_mode, git__auto_commit=auto_commit or None,
                             **model_overrides(model, backend))
@@ -86,7 +90,7 @@ def start_agent(
 
         prompt = expand_prompt(prompt or "", root, err_console)  # @ references
     if chat:
-        run_chat(settings, root, options, verbose=verbose)
+        run_chat(settings, root, options, verbose=verbose, first_prompt=prompt_interactive)
     elif output_format == "stream-json":
         from acode.cli.stream_json import run_stream
 
@@ -101,6 +105,37 @@ def start_agent(
                 json_out=json_out or output_format == "json",
                 verbose=verbose,
             )
+        )
+
+
+def _with_yolo(approval_mode: str | None, yolo: bool) -> str | None:
+    """``-y``/``--yolo`` is Gemini CLI's shortcut for ``--approval-mode yolo``; both at once must agree."""
+    if not yolo:
+        return approval_mode
+    if approval_mode not in (None, "yolo"):
+        raise UsageError(
+            "ACODE-CLI-001",
+            f"--yolo and --approval-mode {approval_mode} disagree",
+            hint="give only one of them (-y is --approval-mode yolo)",
+        )
+    return "yolo"
+
+
+def _check_prompt_interactive(text: str | None, prompt: str | None) -> None:
+    """``-i``/``--prompt-interactive`` runs its prompt in the chat, so it needs the terminal the chat
+    reads from, and it is not ``-p``."""
+    if text is None:
+        return
+    if prompt is not None:
+        raise UsageError(
+            "ACODE-CLI-002", "-p and -i both give a prompt",
+            hint="-p runs once and exits; -i stays in the chat",
+        )
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "ACODE-CLI-003",
+            "-i/--prompt-interactive needs a terminal to stay in the chat",
+            hint='without one use acode -p "<task>"',
         )
 
 
@@ -129,7 +164,15 @@ def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verb
     return result.exit_code
 
 
-def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Console | None = None) -> None:
+def run_chat(
+    settings,
+    root: Path,
+    options,
+    *,
+    verbose: bool = False,
+    out: Console | None = None,
+    first_prompt: str | None = None,
+) -> None:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
 
@@ -137,6 +180,8 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     from acode.cli import slash
     from acode.cli.agent_view import ConsoleApprover, ConsoleView, console_ask_user
     from acode.cli.slash_session import ChatSessionUI
+    from acode.llm.factory import build_model_when_needed
+    from acode.llm.routing import build_agent_model
     from acode.paths import ProjectPaths
 
     out = out or console
@@ -144,7 +189,12 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     options.ui = options.ui or ChatSessionUI(out)
     options.ask_user = console_ask_user(out)
     options.observers = [ConsoleView(out, verbose=verbose)]
-    session = build_session(settings, root, options)
+    # the prompt comes at once; the model loads when the first message needs it (not for /help or !ls)
+    def announce(text: str) -> None:
+        out.print(f"{text} …", markup=False, highlight=False)
+
+    model = build_agent_model(settings, builder=lambda wanted: build_model_when_needed(wanted, say=announce))
+    session = build_session(settings, root, options, model=model)
     from acode.cli.turn_hooks import attach_turn_observers
 
     attach_turn_observers(session, settings, out)  # git: what each turn changed, auto-commit
@@ -172,10 +222,12 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     )
     if options.resume:
         out.print(f"resumed {len(chat.session.state.history)} messages")
+    pending = (first_prompt or "").strip()  # -i: the given prompt is the first thing typed
     try:
         while not chat.should_quit:
+            text, pending = pending, ""
             try:
-                text = prompt_session.prompt(chat_input.prompt_text())
+                text = text or prompt_session.prompt(chat_input.prompt_text())
             except KeyboardInterrupt:
                 continue
             except EOFError:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from acode.config import Settings, load_settings
 from acode.paths import find_project_root
+
+if TYPE_CHECKING:  # the settings models cost ~0.15 s to import: only commands that read settings pay it
+    from acode.config import Settings
 
 # To a pipe or a file rich would wrap every line at 80 columns; there, text is not wrapped at all
 # (soft_wrap) and tables, panels and rules get room. COLUMNS, when set, still decides.
@@ -51,6 +52,7 @@ def settings_for(
     own files would run commands is used from a terminal, the person is asked whether to trust it
     (cli.trust_cmd); otherwise what an untrusted project wanted is left out, with a notice."""
     from acode.cli.trust_cmd import resolve_trust, trust_notice
+    from acode.config import load_settings
 
     root = root or project_root()
     flat = {key.replace("__", "."): value for key, value in overrides.items()}
@@ -84,6 +86,8 @@ def print_problem(console: Console, label: str, message: object, style: str = "b
 
 def print_json(data: Any) -> None:
     """Machine output goes to stdout alone, one JSON document, secrets redacted (acode.secrets)."""
+    import json
+
     from acode.secrets import redact_data
 
     if hasattr(data, "model_dump"):

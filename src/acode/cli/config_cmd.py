@@ -43,8 +43,7 @@ def _print_network(network: dict) -> None:
 
 
 def _sources() -> dict[str, object]:
-    from acode.config.loader import ENV_PREFIX
-    from acode.paths import ProjectPaths, user_config_dir
+    from acode.paths import ENV_PREFIX, ProjectPaths, user_config_dir
 
     user_file = user_config_dir() / "config.yml"
     project_file = ProjectPaths(project_root()).config_file

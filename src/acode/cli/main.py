@@ -3,17 +3,20 @@ so ``acode --help`` stays fast and never loads llama_cpp or httpx."""
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 
 import typer
 
 from acode import __version__
+from acode.cli.app_group import VERBOSE_FLAGS, VERBOSE_HELP, AcodeGroup, debug_logging, hide_flag_types
 from acode.cli.common import err_console
 from acode.errors import AcodeError
 
+hide_flag_types()
+
 app = typer.Typer(
+    cls=AcodeGroup,
     name="acode",
     help=(
         "A local-first coding agent: every model call runs on your machine "
@@ -48,16 +51,22 @@ def main(
     prompt: str = typer.Option(
         None, "-p", "--prompt", help="Run once non-interactively and print the answer."
     ),
+    prompt_interactive: str = typer.Option(
+        None, "-i", "--prompt-interactive", help="Run this prompt, then stay in the chat."
+    ),
     approval_mode: str = typer.Option(
         None,
         "--approval-mode",
         help="default | auto_edit | yolo | plan (default: from config, else 'default').",
     ),
+    yolo: bool = typer.Option(False, "-y", "--yolo", help="Approve every tool call: --approval-mode yolo."),
     model: str = typer.Option(
         None, "--model", "-m", help="Bundled model name, server model name or a .gguf path."
     ),
     backend: str = typer.Option(None, "--backend", help="embedded | openai | scripted"),
-    resume: str = typer.Option(None, "-r", "--resume", help="Resume a session: 'latest' or a session id."),
+    resume: str = typer.Option(
+        None, "-r", "--resume", help="Resume a session: its id, or the latest one (-r alone, or 'latest')."
+    ),
     json_out: bool = typer.Option(False, "--json", help="With -p: print the whole trajectory as JSON."),
     output_format: str = typer.Option(
         None,
@@ -78,7 +87,7 @@ def main(
     no_loop_detection: bool = typer.Option(False, "--no-loop-detection", help="Turn loop detection off."),
     extensions: list[str] = _EXTENSIONS,
     trust: bool = _TRUST,
-    verbose: bool = typer.Option(False, "-v", "--verbose", help="Log debug details to stderr."),
+    verbose: bool = typer.Option(False, *VERBOSE_FLAGS, help=VERBOSE_HELP),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
     ),
@@ -86,16 +95,21 @@ def main(
     from acode.cli.trust_cmd import trust_this_run
 
     trust_this_run(trust)
-    if verbose:
-        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s: %(message)s")
+    debug_logging(verbose)
     if ctx.invoked_subcommand is not None:
         return
     from acode.cli.chat import start_agent
-    from acode.cli.stream_json import check_output_format
+
+    output = "text"
+    if output_format is not None or json_out:  # the stream-json event models only when asked for
+        from acode.cli.stream_json import check_output_format
+
+        output = check_output_format(output_format, json_out)
 
     start_agent(
         prompt=prompt,
         approval_mode=approval_mode,
+        yolo=yolo,
         model=model,
         backend=backend,
         resume=resume,
@@ -104,8 +118,9 @@ def main(
         no_loop_detection=no_loop_detection,
         extensions=extensions,
         verbose=verbose,
-        output_format=check_output_format(output_format, json_out),
+        output_format=output,
         auto_commit=auto_commit,
+        prompt_interactive=prompt_interactive,
     )
 
 

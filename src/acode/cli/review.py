@@ -281,7 +281,7 @@ def run_review(
             _step_summary(stored.result)
             return exit_code_for(stored.result)
 
-    from acode.llm.factory import build_model
+    from acode.llm.factory import build_model_when_needed
     from acode.review.service import review_change
 
     tools = None
@@ -289,8 +289,9 @@ def run_review(
         from acode.tools.builtin import REVIEW_TOOL_NAMES, default_registry
 
         tools = default_registry(REVIEW_TOOL_NAMES)
-    with err_console.status("loading the model") as status:
-        chat_model = build_model(settings.model)
+    with err_console.status("reviewing") as status:
+        # loaded only if a step asks the model something (the likelihood check, --suggest)
+        chat_model = build_model_when_needed(settings.model, say=lambda text: err_console.print(text + " …"))
         result = review_change(
             context, chat_model, rs, tools, run_tests=run_tests, progress=lambda text: status.update(text)
         )

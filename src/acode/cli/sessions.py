@@ -6,7 +6,6 @@ import datetime
 import json
 
 import typer
-from rich.table import Table
 
 from acode.cli.common import console, print_json, project_root
 
@@ -40,6 +39,8 @@ def list_sessions(
     if not sessions:
         console.print("no sessions yet: start one with acode or acode -p '...'")
         return
+    from rich.table import Table
+
     table = Table("id", "updated", "status", "turns", "msgs", "title", box=None, header_style="bold")
     for s in sessions:
         table.add_row(s.id, _when(s.updated), s.status, str(s.turns), str(s.messages), s.title)

@@ -15,9 +15,7 @@ from acode.config import yaml_text
 from acode.config.settings import Settings
 from acode.config.trust import ProjectTrust, decide, withhold
 from acode.errors import ConfigError
-from acode.paths import ProjectPaths, user_config_dir
-
-ENV_PREFIX = "ACODE_"
+from acode.paths import ENV_PREFIX, ProjectPaths, user_config_dir
 
 
 def load_settings(
