@@ -149,6 +149,8 @@ def run_custom_command(chat: ChatContext, name: str, args: str) -> None:
             _root(chat),
             confirm=_confirm_shell(chat),
             allow_shell=chat.session.settings.agent.rules.allow_shell,
+            deny_shell=chat.session.settings.agent.rules.deny_shell,
+            approval_mode=chat.session.state.approval_mode,
         )
     except AcodeError as exc:
         _report(chat, exc)

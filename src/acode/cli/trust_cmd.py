@@ -168,8 +168,8 @@ def trust_notice(settings: Any) -> None:
         f"; and {len(state.withheld) - 6} more" if len(state.withheld) > 6 else ""
     )
     err_console.print(
-        f"note: {state.root} is {state.reason}, so its .acode/config.yml may not run commands; left out: "
-        f"{shown}. "
+        f"note: {state.root} is {state.reason}, so its .acode/config.yml may not run commands, send prompts "
+        f"off this machine or switch protections off; left out: {shown}. "
         "Trust it with `acode trust` (stored) or `acode --trust ...` (this run only).",
         markup=False,
         highlight=False,
