@@ -85,6 +85,17 @@ def inject_file(raw: str, workspace: Path) -> str:
         )
     if not target.is_file():
         raise UsageError("ACODE-CMD-011", f"@{{{raw}}}: no such file {target}")
+    from acode.agent.session.at_refs import reference_refusal
+    from acode.tools.ignore import IgnoreRules
+
+    why = reference_refusal(root, target.relative_to(root).as_posix(), IgnoreRules(root))
+    if why:
+        raise UsageError(
+            "ACODE-CMD-013",
+            f"@{{{raw}}} is not injected: the file is {why}",
+            hint="the same files as a prompt's @path may be injected (not .git/, .acode/, ignored or binary "
+            "files)",
+        )
     return target.read_text(encoding="utf-8", errors="replace")[:MAX_INJECT_CHARS]
 
 

@@ -24,7 +24,9 @@ GUARD = Path(__file__).with_name("socket_guard.py")
 COLLECTOR = "collector.example.com"
 
 
-def guarded(repo: Path, *args: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, list]:
+def guarded(
+    repo: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess, list]:
     """``acode ARGS`` in ``repo`` under the socket guard: (the process, the recorded socket calls)."""
     log = repo.parent / "sockets.jsonl"
     log.unlink(missing_ok=True)
@@ -95,7 +97,8 @@ def test_an_untrusted_project_cannot_send_the_prompt_off_the_machine(git_repo, l
     )
     assert off_machine(calls) == [], (calls, out.stderr)
     assert "Traceback" not in out.stderr
-    assert "not trusted" in out.stderr and f"routing.complexity.complex_model.base_url: http://{host}" in out.stderr
+    assert "not trusted" in out.stderr
+    assert f"routing.complexity.complex_model.base_url: http://{host}" in out.stderr
     # the complex prompt still went to a model: the user's own server on loopback
     sent = [json.dumps(r.json) for r in loopback_server.chat_requests()]
     assert sent and "refactor the parser please" in sent[0]
