@@ -90,7 +90,9 @@ def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verb
     if json_out:
         print_json(result)
     elif result.answer:
-        sys.stdout.write(result.answer.rstrip() + "\n")
+        from acode.shown import for_terminal
+
+        sys.stdout.write(for_terminal(result.answer.rstrip()) + "\n")  # never raw control sequences
     if not result.ok:
         err_console.print(
             f"session {result.session_id}: resume with acode -r {result.session_id}", highlight=False
@@ -122,7 +124,9 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     def submit(text: str):
         result = chat.session.send(text)
         if result.answer:
-            out.print(Markdown(result.answer))
+            from acode.shown import for_terminal
+
+            out.print(Markdown(for_terminal(result.answer)))
         return result
 
     chat = slash.ChatContext(session, out, submit)

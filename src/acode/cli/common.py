@@ -8,25 +8,51 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderHook
+from rich.segment import Segment
 
 from acode.config import Settings, load_settings
 from acode.paths import find_project_root
+from acode.shown import visible
 
 # To a pipe or a file rich would wrap every line at 80 columns; there, text is not wrapped at all
 # (soft_wrap) and tables, panels and rules get room. COLUMNS, when set, still decides.
 PIPE_WIDTH = 400
 
 
+class _Visible:
+    """A renderable whose text is printed through ``acode.shown.visible`` (rich's own styling and cursor
+    controls are segments apart and stay as they are)."""
+
+    def __init__(self, renderable: Any):
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: Any):
+        for segment in console.render(self.renderable, options):
+            if segment.control or visible(segment.text) is segment.text:
+                yield segment
+            else:
+                yield Segment(visible(segment.text), segment.style)
+
+
+class _ShowControls(RenderHook):
+    def process_renderables(self, renderables: list) -> list:
+        return [_Visible(r) for r in renderables]
+
+
 def make_console(*, stderr: bool = False) -> Console:
+    """A console on stdout or stderr on which no printed text acts as a terminal control sequence."""
     stream = sys.stderr if stderr else sys.stdout
     try:
         tty = stream.isatty()
     except (AttributeError, ValueError):
         tty = False
     if tty or os.environ.get("COLUMNS"):
-        return Console(stderr=stderr, highlight=False)
-    return Console(stderr=stderr, highlight=False, width=PIPE_WIDTH, soft_wrap=True)
+        made = Console(stderr=stderr, highlight=False)
+    else:
+        made = Console(stderr=stderr, highlight=False, width=PIPE_WIDTH, soft_wrap=True)
+    made.push_render_hook(_ShowControls())
+    return made
 
 
 console = make_console()

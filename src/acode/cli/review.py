@@ -326,7 +326,9 @@ def _emit(
     if json_out:
         print(render_json(result, review_id=review_id, reused=reused))
     elif text is not None and not output:
-        print(text)
+        from acode.shown import visible
+
+        print(visible(text) if fmt == "markdown" else text)
     else:
         render_terminal(result, console, reused_from=review_id if reused else None)
         if review_id is not None and not reused:

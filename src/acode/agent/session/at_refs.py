@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from acode.shown import undecodable_escaped
 from acode.tools.base import ToolContext, ToolError
 from acode.tools.files import ReadFile, ReadFileArgs
 from acode.tools.globmatch import match_glob
@@ -165,8 +166,11 @@ def expand_at_refs(
     if reader.blocks:
         prompt += "\n\n--- Content from referenced files ---\n" + "\n\n".join(reader.blocks)
         prompt += "\n--- End of content ---"
-    reader.out.prompt = prompt
-    return reader.out
+    out = reader.out
+    out.prompt = undecodable_escaped(prompt)  # names that are not UTF-8, as the tools show them
+    out.included = [undecodable_escaped(name) for name in out.included]
+    out.skipped = [undecodable_escaped(note) for note in out.skipped]
+    return out
 
 
 def _unescape_at(text: str) -> str:
