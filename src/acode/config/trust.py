@@ -40,8 +40,9 @@ _RUNS_COMMANDS = ("hooks", "mcp_servers", "reviewer.test_command", "reviewer.run
 _MODES = {"agent.approval_mode": ("yolo", "auto_edit"), "pipeline.approval_mode": ("yolo",)}
 # values of those keys that only run less than the defaults: kept from any project
 _RUNS_LESS = {"reviewer.run_tests": (False, "auto")}
-# values that switch a protection off: only a trusted project may weaken one
-_WEAKENS = {"reviewer.test_sandbox": (False,)}
+# protections and the one value an untrusted project may give them (any other, however spelled -
+# ``false``, ``"no"``, ``0`` - could switch them off: only a trusted project may weaken one)
+_PROTECTIONS = {"reviewer.test_sandbox": True}
 
 
 @dataclass
@@ -140,10 +141,11 @@ def withhold(layer: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         node = _get(kept, parent)
         if isinstance(node, dict) and node.get(leaf) in modes:
             removed.append(f"{dotted}: {node.pop(leaf)}")
-    for dotted, weak in _WEAKENS.items():
-        value = _get(kept, dotted)
-        if any(value == v and type(value) is type(v) for v in weak):
-            _pop(kept, dotted)
+    for dotted, safe in _PROTECTIONS.items():
+        value = _pop(kept, dotted)
+        if value is safe:
+            _put(kept, dotted, value)
+        elif value is not None:
             removed.append(f"{dotted}: {value}")
     removed += _withhold_reach(kept)
     return kept, removed
