@@ -22,8 +22,8 @@ def test_an_unrelated_answer_to_the_trust_question_is_asked_again(git_repo):
     script.write_text(yaml.safe_dump(["never asked"]))
     env = dict(os.environ, ACODE_MODEL__SCRIPT=str(script), ACODE_NEXT_SPEAKER__ENABLED="false",
                PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm", COLUMNS="200")
-    child = pexpect.spawn(sys.executable, ["-m", "acode", "--backend", "scripted"], cwd=str(git_repo), env=env,
-                          encoding="utf-8", timeout=30, dimensions=(40, 200))
+    child = pexpect.spawn(sys.executable, ["-m", "acode", "--backend", "scripted"], cwd=str(git_repo),
+                          env=env, encoding="utf-8", timeout=30, dimensions=(40, 200))
     child.expect(QUESTION)
     child.sendline("what does a hook do?")
     again = child.expect([QUESTION, "acode>"])
@@ -33,6 +33,7 @@ def test_an_unrelated_answer_to_the_trust_question_is_asked_again(git_repo):
     child.sendline("/quit")
     child.expect(pexpect.EOF)
     child.close()
-    rules = json.loads((Path(os.environ["ACODE_CONFIG_HOME"]) / "trusted_folders.json").read_text())["folders"]
+    stored = Path(os.environ["ACODE_CONFIG_HOME"]) / "trusted_folders.json"
+    rules = json.loads(stored.read_text())["folders"]
     assert again == 0 and rules == {str(git_repo.resolve()): "trust"}
     assert (git_repo / "HOOK_RAN").exists()  # trusted by the real answer: its hook ran
