@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from acode.config import yaml_text
 from acode.config.settings import Settings
 from acode.config.trust import ProjectTrust, decide, withhold
 from acode.errors import ConfigError
@@ -87,7 +88,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
 def _parse_yaml(text: str, path: str) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(text)
+        data = yaml_text.load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -115,7 +116,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
             continue
         dotted = name[len(ENV_PREFIX) :].lower().replace("__", ".")
         try:
-            out[dotted] = yaml.safe_load(raw) if raw != "" else ""
+            out[dotted] = yaml_text.load(raw) if raw != "" else ""
         except yaml.YAMLError:
             out[dotted] = raw
     return out
