@@ -149,7 +149,7 @@ def _names_escaped(result: ToolResult) -> ToolResult:
     cannot be stored, sent to a model or printed. The tools take the escaped name back (tools.paths)."""
     fields = result.model_dump()
     escaped = _escaped(fields)
-    return result if escaped == fields else ToolResult.model_validate(escaped)
+    return result if escaped == fields else result.model_copy(update=escaped)
 
 
 def _escaped(value: Any) -> Any:
