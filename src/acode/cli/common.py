@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -57,6 +58,40 @@ def make_console(*, stderr: bool = False) -> Console:
 
 console = make_console()
 err_console = make_console(stderr=True)
+
+
+class _VisibleFormatter(logging.Formatter):
+    """Log lines name files, git output and model text: shown, never obeyed (acode.shown)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record))
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Writes to ``sys.stderr`` as it is at each record (a test may have replaced it)."""
+
+    @property  # type: ignore[override]
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+def log_to_stderr(verbose: bool) -> None:
+    """Log records on stderr with control characters shown: acode's warnings, or everything from debug
+    up with ``--verbose``."""
+    handler = _StderrHandler()
+    if verbose:
+        handler.setFormatter(_VisibleFormatter("%(levelname)s %(name)s: %(message)s"))
+        logging.basicConfig(level=logging.DEBUG, handlers=[handler])
+        return
+    logger = logging.getLogger("acode")
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler.setLevel(logging.WARNING)
+        handler.setFormatter(_VisibleFormatter("%(message)s"))
+        logger.addHandler(handler)
 
 
 def project_root(start: Path | None = None) -> Path:

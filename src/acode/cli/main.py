@@ -3,14 +3,13 @@ so ``acode --help`` stays fast and never loads llama_cpp or httpx."""
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 
 import typer
 
 from acode import __version__
-from acode.cli.common import err_console
+from acode.cli.common import err_console, log_to_stderr
 from acode.errors import AcodeError
 
 app = typer.Typer(
@@ -86,8 +85,7 @@ def main(
     from acode.cli.trust_cmd import trust_this_run
 
     trust_this_run(trust)
-    if verbose:
-        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s: %(message)s")
+    log_to_stderr(verbose)
     if ctx.invoked_subcommand is not None:
         return
     from acode.cli.chat import start_agent

@@ -87,3 +87,16 @@ def test_stream_json_progress_and_saved_outputs_hide_secrets(git_repo):
     ])
     assert plain.returncode == 0, plain.stderr
     assert GITHUB_TOKEN not in plain.stdout + plain.stderr and "[REDACTED]" in plain.stdout
+
+
+def test_log_lines_show_the_escapes_of_the_names_they_quote(tmp_path):
+    """A warning names a folder (here a clone whose name holds ESC]0: it would retitle the terminal)."""
+    from tests.conftest import git, make_git_repo
+
+    repo = make_git_repo(tmp_path / f"clone{ESC}]0;pwned{chr(7)}")
+    (repo / ".acode").mkdir()
+    git(repo, "init", "-q", "nested")  # an empty nested repository: the turn's snapshot fails, with a warning
+    out = acode(repo, "-p", "look", "--backend", "scripted", script=["done"])
+    assert out.returncode == 0, out.stderr
+    assert "no snapshot before this turn" in out.stderr
+    assert ESC not in out.stderr and "clone^[]0;pwned^G" in out.stderr
