@@ -211,12 +211,14 @@ def probe_escapes(tally: Tally) -> None:
     from rich.markdown import Markdown
 
     def printed(render: Callable[[Console], None]) -> str:
-        from acode.cli import common
-
         buffer = io.StringIO()
         console = Console(file=buffer, force_terminal=False, width=200)
-        if hasattr(common, "_ShowControls"):  # acode before issue 30 had no such hook
-            console.push_render_hook(common._ShowControls())
+        try:
+            from acode.cli.terminal_safety import ShowControls  # what acode.cli.common installs
+
+            console.push_render_hook(ShowControls())
+        except ImportError:  # acode before issue 30
+            pass
         render(console)
         return buffer.getvalue()
 

@@ -3,42 +3,20 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console, RenderHook
-from rich.segment import Segment
+from rich.console import Console
 
+from acode.cli.terminal_safety import ShowControls
 from acode.config import Settings, load_settings
 from acode.paths import find_project_root
-from acode.shown import visible
 
 # To a pipe or a file rich would wrap every line at 80 columns; there, text is not wrapped at all
 # (soft_wrap) and tables, panels and rules get room. COLUMNS, when set, still decides.
 PIPE_WIDTH = 400
-
-
-class _Visible:
-    """A renderable whose text is printed through ``acode.shown.visible`` (rich's own styling and cursor
-    controls are segments apart and stay as they are)."""
-
-    def __init__(self, renderable: Any):
-        self.renderable = renderable
-
-    def __rich_console__(self, console: Console, options: Any):
-        for segment in console.render(self.renderable, options):
-            if segment.control or visible(segment.text) is segment.text:
-                yield segment
-            else:
-                yield Segment(visible(segment.text), segment.style)
-
-
-class _ShowControls(RenderHook):
-    def process_renderables(self, renderables: list) -> list:
-        return [_Visible(r) for r in renderables]
 
 
 def make_console(*, stderr: bool = False) -> Console:
@@ -52,46 +30,12 @@ def make_console(*, stderr: bool = False) -> Console:
         made = Console(stderr=stderr, highlight=False)
     else:
         made = Console(stderr=stderr, highlight=False, width=PIPE_WIDTH, soft_wrap=True)
-    made.push_render_hook(_ShowControls())
+    made.push_render_hook(ShowControls())
     return made
 
 
 console = make_console()
 err_console = make_console(stderr=True)
-
-
-class _VisibleFormatter(logging.Formatter):
-    """Log lines name files, git output and model text: shown, never obeyed (acode.shown)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return visible(super().format(record))
-
-
-class _StderrHandler(logging.StreamHandler):
-    """Writes to ``sys.stderr`` as it is at each record (a test may have replaced it)."""
-
-    @property  # type: ignore[override]
-    def stream(self):
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, value) -> None:
-        pass
-
-
-def log_to_stderr(verbose: bool) -> None:
-    """Log records on stderr with control characters shown: acode's warnings, or everything from debug
-    up with ``--verbose``."""
-    handler = _StderrHandler()
-    if verbose:
-        handler.setFormatter(_VisibleFormatter("%(levelname)s %(name)s: %(message)s"))
-        logging.basicConfig(level=logging.DEBUG, handlers=[handler])
-        return
-    logger = logging.getLogger("acode")
-    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
-        handler.setLevel(logging.WARNING)
-        handler.setFormatter(_VisibleFormatter("%(message)s"))
-        logger.addHandler(handler)
 
 
 def project_root(start: Path | None = None) -> Path:

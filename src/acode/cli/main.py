@@ -9,7 +9,8 @@ import sys
 import typer
 
 from acode import __version__
-from acode.cli.common import err_console, log_to_stderr
+from acode.cli.common import err_console
+from acode.cli.terminal_safety import log_to_stderr
 from acode.errors import AcodeError
 
 app = typer.Typer(
