@@ -87,7 +87,7 @@ class ConsoleView(LoopObserver):
         if display.lstrip().startswith(("---", "@@", "diff ")):
             self.console.print(Syntax(display, "diff", theme="ansi_dark", word_wrap=True))
         else:
-            shown = _plain(_first_lines(display or result.output))
+            shown = escape(_first_lines(display or for_terminal(result.output)))  # redacted before the cut
             self.console.print(
                 f"  [green]ok[/] [dim]{step.seconds:.1f}s[/] {shown}", highlight=False, markup=True
             )
