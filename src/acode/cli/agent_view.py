@@ -77,8 +77,9 @@ class ConsoleView(LoopObserver):
         self.console.print(f"[cyan]>[/] {escape(call_summary(call))}", markup=True, highlight=False)
 
     def on_tool_step(self, state: AgentState, step: ToolStep, result: ToolResult) -> None:
-        if step.decision != "allowed":
-            self.console.print(f"  [red]x {step.decision}:[/] {_plain(step.error or '')}", highlight=False)
+        if step.decision != "allowed":  # what the model is told stays with the model
+            why = result.display or (step.error or "").removeprefix(f"{step.decision}: ")
+            self.console.print(f"  [red]x {step.decision}:[/] {_plain(why)}", highlight=False)
             return
         if not step.ok:
             self.console.print(f"  [red]x[/] {_plain(step.error or '')}", highlight=False)
@@ -95,7 +96,9 @@ class ConsoleView(LoopObserver):
     def on_stop(self, state: AgentState, result: AgentResult) -> None:
         self._stop_status()
         if not result.ok:
-            self.console.print(f"[yellow]{result.stop_reason}:[/] {_plain(result.message)}", highlight=False)
+            self.console.print(
+                f"[yellow]{result.stop_reason}:[/] {_plain(result.message)}", highlight=False, soft_wrap=True
+            )
 
 
 class ConsoleApprover:

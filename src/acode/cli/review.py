@@ -1,9 +1,9 @@
 """`acode review`: review a branch, uncommitted changes or a commit; `review show|history|run`.
 
-`acode review [OPTIONS]` reviews (reusing the stored review when nothing changed); `acode review run
-[OPTIONS]` always reviews again; `show [ID]` and `history` read the store. Exit codes: 0 approved,
-50 rejected, 52 timeout (the model assessed nothing in time; a partial review exits 0 or 50 by its
-decision), 1 failure, 2 usage or configuration error.
+`acode review [OPTIONS]` reviews (reusing the stored review when nothing changed, and saying so);
+`acode review --fresh` or `acode review run` always reviews again; `show [ID]` and `history` read the
+store. Exit codes: 0 approved, 50 rejected, 52 timeout (the model assessed nothing in time; a partial
+review exits 0 or 50 by its decision), 1 failure, 2 usage or configuration error.
 """
 
 from __future__ import annotations
@@ -96,12 +96,15 @@ def review(
     model: str = _MODEL,
     backend: str = _BACKEND,
     trust: bool = _TRUST,
+    fresh: bool = typer.Option(
+        False, "--fresh", help="Review again even when a stored review has the same change and settings."
+    ),
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
     options = dict(locals())
     options.pop("ctx")
-    _review_and_exit(force=False, **options)
+    _review_and_exit(force=options.pop("fresh"), **options)
 
 
 @review_app.command("run")
@@ -273,7 +276,8 @@ def run_review(
     if rs.reuse_unchanged and not force:
         stored = store.find_same(context.content_hash(), identity)
         if stored is not None:
-            _emit(stored.result, json_out=json_out, fmt=fmt, output=output, review_id=stored.id, reused=True)
+            _emit(stored.result, json_out=json_out, fmt=fmt, output=output, review_id=stored.id,
+                  reused_at=stored.created_at)
             _step_summary(stored.result)
             return exit_code_for(stored.result)
 
@@ -340,12 +344,16 @@ def _emit(
     fmt: str | None,
     output: Path | None,
     review_id: int | None,
-    reused: bool = False,
+    reused_at: str | None = None,
 ) -> None:
     from acode.fsutil import atomic_write_text
     from acode.review.ci_formats import RENDERERS
     from acode.review.report import render_json, render_markdown, render_sarif, render_terminal
 
+    if reused_at is not None and review_id is not None and (json_out or fmt or output):
+        from acode.review.report import reused_line
+
+        err_console.print(reused_line(review_id, reused_at, result), markup=False, highlight=False)
     text = None
     if fmt == "markdown":
         text = render_markdown(result)
@@ -354,17 +362,18 @@ def _emit(
     elif fmt in RENDERERS:
         text = RENDERERS[fmt](result)
     elif json_out or output:
-        text = render_json(result, review_id=review_id, reused=reused)
+        text = render_json(result, review_id=review_id, reused_at=reused_at)
     if output:
         atomic_write_text(output, text + "\n")
         err_console.print(f"report written to {output}")
     if json_out:
-        print(render_json(result, review_id=review_id, reused=reused))
+        print(render_json(result, review_id=review_id, reused_at=reused_at))
     elif text is not None and not output:
         from acode.shown import visible
 
         print(visible(text) if fmt == "markdown" else text)
     else:
-        render_terminal(result, console, reused_from=review_id if reused else None)
-        if review_id is not None and not reused:
+        reused = (review_id, reused_at) if review_id is not None and reused_at is not None else None
+        render_terminal(result, console, reused=reused)
+        if review_id is not None and reused is None:
             console.print(f"[dim]stored as review #{review_id} (`acode review show {review_id}`)[/]")

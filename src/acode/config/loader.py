@@ -184,7 +184,7 @@ def _known_keys(loc: tuple[Any, ...]) -> list[str]:
 
 
 def _config_error(exc: ValidationError, origin: Mapping[str, str]) -> ConfigError:
-    lines = []
+    lines, fixes = [], []
     for err in exc.errors():
         loc = tuple(err["loc"])
         dotted = ".".join(str(p) for p in loc)
@@ -198,9 +198,18 @@ def _config_error(exc: ValidationError, origin: Mapping[str, str]) -> ConfigErro
         else:
             value = err.get("input")
             lines.append(f"{source}: '{dotted}' = {value!r} is not allowed: {err['msg']}")
+        fixes.append(_where_to_fix(dotted, source))
+    # not `acode config show`: it loads the same settings and fails with this same error
     return ConfigError(
         "ACODE-CFG-010",
         "invalid configuration\n  " + "\n  ".join(lines),
-        hint="fix the value in the file or variable named above (`acode config show` prints the settings in "
-             "force)",
+        hint="; ".join(dict.fromkeys(fixes)),
     )
+
+
+def _where_to_fix(dotted: str, source: str) -> str:
+    if source.startswith("environment variable "):
+        return f"change or unset {source.removeprefix('environment variable ')}"
+    if source == "command-line flags":
+        return f"change the command-line flag that sets '{dotted}'"
+    return f"fix or remove the key '{dotted}' in {source}"
