@@ -29,3 +29,9 @@ def atomic_write_text(path: Path, text: str, encoding: str = "utf-8") -> None:
 
 def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def resolves_inside(path: Path | str, folder: Path | str) -> bool:
+    """Whether ``path``, with every symlink followed, is ``folder`` or lies inside it (also resolved)."""
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)

@@ -56,6 +56,23 @@ def _kind(address: IPAddress) -> str | None:
     return None
 
 
+def is_loopback_url(url: str) -> bool:
+    """Whether ``url`` names this machine by its address (``127.0.0.0/8``, ``::1``, an IPv4-mapped
+    loopback) or as ``localhost``. Names are not read for what they look like: ``127.example.com`` is
+    not loopback, and nothing is resolved."""
+    try:
+        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    except ValueError:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return False
+    return _kind(address) == "loopback"
+
+
 def _listed(host: str, addresses: Sequence[IPAddress], allowed: Sequence[str]) -> bool:
     for entry in allowed:
         entry = entry.strip().lower().rstrip(".")

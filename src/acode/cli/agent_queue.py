@@ -160,8 +160,12 @@ def _task_runner(root: Path, model: str | None, backend: str | None, selection: 
 
 
 def _task_row(task: Any) -> list[str]:
+    """The cells of a task (a repository may ship task files: shown as text, secrets hidden)."""
+    from acode.shown import for_terminal
+
     prompt = task.prompt if len(task.prompt) <= 60 else task.prompt[:57] + "..."
-    return [task.task_id, task.agent, task.status, task.created_at[:19].replace("T", " "), prompt]
+    cells = [task.task_id, task.agent, task.status, task.created_at[:19].replace("T", " "), prompt]
+    return [for_terminal(str(cell)) for cell in cells]
 
 
 @agent_app.command("status")
@@ -187,15 +191,16 @@ def status(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -
 
 def task_table(tasks: list[Any]):
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(show_lines=False)
     for column in ("Task ID", "Agent", "Status", "Created At", "Prompt"):
         table.add_column(column, overflow="fold", no_wrap=column in ("Task ID", "Created At"))
     colours = {"complete": "green", "failed": "red", "running": "cyan", "cancelled": "dim"}
     for task in tasks:
-        row = _task_row(task)
-        colour = colours.get(task.status)
-        row[2] = f"[{colour}]{row[2]}[/]" if colour else row[2]
+        row = [Text(cell) for cell in _task_row(task)]  # Text: never read as markup
+        if task.status in colours:
+            row[2].stylize(colours[task.status])
         table.add_row(*row)
     return table
 
@@ -207,6 +212,10 @@ def show(
     lines: int = typer.Option(40, "--lines", help="How many log lines to show."),
 ) -> None:
     """One task: its state, its plan file and the end of its log."""
+    from rich.markup import escape
+
+    from acode.shown import for_terminal
+
     store = _store(project_root())
     task = store.load(task_id)
     plan = _read(Path(task.plan_file))
@@ -216,11 +225,12 @@ def show(
         return
     for key, value in task.to_json().items():
         if value not in (None, ""):
-            console.print(f"[bold]{key}[/]: {value}", highlight=False, soft_wrap=True)
+            shown = escape(for_terminal(str(value)))
+            console.print(f"[bold]{key}[/]: {shown}", highlight=False, soft_wrap=True)
     console.print("\n[bold]plan[/]")
-    console.print(plan or "(empty)", markup=False, soft_wrap=True)
+    console.print(for_terminal(plan) or "(empty)", markup=False, soft_wrap=True)
     console.print("\n[bold]log[/] (last lines)")
-    console.print(log_tail or "(empty)", markup=False, soft_wrap=True)
+    console.print(for_terminal(log_tail) or "(empty)", markup=False, soft_wrap=True)
 
 
 def _read(path: Path) -> str:

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 
 from acode.agent.approval.policy import Answer, ApprovalRequest
@@ -15,17 +16,24 @@ from acode.agent.loop.middleware import AgentState
 from acode.agent.loop.observer import LoopObserver
 from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
 from acode.llm.types import ToolCall
+from acode.shown import for_terminal
 from acode.tools.base import ToolResult
 
 PREVIEW_LINES = 12
 
 
 def call_summary(call: ToolCall) -> str:
+    """One line naming the call, as a person sees it (secrets hidden, controls shown, no markup)."""
     args = call.arguments
     if call.name == "run_shell_command":
-        return f"$ {args.get('command', '')}"
+        return for_terminal(f"$ {args.get('command', '')}")
     target = args.get("file_path") or args.get("dir_path") or args.get("pattern") or ""
-    return f"{call.name} {target}".strip()
+    return for_terminal(f"{call.name} {target}".strip())
+
+
+def _plain(text: str) -> str:
+    """Text from the model or a tool inside a markup string: shown as text, never read as markup."""
+    return escape(for_terminal(text))
 
 
 def _first_lines(text: str, n: int = 3) -> str:
@@ -55,7 +63,7 @@ class ConsoleView(LoopObserver):
     def on_model_step(self, state: AgentState, step: ModelStep) -> None:
         self._stop_status()
         if step.format_error:
-            self.console.print(f"[yellow]! invalid answer:[/] {step.format_error}", highlight=False)
+            self.console.print(f"[yellow]! invalid answer:[/] {_plain(step.format_error)}", highlight=False)
         if self.verbose:
             u = step.usage
             self.console.print(
@@ -66,21 +74,21 @@ class ConsoleView(LoopObserver):
 
     def on_tool_start(self, state: AgentState, call: ToolCall) -> None:
         self._stop_status()
-        self.console.print(f"[cyan]>[/] {call_summary(call)}", markup=True, highlight=False)
+        self.console.print(f"[cyan]>[/] {escape(call_summary(call))}", markup=True, highlight=False)
 
     def on_tool_step(self, state: AgentState, step: ToolStep, result: ToolResult) -> None:
         if step.decision != "allowed":  # what the model is told stays with the model
             why = result.display or (step.error or "").removeprefix(f"{step.decision}: ")
-            self.console.print(f"  [red]x {step.decision}:[/] {why}", highlight=False)
+            self.console.print(f"  [red]x {step.decision}:[/] {_plain(why)}", highlight=False)
             return
         if not step.ok:
-            self.console.print(f"  [red]x[/] {step.error}", highlight=False)
+            self.console.print(f"  [red]x[/] {_plain(step.error or '')}", highlight=False)
             return
-        display = result.display or ""
+        display = for_terminal(result.display or "")
         if display.lstrip().startswith(("---", "@@", "diff ")):
             self.console.print(Syntax(display, "diff", theme="ansi_dark", word_wrap=True))
         else:
-            shown = _first_lines(display or result.output)
+            shown = escape(_first_lines(display or for_terminal(result.output)))  # redacted before the cut
             self.console.print(
                 f"  [green]ok[/] [dim]{step.seconds:.1f}s[/] {shown}", highlight=False, markup=True
             )
@@ -88,7 +96,9 @@ class ConsoleView(LoopObserver):
     def on_stop(self, state: AgentState, result: AgentResult) -> None:
         self._stop_status()
         if not result.ok:
-            self.console.print(f"[yellow]{result.stop_reason}:[/] {result.message}", highlight=False)
+            self.console.print(
+                f"[yellow]{result.stop_reason}:[/] {_plain(result.message)}", highlight=False, soft_wrap=True
+            )
 
 
 class ConsoleApprover:
@@ -99,17 +109,18 @@ class ConsoleApprover:
 
     def __call__(self, request: ApprovalRequest) -> Answer:
         args = request.call.arguments
-        self.console.print(f"[bold yellow]? approve[/] {request.summary}", highlight=False)
+        self.console.print(f"[bold yellow]? approve[/] {_plain(request.summary)}", highlight=False)
         if "content" in args:
-            preview = "\n".join(str(args["content"]).splitlines()[:PREVIEW_LINES])
+            preview = "\n".join(for_terminal(str(args["content"])).splitlines()[:PREVIEW_LINES])
             self.console.print(Syntax(preview, "text", line_numbers=True, word_wrap=True))
         elif "old_string" in args:
             self.console.print(
-                f"[red]- {args.get('old_string', '')}[/]\n[green]+ {args.get('new_string', '')}[/]",
+                f"[red]- {_plain(str(args.get('old_string', '')))}[/]\n"
+                f"[green]+ {_plain(str(args.get('new_string', '')))}[/]",
                 highlight=False,
             )
         elif request.call.name != "run_shell_command":
-            self.console.print(json.dumps(args, ensure_ascii=False)[:400], markup=False)
+            self.console.print(for_terminal(json.dumps(args, ensure_ascii=False)[:400]), markup=False)
         while True:
             try:
                 answer = self.console.input("  allow? \\[y]es / \\[n]o / \\[a]lways: ").strip().lower()
@@ -127,7 +138,7 @@ def console_ask_user(console: Console):
     def ask(questions: list[str]) -> list[str]:
         answers = []
         for question in questions:
-            console.print(f"[bold]? {question}[/]", highlight=False)
+            console.print(f"[bold]? {_plain(question)}[/]", highlight=False)
             try:
                 answers.append(console.input("  > "))
             except EOFError:

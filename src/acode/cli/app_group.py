@@ -5,7 +5,6 @@ type in help (they take no value)."""
 
 from __future__ import annotations
 
-import logging
 from functools import cache
 from typing import Any
 
@@ -20,7 +19,9 @@ VERBOSE_HELP = "Log debug details to stderr."
 
 def debug_logging(verbose: bool) -> None:
     if verbose:
-        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s: %(message)s")
+        from acode.cli.terminal_safety import log_to_stderr
+
+        log_to_stderr(True)
 
 
 class AcodeGroup(TyperGroup):

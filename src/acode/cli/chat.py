@@ -156,7 +156,9 @@ def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verb
     if json_out:
         print_json({**result.model_dump(mode="json"), "exit_code": result.exit_code})
     elif result.answer:
-        sys.stdout.write(result.answer.rstrip() + "\n")
+        from acode.shown import for_terminal
+
+        sys.stdout.write(for_terminal(result.answer.rstrip()) + "\n")  # never raw control sequences
     if not result.ok:
         err_console.print(
             f"session {result.session_id}: resume with acode -r {result.session_id}", highlight=False
@@ -203,7 +205,9 @@ def run_chat(
     def submit(text: str):
         result = chat.session.send(text)
         if result.answer:
-            out.print(Markdown(result.answer))
+            from acode.shown import for_terminal
+
+            out.print(Markdown(for_terminal(result.answer)))
         return result
 
     chat = slash.ChatContext(session, out, submit)

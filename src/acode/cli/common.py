@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from acode.cli.terminal_safety import ShowControls
 from acode.paths import find_project_root
 
 if TYPE_CHECKING:  # the settings models cost ~0.15 s to import: only commands that read settings pay it
@@ -20,14 +21,18 @@ PIPE_WIDTH = 400
 
 
 def make_console(*, stderr: bool = False) -> Console:
+    """A console on stdout or stderr on which no printed text acts as a terminal control sequence."""
     stream = sys.stderr if stderr else sys.stdout
     try:
         tty = stream.isatty()
     except (AttributeError, ValueError):
         tty = False
     if tty or os.environ.get("COLUMNS"):
-        return Console(stderr=stderr, highlight=False)
-    return Console(stderr=stderr, highlight=False, width=PIPE_WIDTH, soft_wrap=True)
+        made = Console(stderr=stderr, highlight=False)
+    else:
+        made = Console(stderr=stderr, highlight=False, width=PIPE_WIDTH, soft_wrap=True)
+    made.push_render_hook(ShowControls())
+    return made
 
 
 console = make_console()

@@ -9,8 +9,9 @@ import sys
 import typer
 
 from acode import __version__
-from acode.cli.app_group import VERBOSE_FLAGS, VERBOSE_HELP, AcodeGroup, debug_logging, hide_flag_types
+from acode.cli.app_group import VERBOSE_FLAGS, VERBOSE_HELP, AcodeGroup, hide_flag_types
 from acode.cli.common import err_console
+from acode.cli.terminal_safety import log_to_stderr
 from acode.errors import AcodeError
 
 hide_flag_types()
@@ -95,7 +96,7 @@ def main(
     from acode.cli.trust_cmd import trust_this_run
 
     trust_this_run(trust)
-    debug_logging(verbose)
+    log_to_stderr(verbose)
     if ctx.invoked_subcommand is not None:
         return
     from acode.cli.chat import start_agent

@@ -213,5 +213,7 @@ def _load(build_model: Any, settings: Any) -> Any:
 
 
 def _write_stdout(text: str) -> None:
-    sys.stdout.write(text)
+    from acode.shown import visible
+
+    sys.stdout.write(visible(text))
     sys.stdout.flush()

@@ -370,7 +370,9 @@ def _emit(
     if json_out:
         print(render_json(result, review_id=review_id, reused_at=reused_at))
     elif text is not None and not output:
-        print(text)
+        from acode.shown import visible
+
+        print(visible(text) if fmt == "markdown" else text)
     else:
         reused = (review_id, reused_at) if review_id is not None and reused_at is not None else None
         render_terminal(result, console, reused=reused)

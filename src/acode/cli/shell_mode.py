@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
+
 from acode.agent.loop.result import ToolStep
 from acode.agent.loop.tool_runner import PreparedCall, ToolRunner
 from acode.llm.types import ToolCall
+from acode.shown import for_terminal
 from acode.tools.base import ToolResult
 
 SHELL_TOOL = "run_shell_command"
@@ -33,9 +36,10 @@ def run_user_shell(chat: Any, command: str) -> ToolStep | None:
     runner.execute(state, [call], done)
     step, result = finished[0]
     if step.decision != "allowed":
-        chat.console.print(f"[red]not run ({step.decision}):[/] {step.error or ''}", highlight=False)
+        chat.console.print(f"[red]not run ({step.decision}):[/] {escape(step.error or '')}", highlight=False)
         return step
-    chat.console.print(result.output if result.ok else (result.error or ""), markup=False, highlight=False)
+    shown = for_terminal(result.output if result.ok else (result.error or ""))
+    chat.console.print(shown, markup=False, highlight=False)
     output = step.output if len(step.output) <= CONTEXT_CHARS else step.output[:CONTEXT_CHARS] + "\n[... cut]"
     session.add_note(
         f"I ran a shell command myself (for context, no action needed yet):\n{output}",

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+
 from acode.cli.common import print_problem
 from acode.cli.slash import ChatContext, SlashCommand, register, register_resolver
 from acode.errors import AcodeError
@@ -109,7 +111,7 @@ def _confirm_shell(chat: ChatContext):
         return None  # non-interactive: only agent.rules.allow_shell prefixes run
 
     def confirm(command: str) -> bool:
-        answer = chat.console.input(f"Run [bold]{command}[/] for this command? [y/N] ")
+        answer = chat.console.input(f"Run [bold]{escape(command)}[/] for this command? \\[y/N] ")
         return answer.strip().lower() in ("y", "yes")
 
     return confirm
@@ -149,6 +151,8 @@ def run_custom_command(chat: ChatContext, name: str, args: str) -> None:
             _root(chat),
             confirm=_confirm_shell(chat),
             allow_shell=chat.session.settings.agent.rules.allow_shell,
+            deny_shell=chat.session.settings.agent.rules.deny_shell,
+            approval_mode=chat.session.state.approval_mode,
         )
     except AcodeError as exc:
         _report(chat, exc)

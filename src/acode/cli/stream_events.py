@@ -125,7 +125,10 @@ def shipped_schema() -> dict[str, Any]:
 
 
 def line(event: BaseModel) -> str:
-    return json.dumps(event.model_dump(mode="json"), ensure_ascii=False)
+    """The event as one JSON line, every string through the secret redaction (as ``--json``)."""
+    from acode.secrets import redact_data
+
+    return json.dumps(redact_data(event.model_dump(mode="json")), ensure_ascii=False)
 
 
 if __name__ == "__main__":  # regenerate the shipped schema

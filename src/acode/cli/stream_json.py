@@ -66,6 +66,7 @@ class StreamJsonView(LoopObserver):
     def __init__(self, writer: StreamWriter):
         self.writer = writer
         self._streamed = False  # the current model call streamed text pieces
+        self._pending = ""  # streamed text after the last newline: whole lines go out (redaction sees them)
         self._announced: set[str] = set()  # tool call ids with a tool_use event
 
     def _tool_use(self, call_id: str, name: str, arguments: dict) -> None:
@@ -79,9 +80,14 @@ class StreamJsonView(LoopObserver):
     def on_text(self, chunk: str) -> None:
         if chunk:
             self._streamed = True
-            self.writer.emit(MessageEvent(role="assistant", content=chunk, delta=True))
+            lines, newline, self._pending = (self._pending + chunk).rpartition("\n")
+            if newline:
+                self.writer.emit(MessageEvent(role="assistant", content=lines + newline, delta=True))
 
     def on_model_step(self, state: AgentState, step: ModelStep) -> None:
+        if self._pending:
+            self.writer.emit(MessageEvent(role="assistant", content=self._pending, delta=True))
+            self._pending = ""
         if step.format_error:
             self.writer.emit(
                 ErrorEvent(severity="warning", message=f"invalid model answer: {step.format_error}")

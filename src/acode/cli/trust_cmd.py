@@ -128,6 +128,11 @@ def resolve_trust(root: Path, flag: bool = False) -> bool | None:
     return _ask(root, found, store)
 
 
+_ANSWERS = {"y": "trust", "yes": "trust", "p": "parent", "parent": "parent",
+            "n": "distrust", "no": "distrust"}
+MAX_QUESTIONS = 5  # then nothing is stored: the question comes back next time
+
+
 def _ask(root: Path, found: list[str], store: Any) -> bool | None:
     err_console.print(
         f"[bold]This project's own settings can run commands on your machine[/] ({root}):", highlight=False
@@ -136,25 +141,28 @@ def _ask(root: Path, found: list[str], store: Any) -> bool | None:
         err_console.print(f"  - {line}", markup=False, highlight=False)
     if len(found) > 12:
         err_console.print(f"  ... and {len(found) - 12} more", markup=False)
-    try:
-        answer = (
-            err_console.input(
-                "Trust this folder? [bold]y[/]es / trust the [bold]p[/]arent folder / [bold]n[/]o (asked "
-                "once) "
+    choice = None
+    for _ in range(MAX_QUESTIONS):  # an answer that is none of these is asked again, never stored
+        try:
+            answer = err_console.input(
+                "Trust this folder? [bold]y[/]es / trust the [bold]p[/]arent folder / [bold]n[/]o "
+                "(asked once) "
             )
-            .strip()
-            .lower()
-        )
-    except (EOFError, KeyboardInterrupt):
-        err_console.print("not trusted for now (nothing stored)")
-        return None
-    if answer in ("y", "yes"):
+        except (EOFError, KeyboardInterrupt):
+            break
+        choice = _ANSWERS.get(answer.strip().lower())
+        if choice is not None:
+            break
+        err_console.print("please answer y, p or n", markup=False)
+    if choice == "trust":
         store.set(root, "trust")
-    elif answer in ("p", "parent"):
+    elif choice == "parent":
         store.set(root.parent, "trust")
-    else:
+    elif choice == "distrust":
         store.set(root, "distrust")
         err_console.print("not trusted: its commands will not run (`acode trust` changes this)", markup=False)
+    else:
+        err_console.print("not trusted for now (nothing stored)")
     return None
 
 
@@ -168,8 +176,8 @@ def trust_notice(settings: Any) -> None:
         f"; and {len(state.withheld) - 6} more" if len(state.withheld) > 6 else ""
     )
     err_console.print(
-        f"note: {state.root} is {state.reason}, so its .acode/config.yml may not run commands; left out: "
-        f"{shown}. "
+        f"note: {state.root} is {state.reason}, so its .acode/config.yml may not run commands, send prompts "
+        f"off this machine or switch protections off; left out: {shown}. "
         "Trust it with `acode trust` (stored) or `acode --trust ...` (this run only).",
         markup=False,
         highlight=False,

@@ -4,8 +4,9 @@ Order (as in Gemini CLI): ``@{path}`` file injection, then ``!{command}`` shell 
 ``{{args}}``. The template is split into pieces once, so text that a file or a command injects is never
 scanned again: a file holding ``!{rm -rf ~}`` stays text. Inside ``!{...}`` the arguments reach the
 command only through the environment variable ``ACODE_ARGS`` (``acode.commands.shell_args``), never as
-shell code; a command runs without asking only when every command in it matches
-``agent.rules.allow_shell`` (read with the bash grammar, as for the agent's shell tool).
+shell code. The agent's shell judge decides, with the same rules as for its own calls and ``!`` in the
+chat: a command ``agent.rules.deny_shell`` denies never runs, one runs without asking only when every
+command in it matches ``agent.rules.allow_shell`` (read with the bash grammar), else it is asked about.
 """
 
 from __future__ import annotations
@@ -24,6 +25,15 @@ MAX_INJECT_CHARS = 50_000
 
 # confirm(command) -> True to run it. None means non-interactive: only allowed prefixes run.
 ConfirmShell = Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class ShellRules:
+    """``agent.rules.allow_shell`` / ``deny_shell`` and the session's approval mode."""
+
+    allow: Sequence[str] = ()
+    deny: Sequence[str] = ()
+    mode: str = "default"
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,17 @@ def inject_file(raw: str, workspace: Path) -> str:
         )
     if not target.is_file():
         raise UsageError("ACODE-CMD-011", f"@{{{raw}}}: no such file {target}")
+    from acode.agent.session.at_refs import reference_refusal
+    from acode.tools.ignore import IgnoreRules
+
+    why = reference_refusal(root, target.relative_to(root).as_posix(), IgnoreRules(root))
+    if why:
+        raise UsageError(
+            "ACODE-CMD-013",
+            f"@{{{raw}}} is not injected: the file is {why}",
+            hint="the same files as a prompt's @path may be injected (not .git/, .acode/, ignored or binary "
+            "files)",
+        )
     return target.read_text(encoding="utf-8", errors="replace")[:MAX_INJECT_CHARS]
 
 
@@ -95,19 +116,28 @@ def run_injected_shell(command: str, workspace: Path, timeout: float = 60.0, arg
     return out[:MAX_INJECT_CHARS]
 
 
-def shell_allowed(
+def shell_refusal(
     command: str,
     confirm: ConfirmShell | None,
-    allow_prefixes: Sequence[str],
+    rules: ShellRules,
     workspace: Path,
     shown: str | None = None,
-) -> bool:
+) -> str | None:
+    """None when ``command`` may run, else why not. The agent's judge with the session's rules: a line
+    that ``deny_shell`` (or the bash grammar) denies is refused without a question, one that every
+    ``allow_shell`` prefix covers runs, anything else runs only when ``confirm`` says so."""
     from acode.agent.approval.shell_rules import judge_shell
 
-    judged = judge_shell(command, deny=[], allow=list(allow_prefixes), mode="default", workspace=workspace)
-    if judged.allowed_by_rules and not judged.denied and not judged.writes:
-        return True
-    return bool(confirm and confirm(shown or command))
+    judged = judge_shell(
+        command, deny=list(rules.deny), allow=list(rules.allow), mode=rules.mode, workspace=workspace
+    )
+    if judged.denied:
+        return judged.denied
+    if judged.allowed_by_rules and not judged.writes:
+        return None
+    if confirm and confirm(shown or command):
+        return None
+    return "it was not allowed"
 
 
 def expand_command(
@@ -117,9 +147,12 @@ def expand_command(
     *,
     confirm: ConfirmShell | None = None,
     allow_shell: Sequence[str] = (),
+    deny_shell: Sequence[str] = (),
+    approval_mode: str = "default",
     shell_timeout: float = 60.0,
 ) -> str:
     args = args.strip()
+    rules = ShellRules(tuple(allow_shell), tuple(deny_shell), approval_mode)
     pieces = split_template(template)
     resolved: list[str | None] = [None] * len(pieces)
     for index, piece in enumerate(pieces):
@@ -133,11 +166,13 @@ def expand_command(
                 if ARGS not in piece.value
                 else f"{command}   (with {ARGS_VARIABLE}={shlex.quote(args)})"
             )
-            if not shell_allowed(command, confirm, allow_shell, workspace, shown):
+            refusal = shell_refusal(command, confirm, rules, workspace, shown)
+            if refusal is not None:
                 raise UsageError(
                     "ACODE-CMD-012",
-                    f"the shell command `{shown}` in this custom command was not allowed",
-                    hint="confirm it when asked, or add its prefix to agent.rules.allow_shell",
+                    f"the shell command `{shown}` in this custom command was not allowed: {refusal}",
+                    hint="confirm it when asked, or add its prefix to agent.rules.allow_shell "
+                    "(agent.rules.deny_shell always wins)",
                     exit_code=51,
                 )
             resolved[index] = run_injected_shell(command, workspace, shell_timeout, args)

@@ -1,11 +1,12 @@
 """Trusted folders: may a project's own files make acode run commands on this machine?
 
 A cloned repository is somebody else's code. Its ``.acode/config.yml`` can name hooks, MCP servers, a
-test command, verify commands, shell prefixes that run without asking or ``approval_mode: yolo``, or
-send your code and one of your environment variables to a server elsewhere (``model.base_url`` off
-this machine, ``model.api_key_env``); its
-``.acode/commands`` can hold ``!{...}`` shell injections and its ``.acode/extensions`` MCP servers. None
-of that is used until the person decides the folder is trusted:
+test command, verify commands, shell prefixes that run without asking or ``approval_mode: yolo``, switch
+a protection off (``reviewer.test_sandbox: false``), or send your prompts, your code and one of your
+environment variables to a server elsewhere (``model.allowed_hosts``, a ``base_url`` in ``model`` or
+``routing`` that is not a loopback address, ``model.api_key_env``); its ``.acode/commands`` can hold
+``!{...}`` shell injections and its ``.acode/extensions`` MCP servers. None of that is used until the
+person decides the folder is trusted:
 
 - the decision is stored per folder in ``<user config dir>/trusted_folders.json``; a rule covers the
   folder and everything under it, and the nearest rule wins (``acode trust``, or the question asked once
@@ -39,6 +40,9 @@ _RUNS_COMMANDS = ("hooks", "mcp_servers", "reviewer.test_command", "reviewer.run
 _MODES = {"agent.approval_mode": ("yolo", "auto_edit"), "pipeline.approval_mode": ("yolo",)}
 # values of those keys that only run less than the defaults: kept from any project
 _RUNS_LESS = {"reviewer.run_tests": (False, "auto")}
+# protections and the one value an untrusted project may give them (any other, however spelled -
+# ``false``, ``"no"``, ``0`` - could switch them off: only a trusted project may weaken one)
+_PROTECTIONS = {"reviewer.test_sandbox": True}
 
 
 @dataclass
@@ -137,21 +141,42 @@ def withhold(layer: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         node = _get(kept, parent)
         if isinstance(node, dict) and node.get(leaf) in modes:
             removed.append(f"{dotted}: {node.pop(leaf)}")
-    model = kept.get("model")
-    if isinstance(model, dict):
-        # which of your environment variables is sent as a key, and to a server off this machine
-        if "api_key_env" in model:
-            removed.append(f"model.api_key_env: {model.pop('api_key_env')}")
-        if "base_url" in model and not _loopback(str(model["base_url"])):
-            removed.append(f"model.base_url: {model.pop('base_url')}")
+    for dotted, safe in _PROTECTIONS.items():
+        value = _pop(kept, dotted)
+        if value is safe:
+            _put(kept, dotted, value)
+        elif value is not None:
+            removed.append(f"{dotted}: {value}")
+    removed += _withhold_reach(kept)
     return kept, removed
 
 
-def _loopback(url: str) -> bool:
-    from urllib.parse import urlparse
+def _withhold_reach(kept: dict[str, Any]) -> list[str]:
+    """Where prompts (and a key) may go: the hosts the project would allow, the environment variable
+    sent as the key, and every ``base_url`` (``model.``, ``routing.*``) that is not a loopback address."""
+    from acode.netpolicy import is_loopback_url
 
-    host = (urlparse(url).hostname or "").lower()
-    return host in ("localhost", "::1") or host.startswith("127.")
+    removed: list[str] = []
+    model = kept.get("model")
+    if isinstance(model, dict):
+        for key in ("allowed_hosts", "api_key_env"):
+            if model.get(key) not in (None, [], ""):
+                removed.append(f"model.{key}: {model.pop(key)}")
+            model.pop(key, None)
+    for dotted, node in _nodes_with(kept, "base_url"):
+        if not is_loopback_url(str(node["base_url"])):
+            removed.append(f"{dotted}.base_url: {node.pop('base_url')}")
+    return removed
+
+
+def _nodes_with(data: Any, key: str, prefix: str = "") -> list[tuple[str, dict[str, Any]]]:
+    """Every mapping in ``data`` (depth first) that holds ``key``, with its dotted place."""
+    if not isinstance(data, dict):
+        return []
+    found = [(prefix, data)] if key in data and prefix else []
+    for name, value in data.items():
+        found += _nodes_with(value, key, f"{prefix}.{name}" if prefix else str(name))
+    return found
 
 
 def project_commands(root: Path, layer: Mapping[str, Any]) -> list[str]:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -11,7 +12,9 @@ from pydantic.alias_generators import to_camel
 
 from acode.config.mcp import McpServerSettings
 from acode.errors import ConfigError
+from acode.fsutil import resolves_inside
 
+log = logging.getLogger("acode.extensions")
 MANIFEST_NAME = "acode-extension.json"
 
 
@@ -48,10 +51,17 @@ class Extension(BaseModel):
         return folder if folder.is_dir() else None
 
     def context_text(self) -> str:
-        """The extension's context file (relative to its folder), or '' when it has none."""
+        """The extension's context file (relative to its folder), or '' when it has none. A name that
+        leads out of the folder (an absolute path, ``..``, a symlink) is refused, as ``@import`` is."""
         if not self.manifest.context_file_name:
             return ""
         path = self.folder / self.manifest.context_file_name
+        if not resolves_inside(path, self.folder):
+            log.warning(
+                "extension %s: contextFileName %s leads outside %s; it is not read",
+                self.name, self.manifest.context_file_name, self.folder,
+            )
+            return ""
         return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from acode.errors import AcodeError
 from acode.llm.types import Message
 from acode.secrets import redact, redact_data
+from acode.shown import undecodable_escaped
 from acode.store.db import connect, ensure_schema
 
 SCHEMA = """
@@ -84,7 +85,14 @@ class SessionInfo:
 
 def _stored(message: Message) -> str:
     """The message as stored: its JSON with every string redacted."""
-    return json.dumps(redact_data(message.model_dump(mode="json", exclude_defaults=True)), ensure_ascii=False)
+    return _json(message.model_dump(mode="json", exclude_defaults=True))
+
+
+def _json(data: Any) -> str:
+    """Redacted JSON text SQLite can store: bytes of a file name that are not UTF-8 (lone surrogates) are
+    kept as JSON escapes, and come back as they were."""
+    text = json.dumps(redact_data(data), ensure_ascii=False)
+    return text if undecodable_escaped(text) is text else json.dumps(redact_data(data))
 
 
 def new_session_id() -> str:
@@ -109,7 +117,8 @@ class SessionStore:
         self.conn.execute(
             "INSERT INTO sessions (id, workspace, title, model, approval_mode, created, updated)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (session_id, str(workspace), redact(title), model, approval_mode, now, now),
+            (session_id, undecodable_escaped(str(workspace)), redact(undecodable_escaped(title)), model,
+             approval_mode, now, now),
         )
         return session_id
 
@@ -137,7 +146,7 @@ class SessionStore:
             (
                 session_id,
                 kind,
-                json.dumps(redact_data(json.loads(json.dumps(data, default=str))), ensure_ascii=False),
+                _json(json.loads(json.dumps(data, default=str))),
                 time.time(),
             ),
         )
@@ -148,7 +157,7 @@ class SessionStore:
         if unknown:
             raise ValueError(f"unknown session fields: {sorted(unknown)}")
         if "title" in fields:
-            fields["title"] = redact(fields["title"])
+            fields["title"] = redact(undecodable_escaped(fields["title"]))
         fields["updated"] = time.time()
         assignments = ", ".join(f"{name} = ?" for name in fields)
         self.conn.execute(f"UPDATE sessions SET {assignments} WHERE id = ?", (*fields.values(), session_id))

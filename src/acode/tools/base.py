@@ -141,6 +141,30 @@ class ToolRegistry:
 
 
 def run_tool(tool: Tool, args: BaseModel, ctx: ToolContext) -> ToolResult:
+    return _names_escaped(_run(tool, args, ctx))
+
+
+def _names_escaped(result: ToolResult) -> ToolResult:
+    """File names that are not UTF-8 (``bad\\xff.py``) written with ``\\xNN`` escapes: a lone surrogate
+    cannot be stored, sent to a model or printed. The tools take the escaped name back (tools.paths)."""
+    fields = result.model_dump()
+    escaped = _escaped(fields)
+    return result if escaped == fields else result.model_copy(update=escaped)
+
+
+def _escaped(value: Any) -> Any:
+    from acode.shown import undecodable_escaped
+
+    if isinstance(value, str):
+        return undecodable_escaped(value)
+    if isinstance(value, dict):
+        return {key: _escaped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_escaped(item) for item in value]
+    return value
+
+
+def _run(tool: Tool, args: BaseModel, ctx: ToolContext) -> ToolResult:
     try:
         return tool.run(args, ctx)
     except ToolError as exc:

@@ -49,5 +49,18 @@ def fit_to_budget(text: str, budget: int, outputs_dir: Path | None, prefix: str)
     saved = None
     if outputs_dir is not None:
         saved = new_output_path(outputs_dir, prefix)
-        saved.write_text(text, encoding="utf-8")
+        save_redacted(saved, text)
     return cut_head_tail(text, budget, saved_to=saved), saved
+
+
+def save_redacted(path: Path, text: str) -> None:
+    """Write a full output to ``path`` with its secrets hidden (acode.secrets), as everything acode keeps."""
+    from acode.fsutil import atomic_write_bytes
+    from acode.secrets import redact
+
+    atomic_write_bytes(path, redact(text).encode("utf-8", errors="surrogateescape"))
+
+
+def redact_saved(path: Path) -> None:
+    """Rewrite an output file written as it came (a command's spill file) with its secrets hidden."""
+    save_redacted(path, path.read_bytes().decode("utf-8", errors="surrogateescape"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from acode.shown import undecodable_unescaped
 from acode.tools.base import ToolContext, ToolError
 
 
@@ -33,6 +34,9 @@ def resolve_path(ctx: ToolContext, raw: str, *, what: str = "file_path") -> Path
     _check_length(text, what)
     root = str(workspace_root(ctx))
     given = text if os.path.isabs(text) else os.path.join(root, text)
+    if "\\x" in text and not os.path.lexists(given):  # a name shown with \xNN for bytes that are not UTF-8
+        raw_name = os.path.join(root, undecodable_unescaped(text))
+        given = raw_name if os.path.lexists(raw_name) else given
     lexical = os.path.normpath(given)
     try:
         real = os.path.realpath(given)

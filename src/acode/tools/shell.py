@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from acode.child_signals import shell_argv
 from acode.tools.base import Tool, ToolContext, ToolError, ToolResult
-from acode.tools.output_budget import cut_head_tail, new_output_path
+from acode.tools.output_budget import cut_head_tail, new_output_path, redact_saved
 from acode.tools.paths import display_path, resolve_path
 
 log = logging.getLogger("acode.tools.shell")
@@ -234,6 +234,7 @@ class RunShellCommand(Tool):
         outcome = run_command(args.command, cwd, ctx.shell_inactivity_timeout, spill)
         budget = ctx.output_budget_chars
         if outcome.total_bytes and len(outcome.output) > budget > 0:
+            redact_saved(spill)  # it was written as the command printed
             text = cut_head_tail(outcome.output, budget, saved_to=spill)
         else:
             text = outcome.output

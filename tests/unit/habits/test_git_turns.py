@@ -101,3 +101,16 @@ def test_chat_auto_commit_diff_and_undo_in_a_terminal(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and git(repo, "log", "-1", "--format=%s") == "initial commit"
+
+
+def test_a_snapshot_that_cannot_be_taken_is_reported_once(git_repo):
+    """Issue 30 item 13: an empty nested repository makes `git add -A` fail; the warning came on every tool
+    call of the turn. It is said once, and the tools go on."""
+    (git_repo / ".acode").mkdir()
+    git(git_repo, "init", "-q", "nested")  # a repository without a commit inside the project
+    (git_repo / "a.txt").write_text("x\n")
+    steps = [{"tool": "grep_search", "arguments": {"pattern": f"x{i}?"}} for i in range(3)]
+    out = run_cli(git_repo, write_script(git_repo, [*steps, "done"]), "-p", "look")
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count("no snapshot before this turn") == 1, out.stderr
+    assert out.stderr.count("ok ") == 3

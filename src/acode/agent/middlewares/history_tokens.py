@@ -8,8 +8,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from acode.fsutil import atomic_write_text
 from acode.llm.types import Message
+from acode.tools.output_budget import save_redacted
 
 MESSAGE_OVERHEAD = 4  # role markers and separators of a chat template
 MASK_MARKER = "[output masked to save context"
@@ -102,7 +102,7 @@ def mask_old_tool_outputs(
             continue
         name = f"{message.tool_call_id or f'message-{i}'}.txt"
         path = folder / name
-        atomic_write_text(path, message.content)
+        save_redacted(path, message.content)
         preview = message.content[:preview_chars].rstrip()
         note = (
             f"{preview}\n{MASK_MARKER}: {meter.message(message)} tokens; the full output is in {path} "

@@ -21,17 +21,17 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from acode.shown import undecodable_escaped
 from acode.tools.base import ToolContext, ToolError
 from acode.tools.files import ReadFile, ReadFileArgs
 from acode.tools.globmatch import match_glob
 from acode.tools.ignore import IgnoreRules, candidate_files
-from acode.tools.paths import resolve_path, workspace_root
+from acode.tools.paths import protected_part, resolve_path, workspace_root
 from acode.tools.textio import is_binary_file
 
 MAX_TOTAL_CHARS = 20_000  # about 5,000 tokens: a small local model's context has room for little more
 MAX_FILES = 40
 GLOB_CHARS = set("*?[{")
-SKIPPED_DIRS = (".acode", ".git")
 # an @ at the start or after whitespace / an opening bracket; the path runs to whitespace (``\ `` escapes one)
 _REF = re.compile(r"(?<![\w@\\])@((?:\\.|[^\s\\])+)")
 _TRAILING = ".,;:!?)]}'\""
@@ -62,6 +62,20 @@ def _unescape(raw: str) -> str:
 
 def find_refs(text: str) -> list[str]:
     return [_unescape(m.group(1)) for m in _REF.finditer(text)]
+
+
+def reference_refusal(root: Path, rel: str, rules: IgnoreRules | None) -> str | None:
+    """Why the file ``rel`` (inside the real workspace ``root``) is not put into a prompt, or None. One rule
+    for a prompt's ``@path`` and a custom command's ``@{path}``: nothing inside ``.git/`` or ``.acode/`` (at
+    any depth), nothing ignored when named on its own (``rules``), no binary file."""
+    part = protected_part(root, root / rel)
+    if part:
+        return f"inside {part}/"
+    if rules is not None and rules.is_ignored(rel, False):
+        return "ignored by .gitignore/.acodeignore"
+    if is_binary_file(root / rel):
+        return "binary"
+    return None
 
 
 class _Reader:
@@ -116,15 +130,9 @@ class _Reader:
         if rel in self.seen:
             return
         self.seen.add(rel)
-        if rel.split("/", 1)[0] in SKIPPED_DIRS:
-            self.out.skipped.append(f"{rel} (inside {rel.split('/', 1)[0]}/)")
-            return
-        if not from_listing and self.rules.is_ignored(rel, False):
-            self.out.skipped.append(f"{rel} (ignored by .gitignore/.acodeignore)")
-            return
-        path = self.root / rel
-        if is_binary_file(path):
-            self.out.skipped.append(f"{rel} (binary)")
+        why = reference_refusal(self.root, rel, None if from_listing else self.rules)
+        if why:
+            self.out.skipped.append(f"{rel} ({why})")
             return
         if len(self.out.included) >= self.max_files:
             self.out.skipped.append(f"{rel} (more than {self.max_files} files)")
@@ -158,8 +166,11 @@ def expand_at_refs(
     if reader.blocks:
         prompt += "\n\n--- Content from referenced files ---\n" + "\n\n".join(reader.blocks)
         prompt += "\n--- End of content ---"
-    reader.out.prompt = prompt
-    return reader.out
+    out = reader.out
+    out.prompt = undecodable_escaped(prompt)  # names that are not UTF-8, as the tools show them
+    out.included = [undecodable_escaped(name) for name in out.included]
+    out.skipped = [undecodable_escaped(note) for note in out.skipped]
+    return out
 
 
 def _unescape_at(text: str) -> str:

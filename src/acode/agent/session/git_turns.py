@@ -91,17 +91,23 @@ class GitTurns(LoopObserver):
         self.notify = notify or (lambda text: None)
         self.enabled = in_git_repo(root)
         self._before: str | None = None
+        self._tried = False  # this turn's snapshot was attempted (a model call starts each step)
+        self._failure: str | None = None  # the last reason a snapshot failed, said once per reason
         self.last: TurnChange | None = None
 
     def on_model_start(self, state: AgentState) -> None:
-        if self.enabled and self._before is None:
-            try:
-                self._before = snapshot_tree(self.root)
-            except GitError as exc:
+        if not self.enabled or self._tried:
+            return
+        self._tried = True
+        try:
+            self._before = snapshot_tree(self.root)
+        except GitError as exc:
+            if str(exc) != self._failure:
                 log.warning("no snapshot before this turn: %s", exc)
+            self._failure = str(exc)
 
     def on_stop(self, state: AgentState, result: AgentResult) -> None:
-        before, self._before = self._before, None
+        before, self._before, self._tried = self._before, None, False
         if before is None:
             return
         try:
