@@ -417,9 +417,9 @@ def _stdin_of(command) -> tuple[str, str | None]:
     kinds = ("heredoc_redirect", "herestring_redirect", "file_redirect")
     redirects = [c for c in command.children if c.type in kinds]
     parent = command.parent
-    if parent is not None and parent.type == "redirected_statement":
-        if parent.child_by_field_name("body") == command:
-            redirects += [c for c in parent.children if c.type in kinds]
+    statement = parent if parent is not None and parent.type == "redirected_statement" else None
+    if statement is not None and statement.child_by_field_name("body") == command:
+        redirects += [c for c in statement.children if c.type in kinds]
     for redirect in reversed(redirects):
         if redirect.type == "herestring_redirect":
             if not redirect.named_children:
