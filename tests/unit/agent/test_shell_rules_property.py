@@ -43,7 +43,8 @@ DENIED_STATEMENTS = [
     "test -v 'a[$(touch m26)]'", "y='a[$(touch m27)]'; : ${b[y]}", "set -- 'a[$(touch m28)]'; : $(($1))",
     "z='a[$(touch m29)]'; [[ $z -eq 1 ]]", "mapfile -C 'touch m30' -c 1 v <<< a",
     "echo 'touch m31' | bash", "source /dev/stdin <<< 'touch m32'", "trap 'touch m33' EXIT",
-    "bash <<< 'rm -f m34'", "flock -n lk touch m35", "flock -n lk -c 'touch m36'", "git -c alias.q='!touch m37' q",
+    "bash <<< 'rm -f m34'", "flock -n lk touch m35", "flock -n lk -c 'touch m36'",
+    "git -c alias.q='!touch m37' q",
     "hash -p \"$(command -v touch)\" q; q m38", "printf 'm39\\n' | xargs -I{} sh -c 'touch {}'",
     "alias q='touch m40'", "GIT_PAGER='touch m41' git log",
 ]
@@ -220,8 +221,8 @@ def test_allowed_programs_never_write_outside_the_rules_in_real_bash(line, mode,
     workspace = outer / "ws"
     for folder in (workspace / "sub" / ".git", workspace / ".acode", workspace / "build", outer / "home"):
         folder.mkdir(parents=True)
-    for path in (workspace / "README.md", workspace / "build" / "b.txt", workspace / ".acode" / "config.yml", workspace / "sub" / ".git" / "x",
-                 outer / "outside.txt", outer / "abs.txt"):
+    seeded = ["README.md", "build/b.txt", ".acode/config.yml", "sub/.git/x", "../outside.txt", "../abs.txt"]
+    for path in (workspace / name for name in seeded):
         path.write_text("hi\n")
     for args in (["init", "-q"], ["add", "README.md"],
                  ["-c", "user.email=a@b", "-c", "user.name=b", "commit", "-qm", "i"]):
@@ -230,7 +231,8 @@ def test_allowed_programs_never_write_outside_the_rules_in_real_bash(line, mode,
     policy = ApprovalPolicy(ToolRules(allow_shell=WRITER_ALLOW))
     state = AgentState(session_id="s", workspace=workspace, history=[], approval_mode=mode)
     call = ToolCall(name="run_shell_command", arguments={"command": command})
-    allowed = policy.decide(state, call, RunShellCommand(), ToolContext(workspace=workspace)).action == "allow"
+    decision = policy.decide(state, call, RunShellCommand(), ToolContext(workspace=workspace))
+    allowed = decision.action == "allow"
     event(f"{mode} allowed: {allowed}")
     if not allowed:
         return
