@@ -303,11 +303,12 @@ class _Walker(CodeRules):
                 unwrapped = self._run_string(inner[1] if len(inner) > 1 else None, text, "flock -c")
             elif inner:
                 between = words[1 : len(words) - len(inner)]
-                env = tuple(w for w in between if w is not None and _ASSIGNMENT.match(w))
+                env = tuple(w for w in between if w is not None and _assigns(base, w))
                 for word in env:
                     self.assign(word.split("=", 1)[0].split("[", 1)[0], word.split("=", 1)[1], text)
-                if base == "xargs":
-                    inner = _replaced_by_data(inner, _xargs_placeholder(between))
+                if base == "xargs":  # its input becomes arguments: in place of {} or after the last word
+                    placeholder = _xargs_placeholder(between)
+                    inner = _replaced_by_data(inner, placeholder) if placeholder else [*inner, None]
                 self.add(tuple(inner), text, base, assignments=assignments + env)
                 unwrapped = True
         elif base == "find":
@@ -404,6 +405,13 @@ def _extra_destinations(statement) -> list:
     return extra
 
 
+def _assigns(wrapper: str, word: str) -> bool:
+    """``env`` takes any NAME=VALUE (also ``BASH_FUNC_x%%=...``, which bash imports as a function)."""
+    if wrapper == "env":
+        return "=" in word and not word.startswith("-")
+    return bool(_ASSIGNMENT.match(word))
+
+
 def _assignment_word(node) -> Word:
     value = node.child_by_field_name("value")
     static = static_word(value) if value is not None else ""
@@ -429,7 +437,10 @@ def _stdin_of(command) -> tuple[str, str | None]:
             return _heredoc_text(redirect)
         op = next((text_of(c) for c in redirect.children if not c.is_named), "")
         if op == "<":
-            return "file", None
+            source = next(iter(_destinations(redirect)), None)
+            path = static_word(source) if source is not None else None
+            known = path is not None and not path.startswith(("/dev/", "/proc/"))
+            return ("file", None) if known else ("unknown", None)
     return "unknown", None
 
 
