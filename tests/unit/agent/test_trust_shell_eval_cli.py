@@ -19,6 +19,19 @@ def run_commands(repo, commands: list[str], mode: str) -> list[dict]:
     return tool_steps(run_cli(repo, script, "-p", "go", "--json", "--approval-mode", mode))
 
 
+def assert_rm_is_denied_in_yolo(repo, commands: list[str], victim: str) -> None:
+    """With `deny_shell: [rm]` in yolo, each command (which removes `{victim}{n}`) is denied and the
+    files are still there."""
+    configure(repo, {"agent": {"rules": {"deny_shell": ["rm"]}}})
+    files = [repo / f"{victim}{index}" for index in range(1, len(commands) + 1)]
+    for path in files:
+        path.write_text("keep\n")
+    steps = run_commands(repo, commands, "yolo")
+    assert [s["decision"] for s in steps] == ["denied"] * len(commands), steps
+    assert all("deny_shell" in s["error"] or "cannot be checked" in s["error"] for s in steps), steps
+    assert all(path.exists() for path in files)
+
+
 def test_quoted_subscripts_and_arithmetic_on_text_are_not_allowed_by_printf_or_echo(git_repo):
     """Item 1, default mode: bash runs the `$(...)` of a subscript in a name or in a variable's value."""
     configure(git_repo, {"agent": {"rules": {"allow_shell": ["printf", "echo"]}}})
@@ -36,8 +49,7 @@ def test_quoted_subscripts_and_arithmetic_on_text_are_not_allowed_by_printf_or_e
 
 def test_words_bash_evaluates_cannot_hide_a_denied_command_in_yolo(git_repo):
     """Item 1, yolo with `deny_shell: [rm]`: each of these deleted its file."""
-    configure(git_repo, {"agent": {"rules": {"deny_shell": ["rm"]}}})
-    commands = [
+    assert_rm_is_denied_in_yolo(git_repo, [
         "[[ -v 'a[$(rm f1)]' ]]",
         "declare 'a[$(rm f2)]=1'",
         "let 'a[$(rm f3)]'",
@@ -46,13 +58,7 @@ def test_words_bash_evaluates_cannot_hide_a_denied_command_in_yolo(git_repo):
         "x='a[$(rm f6)]'; echo $((x))",
         "x='a[$(rm f7)]'; [[ $x -eq 1 ]]",
         "mapfile -C 'rm f8' -c 1 lines <<< hi",
-    ]
-    for index in range(1, 9):
-        (git_repo / f"f{index}").write_text("keep\n")
-    steps = run_commands(git_repo, commands, "yolo")
-    assert [s["decision"] for s in steps] == ["denied"] * len(commands), steps
-    assert all("deny_shell" in s["error"] for s in steps)
-    assert all((git_repo / f"f{index}").exists() for index in range(1, 9))
+    ], "f")
 
 
 def test_environment_prefixes_are_part_of_what_runs(git_repo, tmp_path):
@@ -82,8 +88,7 @@ def test_a_command_variable_is_deny_checked_like_bash_c(git_repo):
 
 def test_commands_that_run_other_commands_from_data_are_deny_checked(git_repo):
     """Item 10, yolo with `deny_shell: [rm]`: each of these deleted its file."""
-    configure(git_repo, {"agent": {"rules": {"deny_shell": ["rm"]}}})
-    commands = [
+    assert_rm_is_denied_in_yolo(git_repo, [
         "echo 'rm g1' | bash",
         "source /dev/stdin <<< 'rm g2'",
         "trap 'rm g3' EXIT",
@@ -92,12 +97,7 @@ def test_commands_that_run_other_commands_from_data_are_deny_checked(git_repo):
         "git -c alias.z='!rm g6' z",
         "bash <<< 'rm g7'",
         "printf 'g8\\n' | xargs -I{} sh -c 'rm {}'",
-    ]
-    for index in range(1, 9):
-        (git_repo / f"g{index}").write_text("keep\n")
-    steps = run_commands(git_repo, commands, "yolo")
-    assert [s["decision"] for s in steps] == ["denied"] * len(commands), steps
-    assert all((git_repo / f"g{index}").exists() for index in range(1, 9))
+    ], "g")
 
 
 @pytest.mark.parametrize("mode", ["default", "auto_edit"])
