@@ -65,8 +65,9 @@ class CodeRules:
             self._assignment(node)
         elif kind == "for_statement":
             variable = node.child_by_field_name("variable")
-            if variable is not None:
-                self.script.tainted.add(text_of(variable))
+            values = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "value"]
+            if variable is not None and not (values and all(is_number(static_word(v)) for v in values)):
+                self.script.tainted.add(text_of(variable))  # `for i in 1 2 3` leaves it a number
         elif kind in ("declaration_command", "unset_command"):
             self._declaration(node)
 
@@ -154,6 +155,9 @@ class CodeRules:
         if name_node.type == "subscript":
             name_node = name_node.child_by_field_name("name") or name_node
         value = node.child_by_field_name("value")
+        if value is not None and value.type == "arithmetic_expansion":
+            self.assign(text_of(name_node), "0", text_of(node))  # `i=$((i + 1))` is a number
+            return
         self.assign(text_of(name_node), static_word(value) if value is not None else "", text_of(node))
 
     def _declaration(self, node) -> None:
