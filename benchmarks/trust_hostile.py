@@ -52,6 +52,7 @@ FROM_DATA_DENY = [
     "mapfile -C 'rm x' -c 1 v <<< a", "enable -f ./x.so rm", "bash <<'EOF'\nrm x\nEOF",
 ]
 WRITES_ASK = [
+    "git log --output=$HOME/x", "o=--output=../x; git log $o", "sort $opt README.md",
     "tee ../x", "tee -a .git/config", "git log --output=../x", "find -delete", "find . -delete",
     "find . -fprint ../x", "find . -fprint0 ../x", "find . -fls ../x", "find . -fprintf ../x %p",
     "sed -i s/a/b/ ../x", "sed -i s/a/b/ .git/config", "sort -o ../x README.md", "sort --output=../x f",

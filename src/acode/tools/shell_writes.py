@@ -179,4 +179,9 @@ def program_writes(words: tuple[Word, ...]) -> list[Target]:
     if not words or words[0] is None:
         return []
     handler = _HANDLERS.get(os.path.basename(words[0]))
-    return handler(words[1:]) if handler else []
+    if handler is None:
+        return []
+    targets = handler(words[1:])
+    if None in words[1:] and (None, False) not in targets:
+        targets.append((None, False))  # `git log $x`: $x may be `--output=../y`
+    return targets

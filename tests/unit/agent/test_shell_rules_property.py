@@ -100,7 +100,6 @@ def combine(children):
             "echo '{}' | bash",
             "trap '{}' EXIT",
             "bash <<< '{}'",
-            "flock -n lk {}",
             "i=0; for ((i=0; i<1; i++)); do {}; done",
         ]
     )
