@@ -21,7 +21,8 @@ EVALUATED_DENY = [
     "read 'a[$(rm f)]' <<< 1", "test -v 'a[$(rm f)]'", "[ -v 'a[$(rm f)]' ]", "x='a[$(rm f)]'; echo $((x))",
     "printf -v 'a[$(rm f)]' %s 1", "x='a[$(rm f)]'; [[ $x -eq 1 ]]", "x='a[$(rm f)]'; (( x ))",
     "y='a[$(rm f)]'; echo ${b[y]}", "x='a[$(rm f)]'; echo ${!x}", "set -- 'a[$(rm f)]'; echo $(($1))",
-    "mapfile -C 'rm f' -c 1 v <<< a", "declare -i n; n='a[$(rm f)]'", "echo $(( $(echo 'a[$(rm f)]') ))",
+    "mapfile -C 'rm f' -c 1 v <<< a", "declare -i n; n='a[$(rm f)]'",
+    "x='$(rm f)'; echo ${x@P}", "echo $(( $(echo 'a[$(rm f)]') ))",
     "x='a[$(rm f)]'; for ((i=x; 0; )); do :; done", "x='a[$(rm f)]'; echo $[x]",
 ]
 EVALUATED_ASK = [line.replace("rm f", "touch p") for line in EVALUATED_DENY]
@@ -44,6 +45,7 @@ ENV_DENY = [
     "env 'BASH_FUNC_ls%%=() { rm f; }' bash -c ls", "PS4='$(rm f)' bash -xc ls",
 ]
 FROM_DATA_DENY = [
+    "compgen -C 'rm x' x", "git config alias.z '!rm x'; git z", "git config core.pager 'rm x'; git log",
     "echo 'rm x' | bash", "echo 'rm x' | sh -s", "cat s.txt | bash", "bash <<< 'rm x'", "bash < /dev/stdin",
     "bash /dev/stdin <<< 'rm x'", "source /dev/stdin <<< 'rm x'", ". /dev/stdin <<< 'rm x'",
     "source <(echo 'rm x')", "trap 'rm x' EXIT", "trap -- 'rm x' INT EXIT", "hash -p /bin/rm z; z x",
@@ -52,6 +54,8 @@ FROM_DATA_DENY = [
     "mapfile -C 'rm x' -c 1 v <<< a", "enable -f ./x.so rm", "bash <<'EOF'\nrm x\nEOF",
 ]
 WRITES_ASK = [
+    "git config core.fsmonitor 'touch X'", "git config --global alias.x '!touch X'",
+    "git config -f .git/config a.b c",
     "git log --output=$HOME/x", "o=--output=../x; git log $o", "sort $opt README.md",
     "tee ../x", "tee -a .git/config", "git log --output=../x", "find -delete", "find . -delete",
     "find . -fprint ../x", "find . -fprint0 ../x", "find . -fls ../x", "find . -fprintf ../x %p",

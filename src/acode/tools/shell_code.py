@@ -12,7 +12,7 @@ What can be read is analysed like ``bash -c``; what cannot goes to ``script.hidd
 
 from __future__ import annotations
 
-from acode.tools.shell_env import env_effect, git_config_effect
+from acode.tools.shell_env import env_effect, git_config_call, git_config_effect
 from acode.tools.shell_eval import (
     ARITHMETIC_TESTS,
     arithmetic_names,
@@ -54,7 +54,7 @@ class CodeRules:
             if index is not None:
                 self.arithmetic(text_of(index), text)
         elif kind == "expansion":
-            offset, indirect = expansion_arithmetic(text)
+            offset, indirect = expansion_arithmetic(text)  # indirect: ${!x}, and ${x@P} (a prompt)
             if offset is not None:
                 self.arithmetic(offset, text)
             if indirect is not None:
@@ -89,6 +89,10 @@ class CodeRules:
                 self._run_string(callback, text, f"{base} -C")
         elif base == "trap":
             self._trap(words, text)
+        elif base in ("compgen", "complete"):
+            for index, word in enumerate(words):
+                if word == "-C":
+                    self._run_string(words[index + 1] if index + 1 < len(words) else None, text, f"{base} -C")
         elif base == "hash" and any(w is None or (w.startswith("-") and "p" in w) for w in words[1:]):
             self.hide(f"`{text}` gives a program another name, so later names cannot be told")
         elif base == "enable" and any(w is None or (w.startswith("-") and "f" in w) for w in words[1:]):
@@ -208,6 +212,8 @@ class CodeRules:
                 self.hide(f"`{text}` passes git an option only known at run time")
                 return
             if not word.startswith("-"):
+                if word == "config":
+                    self._git_config_command(words[index + 1 :], text)
                 return
             if word == "-c":
                 pair = words[index + 1] if index + 1 < len(words) else None
@@ -223,6 +229,12 @@ class CodeRules:
             elif word in ("-C", "--namespace"):
                 index += 1
             index += 1
+
+    def _git_config_command(self, args: tuple[Word, ...], text: str) -> None:
+        """`git config alias.z '!rm x'` stores a command the next git call runs: read it now."""
+        writes, _file, key, value = git_config_call(args)
+        if writes:
+            self._git_config(None if key is None else f"{key}={value}" if value is not None else key, text)
 
     def _git_config(self, pair: Word, text: str) -> None:
         if pair is None:

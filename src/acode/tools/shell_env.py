@@ -79,3 +79,47 @@ def git_config_effect(key: str, value: str | None) -> tuple[Effect, str | None]:
     if _GIT_CODE_KEYS.match(key):
         return "code", None
     return None, None
+
+
+_CONFIG_READS = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--get-color",
+                 "--get-colorbool"}
+_CONFIG_WRITES = {"--add", "--unset", "--unset-all", "--replace-all", "--rename-section", "--remove-section",
+                  "-e", "--edit"}
+_CONFIG_VALUES = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
+
+
+def git_config_call(args: tuple[str | None, ...]) -> tuple[bool, str | None, str | None, str | None]:
+    """For the words after ``git config``: (whether it writes, the file it writes: ``.git/config``, the
+    ``--file``, ``~/.gitconfig`` for ``--global`` ... or None when only known at run time, the key,
+    the value it sets)."""
+    operands: list[str | None] = []
+    flags: set[str] = set()
+    target: str | None = ".git/config"
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word is None:
+            operands.append(None)
+        elif word in _CONFIG_VALUES:
+            if word in ("-f", "--file"):
+                target = args[index + 1] if index + 1 < len(args) else None
+            index += 1
+        elif word.startswith("--file="):
+            target = word.split("=", 1)[1]
+        elif word in ("--global", "--system"):
+            target = "~/.gitconfig" if word == "--global" else "/etc/gitconfig"
+        elif word.startswith("-"):
+            flags.add(word.split("=", 1)[0])
+        else:
+            operands.append(word)
+        index += 1
+    verb = operands[0] if operands and operands[0] in ("get", "list", "set", "unset", "rename-section",
+                                                      "remove-section", "edit") else None
+    if verb is not None:
+        operands = operands[1:]
+        writes = verb not in ("get", "list")
+    else:
+        writes = bool(flags & _CONFIG_WRITES) or (not flags & _CONFIG_READS and len(operands) >= 2)
+    key = operands[0] if operands else None
+    value = operands[1] if len(operands) > 1 and writes else None
+    return writes, target, key, value

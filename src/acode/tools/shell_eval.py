@@ -37,6 +37,7 @@ _NAME_WORD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*?)\])?(\+?=(.*))?\Z", 
 _INTEGER = re.compile(r"[+-]?\d+\Z")
 _OFFSET = re.compile(r"\$\{[#!]?([A-Za-z_][A-Za-z0-9_]*|[0-9@*])(\[[^]]*\])?:(?![-=?+])(.*)\}\Z", re.DOTALL)
 _INDIRECT = re.compile(r"\$\{!([A-Za-z_][A-Za-z0-9_]*|[0-9])(?![*@]\}|\[[*@]\])")
+_PROMPT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9@*])(\[[^]]*\])?@P\}\Z")
 
 
 def arithmetic_names(text: str) -> set[str] | None:
@@ -61,10 +62,10 @@ def is_number(value: Word) -> bool:
 
 
 def expansion_arithmetic(text: str) -> tuple[str | None, str | None]:
-    """For a ``${...}`` expansion: its offset/length text (arithmetic) and the variable an indirect
-    ``${!x}`` reads as a name."""
+    """For a ``${...}`` expansion: its offset/length text (arithmetic) and the variable whose value
+    bash reads as code: as a name (``${!x}``) or as a prompt string (``${x@P}``)."""
     offset = _OFFSET.match(text)
-    indirect = _INDIRECT.match(text)
+    indirect = _INDIRECT.match(text) or _PROMPT.match(text)  # ${x@P} expands $(...) in the value
     return (offset.group(3) if offset else None), (indirect.group(1) if indirect else None)
 
 

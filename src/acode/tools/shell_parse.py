@@ -105,7 +105,8 @@ def analyze(command: str) -> ShellScript:
     for name, text in script.arithmetic_refs:
         if name in script.tainted or name in DATA_VARS or not _IDENT.match(name):
             script.hidden.append(
-                f"`{text}` evaluates the value of {name} as arithmetic, and a subscript in it runs commands"
+                f"`{text}` evaluates the value of {name} (as arithmetic, a name or a prompt), "
+                "and a `$(...)` in it runs commands"
             )
             break
     return script

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from acode.tools.shell_env import git_config_call
+
 Word = str | None
 Target = tuple[Word, bool]
 
@@ -121,6 +123,10 @@ def _git(args):
             folder = args[index + 1] if folder is not None and args[index + 1] is not None else None
     outputs += _option_values(args, "", "--output") + _option_values(args, "", "--output-directory")
     subcommand = next((w for w in _git_subcommand(args)), None)
+    if subcommand == "config":
+        writes, target, _key, _value = git_config_call(tuple(args[args.index("config") + 1 :]))
+        if writes:
+            outputs.append(os.path.expanduser(target) if target is not None else None)
     if subcommand in ("format-patch", "archive", "bundle"):
         outputs += [args[i + 1] if i + 1 < len(args) else None for i, w in enumerate(args) if w == "-o"]
     return [(None if folder is None or out is None else os.path.join(folder, out), False) for out in outputs]

@@ -46,7 +46,8 @@ DENIED_STATEMENTS = [
     "bash <<< 'rm -f m34'", "flock -n lk touch m35", "flock -n lk -c 'touch m36'",
     "git -c alias.q='!touch m37' q",
     "hash -p \"$(command -v touch)\" q; q m38", "printf 'm39\\n' | xargs -I{} sh -c 'touch {}'",
-    "alias q='touch m40'", "GIT_PAGER='touch m41' git log",
+    "alias q='touch m40'", "GIT_PAGER='touch m41' git log", "x='$(touch m42)'; : ${x@P}",
+    "compgen -C 'touch m43' x", "git config alias.q '!touch m44'; git q",
 ]
 # assignment prefixes, harmless and not (issue 30 item 2)
 PREFIXES = ["", "", "", "timeout 9 ", "nohup ", "env B=2 ", "command ", "LANG=C ", "A[1]=2 ", "PAGER=cat ",

@@ -58,6 +58,7 @@ def test_words_bash_evaluates_cannot_hide_a_denied_command_in_yolo(git_repo):
         "x='a[$(rm f6)]'; echo $((x))",
         "x='a[$(rm f7)]'; [[ $x -eq 1 ]]",
         "mapfile -C 'rm f8' -c 1 lines <<< hi",
+        "x='$(rm f9)'; echo ${x@P}",
     ], "f")
 
 
@@ -97,6 +98,8 @@ def test_commands_that_run_other_commands_from_data_are_deny_checked(git_repo):
         "git -c alias.z='!rm g6' z",
         "bash <<< 'rm g7'",
         "printf 'g8\\n' | xargs -I{} sh -c 'rm {}'",
+        "compgen -C 'rm g9' x",
+        "git config alias.z '!rm g10'; git z",
     ], "g")
 
 
@@ -128,3 +131,14 @@ def test_allowed_programs_that_write_are_judged_like_redirections(git_repo, mode
     assert not list(outside.glob("x*")) and (git_repo / ".git" / "config").read_text() == git_config
     assert (git_repo / "keep").exists() == (mode == "default")
     assert (git_repo / "inside.txt").exists() == (mode == "auto_edit")
+
+
+def test_git_config_is_a_write_into_git(git_repo):
+    """With `git` allowed, `git config core.fsmonitor CMD` stored a command every later git call runs."""
+    configure(git_repo, {"agent": {"rules": {"allow_shell": ["git"]}}})
+    git_config = (git_repo / ".git" / "config").read_text()
+    commands = ["git config core.fsmonitor 'touch X6'; git status", "git config -l"]
+    steps = run_commands(git_repo, commands, "auto_edit")
+    assert [s["decision"] for s in steps] == ["denied", "allowed"], steps
+    assert ".git/" in steps[0]["error"] and (git_repo / ".git" / "config").read_text() == git_config
+    assert not (git_repo / "X6").exists()
