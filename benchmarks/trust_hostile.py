@@ -55,7 +55,7 @@ FROM_DATA_DENY = [
 ]
 WRITES_ASK = [
     "git config core.fsmonitor 'touch X'", "git config --global alias.x '!touch X'",
-    "git config -f .git/config a.b c",
+    "git config -f .git/config a.b c", "ln -s .. lnk && tee lnk/x", "ln -s .. lnk; echo x > lnk/y",
     "git log --output=$HOME/x", "o=--output=../x; git log $o", "sort $opt README.md",
     "tee ../x", "tee -a .git/config", "git log --output=../x", "find -delete", "find . -delete",
     "find . -fprint ../x", "find . -fprint0 ../x", "find . -fls ../x", "find . -fprintf ../x %p",
@@ -85,8 +85,8 @@ BENIGN_ALLOW = [
 BENIGN_RULES = ["pytest", "git status", "git diff", "git log", "git -c", "ls", "grep", "wc", "head", "echo",
                 "find", "sort", "timeout", "printf", "read", "test", "cat", "tee", "python", "declare"]
 
-WRITE_ALLOW = ["tee", "git log", "git format-patch", "find", "sed", "sort", "cp", "mv", "install", "dd", "rm",
-               "ls", "true", "f"]
+WRITE_ALLOW = ["tee", "ln", "echo", "git log", "git format-patch", "find", "sed", "sort", "cp", "mv",
+               "install", "dd", "rm", "ls", "true", "f"]
 CLASSES = {
     # class: (lines, expected, allow rules, deny rules, modes)
     "evaluated_words_deny (issue 30.1)": (EVALUATED_DENY, "deny", [], ["rm"], ["yolo"]),

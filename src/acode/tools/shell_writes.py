@@ -181,6 +181,19 @@ _HANDLERS: dict[str, Callable[[tuple[Word, ...]], list[Target]]] = {
 }
 
 
+def makes_links(words: tuple[Word, ...]) -> bool:
+    """``ln -s``, ``cp -a/-d/-P/-r/-s``, ``mv``: the paths the line writes next may lead elsewhere
+    than they do when the line is judged."""
+    if not words or words[0] is None:
+        return False
+    base, args = os.path.basename(words[0]), words[1:]
+    if base == "ln":
+        return _clustered(args, "s", ("--symbolic",))
+    if base == "cp":
+        return _clustered(args, "adPrRs", ("--archive", "--no-dereference", "--recursive", "--symbolic-link"))
+    return base == "mv"
+
+
 def program_writes(words: tuple[Word, ...]) -> list[Target]:
     if not words or words[0] is None:
         return []

@@ -14,7 +14,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from acode.agent.approval.policy import ApprovalPolicy
@@ -183,9 +183,10 @@ def test_what_the_rules_allow_never_runs_a_denied_command_in_real_bash(line, tmp
 
 WRITERS = ["echo hi | tee {t}", "echo hi | tee -a {t}", "sort -o {t} README.md", "cp README.md {t}",
            "git log --output={t}", "find . -maxdepth 0 -fprint {t}", "sed -i s/hi/ho/ {t}",
-           "dd if=README.md of={t} status=none", "echo hi > {t}", "find {d} -delete", "git log -1 | tee {t}"]
-WRITER_ALLOW = ["cd", "echo", "tee", "sort", "cp", "git log", "find", "sed", "dd", "cat"]
-INSIDE = ["out.txt", "sub/o.txt", ".git/../in2.txt", "build/b.txt"]
+           "dd if=README.md of={t} status=none", "echo hi > {t}", "find {d} -delete", "git log -1 | tee {t}",
+           "ln -s .. lnk", "ln -s ../outside.txt {t}", "cp -r build {d}"]
+WRITER_ALLOW = ["cd", "ln", "echo", "tee", "sort", "cp", "git log", "find", "sed", "dd", "cat"]
+INSIDE = ["out.txt", "sub/o.txt", ".git/../in2.txt", "build/b.txt", "lnk/l.txt"]
 TARGETS = [*INSIDE, *INSIDE, "../outside.txt", ".git/config", ".acode/config.yml", "{abs}",
            "sub/../../outside2.txt", "sub/.git/x", "$HOME/x", "build/../../outside.txt"]
 FOLDERS = ["build", "build", "sub", ".", "..", ".git", ".acode", "sub/..", "build/.."]
@@ -216,6 +217,8 @@ def snapshot(outer: Path, workspace: Path) -> dict[str, bytes]:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(line=writing_lines(), mode=st.sampled_from(["default", "auto_edit", "auto_edit"]))
+@example(line="ln -s .. lnk && echo hi | tee lnk/l.txt", mode="auto_edit")
+@example(line="git log --output=$HOME/x", mode="auto_edit")
 def test_allowed_programs_never_write_outside_the_rules_in_real_bash(line, mode, tmp_path_factory):
     outer = tmp_path_factory.mktemp("outer")
     workspace = outer / "ws"

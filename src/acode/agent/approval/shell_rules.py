@@ -30,6 +30,7 @@ from pathlib import Path
 
 from acode.tools.paths import PROTECTED_DIRS, protected_part
 from acode.tools.shell_parse import Invocation, ShellScript, Word, analyze
+from acode.tools.shell_writes import makes_links
 
 _HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 
@@ -104,6 +105,8 @@ def judge_shell(
         if problem:
             judgement.denied = problem
             return judgement
+        if len(script.writes) > 1 and any(makes_links(inv.words) for inv in script.invocations):
+            judgement.unknown_writes = True  # `ln -s .. d && tee d/x`: d/x is judged before d exists
     judgement.allowed_by_rules = (
         bool(script.invocations)
         and not (script.opaque or script.hidden or script.risky_env or judgement.unknown_writes)
