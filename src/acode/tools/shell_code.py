@@ -12,6 +12,8 @@ What can be read is analysed like ``bash -c``; what cannot goes to ``script.hidd
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from acode.tools.shell_env import env_effect, git_config_call, git_config_effect
 from acode.tools.shell_eval import (
     ARITHMETIC_TESTS,
@@ -21,17 +23,24 @@ from acode.tools.shell_eval import (
     is_number,
     split_name_word,
 )
-from acode.tools.shell_words import Word, static_word, text_of
+from acode.tools.shell_words import Word, destinations, static_word, text_of
+from acode.tools.shell_writes import program_writes
+
+if TYPE_CHECKING:
+    from acode.tools.shell_parse import ShellScript
 
 _STDIN_FILES = {"/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0"}
 _NAME_BUILTINS = {"let", "printf", "read", "mapfile", "readarray", "unset", "getopts", "wait", "test", "["}
 
 
 class CodeRules:
-    script: object
+    script: ShellScript
     stdin: tuple[str, str | None]  # ("text", program) / ("file", None) / ("unknown", None)
 
-    def _run_string(self, inner: str | None, text: str, wrapper: str) -> bool:  # pragma: no cover
+    def _run_string(self, inner: str | None, text: str, wrapper: str) -> bool:  # the walker's
+        raise NotImplementedError
+
+    def add_write(self, target: Word, text: str, tree: bool) -> None:  # the walker's
         raise NotImplementedError
 
     # -- what the walker calls -------------------------------------------------------------------
@@ -72,8 +81,6 @@ class CodeRules:
             self._declaration(node)
 
     def program_code(self, base: str, words: tuple[Word, ...], text: str) -> None:
-        from acode.tools.shell_writes import program_writes
-
         for target, tree in program_writes(words):
             self.add_write(target, text, tree)
         if base in _NAME_BUILTINS:
@@ -167,9 +174,9 @@ class CodeRules:
     def _declaration(self, node) -> None:
         text = text_of(node)
         for child in node.children[1:]:
-            value = static_word(child) if child.type != "variable_assignment" else ""
             if child.type in ("variable_assignment", "variable_name"):
-                continue
+                continue  # an assignment is visited on its own; a plain name is just a name
+            value = static_word(child)
             if value is not None and value.startswith(("-", "+")):
                 if node.type == "declaration_command" and any(flag in value for flag in "in"):
                     self.hide(f"`{text}` makes later assignments evaluate as code (-i / -n)")
@@ -246,3 +253,57 @@ class CodeRules:
             self._run_string(program, text, f"git -c {key}")
         elif effect == "code":
             self.hide(f"`{text}` sets {key}, which makes git run code the shell rules cannot read")
+
+
+def stdin_of(command) -> tuple[str, str | None]:
+    """Where a command's input comes from: a here-string or here-document whose text is known
+    ("text"), a file ("file"), or a pipe / the terminal / anything else ("unknown")."""
+    kinds = ("heredoc_redirect", "herestring_redirect", "file_redirect")
+    redirects = [c for c in command.children if c.type in kinds]
+    parent = command.parent
+    statement = parent if parent is not None and parent.type == "redirected_statement" else None
+    if statement is not None and statement.child_by_field_name("body") == command:
+        redirects += [c for c in statement.children if c.type in kinds]
+    for redirect in reversed(redirects):
+        if redirect.type == "herestring_redirect":
+            if not redirect.named_children:
+                return "unknown", None
+            return "text", static_word(redirect.named_children[-1])
+        if redirect.type == "heredoc_redirect":
+            return heredoc_text(redirect)
+        op = next((text_of(c) for c in redirect.children if not c.is_named), "")
+        if op == "<":
+            source = next(iter(destinations(redirect)), None)
+            path = static_word(source) if source is not None else None
+            known = path is not None and not path.startswith(("/dev/", "/proc/"))
+            return ("file", None) if known else ("unknown", None)
+    return "unknown", None
+
+
+def heredoc_text(redirect) -> tuple[str, str | None]:
+    start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+    body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
+    if start is None or body is None:
+        return "unknown", None
+    text, quoted = text_of(body), text_of(start).startswith(("'", '"', "\\"))
+    if quoted or not any(ch in text for ch in "$`\\"):
+        return "text", text
+    return "unknown", None
+
+
+def xargs_placeholder(options: tuple[Word, ...]) -> str | None:
+    for index, word in enumerate(options):
+        if word in ("-I", "--replace") and index + 1 < len(options):
+            return options[index + 1]
+        if word is not None and word.startswith("-I") and len(word) > 2:
+            return word[2:]
+        if word is not None and (word == "-i" or word.startswith(("-i", "--replace="))):
+            return word.split("=", 1)[1] if "=" in word else (word[2:] or "{}")
+    return None
+
+
+def replaced_by_data(words: list[Word], placeholder: str | None) -> list[Word]:
+    """Words holding xargs' / find's placeholder become data (a file name, an input line) at run time."""
+    if not placeholder:
+        return words
+    return [None if w is not None and placeholder in w else w for w in words]

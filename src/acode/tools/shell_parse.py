@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from acode.tools.shell_code import CodeRules
+from acode.tools.shell_code import CodeRules, replaced_by_data, stdin_of, xargs_placeholder
 from acode.tools.shell_eval import DATA_VARS
-from acode.tools.shell_words import ESCAPE, Word, static_word, text_of
+from acode.tools.shell_words import ESCAPE, Word, destinations, static_word, text_of
 
 __all__ = ["Invocation", "ShellScript", "Word", "Write", "analyze", "static_word"]
 
@@ -248,11 +248,11 @@ class _Walker(CodeRules):
 
     def _redirect(self, node) -> None:
         op = next((text_of(c) for c in node.children if not c.is_named), "")
-        destinations = _destinations(node)
-        if op not in _WRITE_OPS or not destinations:
+        targets = destinations(node)
+        if op not in _WRITE_OPS or not targets:
             return
-        target = static_word(destinations[0])
-        if op == ">&" and (destinations[0].type == "number" or target == "-"):
+        target = static_word(targets[0])
+        if op == ">&" and (targets[0].type == "number" or target == "-"):
             return  # 2>&1, >&- : duplicating or closing a descriptor
         self.script.writes.append(Write(target, text_of(node)))
 
@@ -268,7 +268,7 @@ class _Walker(CodeRules):
             nodes += _extra_destinations(parent)  # tree-sitter reads `cmd >out arg` as two targets
         nodes.sort(key=lambda n: n.start_byte)
         assignments = tuple(_assignment_word(c) for c in node.children if c.type == "variable_assignment")
-        self.stdin = _stdin_of(node)
+        self.stdin = stdin_of(node)
         self.add(tuple(static_word(n) for n in nodes), text_of(node), assignments=assignments)
 
     def add(
@@ -308,8 +308,8 @@ class _Walker(CodeRules):
                 for word in env:
                     self.assign(word.split("=", 1)[0].split("[", 1)[0], word.split("=", 1)[1], text)
                 if base == "xargs":  # its input becomes arguments: in place of {} or after the last word
-                    placeholder = _xargs_placeholder(between)
-                    inner = _replaced_by_data(inner, placeholder) if placeholder else [*inner, None]
+                    placeholder = xargs_placeholder(between)
+                    inner = replaced_by_data(inner, placeholder) if placeholder else [*inner, None]
                 self.add(tuple(inner), text, base, assignments=assignments + env)
                 unwrapped = True
         elif base == "find":
@@ -357,7 +357,7 @@ class _Walker(CodeRules):
                 while j < len(words) and words[j] not in (";", "+"):
                     j += 1
                 if j > i + 1:
-                    self.add(tuple(_replaced_by_data(list(words[i + 1 : j]), "{}")), text, "find -exec")
+                    self.add(tuple(replaced_by_data(list(words[i + 1 : j]), "{}")), text, "find -exec")
                 i = j
             i += 1
 
@@ -393,16 +393,12 @@ def _after_options(wrapper: str, rest: tuple[Word, ...]) -> list[Word] | None:
     return list(rest)
 
 
-def _destinations(redirect) -> list:
-    return [c for i, c in enumerate(redirect.children) if redirect.field_name_for_child(i) == "destination"]
-
-
 def _extra_destinations(statement) -> list:
     """Words tree-sitter attached to a redirect after its target: in bash they are arguments."""
     extra = []
     for child in statement.children:
         if child.type == "file_redirect":
-            extra += _destinations(child)[1:]
+            extra += destinations(child)[1:]
     return extra
 
 
@@ -418,57 +414,3 @@ def _assignment_word(node) -> Word:
     static = static_word(value) if value is not None else ""
     name = node.child_by_field_name("name")
     return None if static is None or name is None else f"{text_of(name)}={static}"
-
-
-def _stdin_of(command) -> tuple[str, str | None]:
-    """Where a command's input comes from: a here-string or here-document whose text is known
-    ("text"), a file ("file"), or a pipe / the terminal / anything else ("unknown")."""
-    kinds = ("heredoc_redirect", "herestring_redirect", "file_redirect")
-    redirects = [c for c in command.children if c.type in kinds]
-    parent = command.parent
-    statement = parent if parent is not None and parent.type == "redirected_statement" else None
-    if statement is not None and statement.child_by_field_name("body") == command:
-        redirects += [c for c in statement.children if c.type in kinds]
-    for redirect in reversed(redirects):
-        if redirect.type == "herestring_redirect":
-            if not redirect.named_children:
-                return "unknown", None
-            return "text", static_word(redirect.named_children[-1])
-        if redirect.type == "heredoc_redirect":
-            return _heredoc_text(redirect)
-        op = next((text_of(c) for c in redirect.children if not c.is_named), "")
-        if op == "<":
-            source = next(iter(_destinations(redirect)), None)
-            path = static_word(source) if source is not None else None
-            known = path is not None and not path.startswith(("/dev/", "/proc/"))
-            return ("file", None) if known else ("unknown", None)
-    return "unknown", None
-
-
-def _heredoc_text(redirect) -> tuple[str, str | None]:
-    start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
-    body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
-    if start is None or body is None:
-        return "unknown", None
-    text, quoted = text_of(body), text_of(start).startswith(("'", '"', "\\"))
-    if quoted or not any(ch in text for ch in "$`\\"):
-        return "text", text
-    return "unknown", None
-
-
-def _xargs_placeholder(options: tuple[Word, ...]) -> str | None:
-    for index, word in enumerate(options):
-        if word in ("-I", "--replace") and index + 1 < len(options):
-            return options[index + 1]
-        if word is not None and word.startswith("-I") and len(word) > 2:
-            return word[2:]
-        if word is not None and (word == "-i" or word.startswith(("-i", "--replace="))):
-            return word.split("=", 1)[1] if "=" in word else (word[2:] or "{}")
-    return None
-
-
-def _replaced_by_data(words: list[Word], placeholder: str | None) -> list[Word]:
-    """Words holding xargs' / find's placeholder become data (a file name, an input line) at run time."""
-    if not placeholder:
-        return words
-    return [None if w is not None and placeholder in w else w for w in words]

@@ -44,3 +44,7 @@ def static_word(node) -> Word:
         values = [static_word(child) for child in node.children]
         return None if any(v is None for v in values) else "".join(values)  # type: ignore[arg-type]
     return None
+
+
+def destinations(redirect) -> list:
+    return [c for i, c in enumerate(redirect.children) if redirect.field_name_for_child(i) == "destination"]
