@@ -40,3 +40,13 @@ if ! command -v bwrap >/dev/null 2>&1; then
     echo ">> note: bubblewrap (bwrap) is not installed; acode review runs a branch's tests only inside it" >&2
   fi
 fi
+# The GitLab CI template is run for real by gitlab-ci-local (npm; 4.65 is the last release for Node.js 20),
+# which copies the project with rsync. Tests that need it say so when it is missing.
+if ! command -v gitlab-ci-local >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  echo ">> installing gitlab-ci-local (runs the GitLab CI template in the tests)" >&2
+  npm install -g -s gitlab-ci-local@4.65.0 >/dev/null 2>&1 || echo ">> gitlab-ci-local could not be installed" >&2
+fi
+if ! command -v rsync >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (apt-get install -y -q rsync >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 &&
+    apt-get install -y -q rsync >/dev/null 2>&1; }) || echo ">> rsync could not be installed" >&2
+fi

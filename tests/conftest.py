@@ -13,13 +13,18 @@ import pytest
 from acode.llm.scripted import ScriptedModel
 
 REAL_MODEL = "qwen2.5-coder-0.5b"
+# what `acode review` reads to find a pull/merge request's target (acode.review.ci_env)
+CI_VARIABLES = {"GITHUB_ACTIONS", "GITHUB_BASE_REF", "GITHUB_HEAD_REF", "GITHUB_STEP_SUMMARY", "GITLAB_CI",
+                "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "CI_MERGE_REQUEST_DIFF_BASE_SHA",
+                "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "BITBUCKET_PR_DESTINATION_BRANCH",
+                "SYSTEM_PULLREQUEST_TARGETBRANCH"}
 
 
 @pytest.fixture(autouse=True)
 def _isolated_user_config(tmp_path_factory, monkeypatch):
-    """No test reads the developer's ~/.config/acode or ACODE_* variables."""
+    """No test reads the developer's ~/.config/acode or ACODE_* variables, nor a CI job's pull request."""
     for name in list(os.environ):
-        if name.startswith("ACODE_") and name != "ACODE_CACHE_DIR":
+        if name.startswith("ACODE_") and name != "ACODE_CACHE_DIR" or name in CI_VARIABLES:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ACODE_CONFIG_HOME", str(tmp_path_factory.mktemp("user-config")))
 

@@ -24,11 +24,20 @@ def user_cache_dir() -> Path:
 
 
 def find_project_root(start: Path | None = None) -> Path:
-    """The nearest folder upwards holding ``.acode``, else the git top level, else ``start`` itself."""
+    """The nearest folder upwards holding ``.acode``, looking no higher than the git top level; else the
+    git top level, else ``start`` itself. A ``.acode`` in a folder anyone may write to (``/tmp``) is not
+    taken: another user could have put it there, and it captured every project below it."""
     here = (start or Path.cwd()).resolve()
+    top = _git_toplevel(here)
     for folder in (here, *here.parents):
-        if (folder / ".acode").is_dir() and folder != Path.home():
+        if (folder / ".acode").is_dir() and folder != Path.home() and not _anyone_may_write(folder):
             return folder
+        if folder == top:
+            break
+    return top or here
+
+
+def _git_toplevel(here: Path) -> Path | None:
     try:
         out = subprocess.run(
             ["git", "-c", "core.fsmonitor=false", "rev-parse", "--show-toplevel"],
@@ -38,11 +47,16 @@ def find_project_root(start: Path | None = None) -> Path:
             text=True,
             timeout=10,
         )
-        if out.returncode == 0 and out.stdout.strip():
-            return Path(out.stdout.strip()).resolve()
     except (OSError, subprocess.SubprocessError):
-        pass
-    return here
+        return None
+    return Path(out.stdout.strip()).resolve() if out.returncode == 0 and out.stdout.strip() else None
+
+
+def _anyone_may_write(folder: Path) -> bool:
+    try:
+        return bool(folder.stat().st_mode & 0o002)
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ class Answer:
     body: str | None = None  # raw body instead of JSON
     sse: list[Any] | None = None  # streamed events (dicts become JSON), then [DONE]
     delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -104,5 +105,7 @@ class FakeOpenAIServer:
         handler.send_response(answer.status)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(len(payload)))
+        for name, value in answer.headers.items():
+            handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.write(payload)

@@ -62,6 +62,18 @@ def test_environment_values_are_typed(project):
     assert settings.agent.max_turns == 5 and settings.model.threads == 2
 
 
+def test_off_and_yes_are_words_where_a_setting_takes_words_and_booleans_where_it_takes_booleans(project):
+    """YAML 1.1 reads `off`/`on`/`yes`/`no` as booleans, so `method: off` was refused ("False is not
+    allowed") in a file and in ACODE_REVIEWER__REGRESSION__METHOD=off."""
+    _write(project / ".acode" / "config.yml", "reviewer:\n  regression:\n    method: off\n  lookaround:\n"
+           "    enabled: no\n")
+    settings = load_settings(project, env={})
+    assert settings.reviewer.regression.method == "off" and settings.reviewer.lookaround.enabled is False
+    from_env = load_settings(project, env={"ACODE_REVIEWER__REGRESSION__METHOD": "off",
+                                           "ACODE_REVIEWER__LOOKAROUND__ENABLED": "yes"})
+    assert from_env.reviewer.regression.method == "off" and from_env.reviewer.lookaround.enabled is True
+
+
 def test_bad_value_names_file_key_value_and_what_is_allowed(project):
     config = _write(project / ".acode" / "config.yml", "model:\n  context_window: 12\n")
     with pytest.raises(ConfigError) as caught:

@@ -295,6 +295,46 @@ def test_an_optional_field_the_server_refuses_is_left_out_from_then_on(server):
     assert model.caps.get("unsupported_fields") == ["stream_options"]
 
 
+def test_a_server_without_logprobs_answers_the_yes_no_checks_from_text(server):
+    """llama-cpp-python's server started without logits_all answers a logprobs request with HTTP 500
+    "logprobs is not supported…": the review failed outright against such a team server."""
+    refusal = {"error": {"message": "logprobs is not supported for models created with logits_all=False"}}
+    server.add(status=500, json=refusal).add(status=500, json=refusal).add(status=500, json=refusal)
+    server.add(json=chat("Yes")).add(json=chat("No"))
+    model = make_model(server)
+    assert model.complete(ASK, max_tokens=1, logprobs=10).text == "Yes"
+    assert model.complete(ASK, max_tokens=1, logprobs=10).text == "No"
+    *refused, retried, later = (r.json for r in server.chat_requests())
+    assert all("logprobs" in r for r in refused)
+    assert not {"logprobs", "top_logprobs"} & (set(retried) | set(later))
+    assert model.caps.get("unsupported_fields") == ["logprobs", "top_logprobs"]
+
+
+def test_a_busy_server_is_waited_for_with_a_visible_line_for_as_long_as_the_request_may_take(server, caplog):
+    """Many CI jobs on one team server: a full queue answers 429/503. acode waits (Retry-After when the
+    server gives one) instead of failing the review after two quick retries."""
+    busy = {"error": {"message": "server busy, queue full"}}
+    server.add(status=503, json=busy).add(status=429, json=busy, headers={"Retry-After": "0.05"})
+    server.add(status=503, json=busy).add(status=503, json=busy).add(json=chat("done"))
+    model = make_model(server, retries=1)
+    with caplog.at_level("WARNING", logger="acode.llm.openai"):
+        assert model.complete(ASK).text == "done"
+    waits = [r.getMessage() for r in caplog.records if "busy" in r.getMessage()]
+    assert len(waits) == 4 and "HTTP 429" in waits[1] and "waiting 0.1 s" in waits[1]
+
+
+def test_a_server_busy_past_the_time_limit_says_so(server):
+    busy = {"error": {"message": "queue full"}}
+    for _ in range(3):
+        server.add(status=503, json=busy, headers={"Retry-After": "0.4"})
+    model = make_model(server, timeout_seconds=1.0)
+    with pytest.raises(ServerError) as raised:
+        model.complete(ASK)
+    assert raised.value.code == "ACODE-MODEL-109" and "busy" in raised.value.message
+    # asked again while the limit allowed another wait, not after it
+    assert "model.timeout_seconds" in raised.value.hint and 2 <= len(server.chat_requests()) <= 3
+
+
 def test_reused_prompt_tokens_from_llama_server_timings(server):
     answer = chat("ok", usage={"prompt_tokens": 50, "completion_tokens": 2})
     answer["timings"] = {"cache_n": 42, "prompt_n": 8}
@@ -367,11 +407,11 @@ def test_503_is_retried_with_backoff_then_succeeds(server):
 
 def test_retry_exhaustion_names_the_url_status_and_attempts(server):
     for _ in range(3):
-        server.add(status=503, json={"error": {"message": "model is loading"}})
+        server.add(status=500, json={"error": {"message": "model is loading"}})
     with pytest.raises(ServerError) as caught:
         make_model(server, retries=2).complete(ASK)
     text = str(caught.value)
-    assert caught.value.code == "ACODE-MODEL-102" and "HTTP 503" in text and "model is loading" in text
+    assert caught.value.code == "ACODE-MODEL-102" and "HTTP 500" in text and "model is loading" in text
     assert "gave up after 3 attempts" in text and server.url in text
     assert len(server.chat_requests()) == 3
 

@@ -69,8 +69,9 @@ class ConsoleView(LoopObserver):
         self.console.print(f"[cyan]>[/] {call_summary(call)}", markup=True, highlight=False)
 
     def on_tool_step(self, state: AgentState, step: ToolStep, result: ToolResult) -> None:
-        if step.decision != "allowed":
-            self.console.print(f"  [red]x {step.decision}:[/] {step.error or ''}", highlight=False)
+        if step.decision != "allowed":  # what the model is told stays with the model
+            why = result.display or (step.error or "").removeprefix(f"{step.decision}: ")
+            self.console.print(f"  [red]x {step.decision}:[/] {why}", highlight=False)
             return
         if not step.ok:
             self.console.print(f"  [red]x[/] {step.error}", highlight=False)

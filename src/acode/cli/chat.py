@@ -3,9 +3,11 @@ out; the agent logic lives in acode.agent."""
 
 from __future__ import annotations
 
+import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -14,6 +16,40 @@ from acode.cli.common import console, err_console, model_overrides, print_json, 
 from acode.errors import AcodeError, UsageError
 
 
+def failures_reported(start: Callable[..., None]) -> Callable[..., None]:
+    """With ``--output-format json|stream-json`` a failure before or during the run is written to stdout
+    in that format too (acode.cli.stream_json.report_failure); the message still goes to stderr."""
+
+    @functools.wraps(start)
+    def run(*args: Any, output_format: str = "text", **kwargs: Any) -> None:
+        try:
+            start(*args, output_format=output_format, **kwargs)
+        except AcodeError as exc:
+            from acode.cli.stream_json import report_failure
+
+            report_failure(output_format, exc)
+            raise
+
+    return run
+
+
+def one_shot_prompt(prompt: str | None) -> str | None:
+    """The prompt of a one-shot run (``-p``, else what was piped in), None for the chat. An empty one is a
+    usage error before anything is loaded: a model handed nothing invents a task of its own."""
+    if prompt is None:
+        if sys.stdin.isatty():
+            return None
+        prompt = sys.stdin.read()
+    if not prompt.strip():
+        raise UsageError(
+            "ACODE-AGENT-002",
+            "the prompt is empty",
+            hint='say what to do: acode -p "<task>", or run acode in a terminal for the chat',
+        )
+    return prompt.strip()
+
+
+@failures_reported
 def start_agent(
     prompt: str | None,
     approval_mode: str | None,
@@ -34,13 +70,8 @@ def start_agent(
     root = project_root()
     settings = settings_for(root, agent__approval_mode=approval_mode, git__auto_commit=auto_commit or None,
                             **model_overrides(model, backend))
-    chat = prompt is None and sys.stdin.isatty()
-    if prompt is None and not chat:
-        prompt = sys.stdin.read().strip()
-        if not prompt:
-            raise UsageError(
-                "ACODE-AGENT-002", "no prompt given", hint='use acode -p "<task>", or run acode in a terminal'
-            )
+    prompt = one_shot_prompt(prompt)  # before any model is loaded
+    chat = prompt is None
     from acode.extensions.loader import load_enabled_extensions
 
     options = SessionOptions(
@@ -88,7 +119,7 @@ def run_once(settings, root: Path, options, prompt: str, *, json_out: bool, verb
     finally:
         session.close()
     if json_out:
-        print_json(result)
+        print_json({**result.model_dump(mode="json"), "exit_code": result.exit_code})
     elif result.answer:
         sys.stdout.write(result.answer.rstrip() + "\n")
     if not result.ok:

@@ -1,9 +1,9 @@
 """`acode review`: review a branch, uncommitted changes or a commit; `review show|history|run`.
 
-`acode review [OPTIONS]` reviews (reusing the stored review when nothing changed); `acode review run
-[OPTIONS]` always reviews again; `show [ID]` and `history` read the store. Exit codes: 0 approved,
-50 rejected, 52 timeout (the model assessed nothing in time; a partial review exits 0 or 50 by its
-decision), 1 failure, 2 usage or configuration error.
+`acode review [OPTIONS]` reviews (reusing the stored review when nothing changed, and saying so);
+`acode review --fresh` or `acode review run` always reviews again; `show [ID]` and `history` read the
+store. Exit codes: 0 approved, 50 rejected, 52 timeout (the model assessed nothing in time; a partial
+review exits 0 or 50 by its decision), 1 failure, 2 usage or configuration error.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from acode.cli.common import (
 )
 from acode.errors import EXIT_OK, EXIT_REVIEW_REJECTED, EXIT_REVIEW_TIMEOUT, AcodeError, UsageError
 
+REPORT_FORMATS = (None, "markdown", "sarif", "github", "gitlab", "junit", "rdjson")
+
 review_app = typer.Typer(
     help="Review a change: this branch against its base (default), --uncommitted work, or --commit SHA.",
     invoke_without_command=True,
@@ -36,6 +38,9 @@ _BASE = typer.Option(
     None, "--base", "-b", help="Base branch (default: origin's default branch, else main, else master)."
 )
 _UNCOMMITTED = typer.Option(False, "--uncommitted", help="Review the working tree and index against HEAD.")
+_STAGED = typer.Option(
+    False, "--staged", help="Review only what is staged (what `git commit` would record): for pre-commit."
+)
 _COMMIT = typer.Option(None, "--commit", help="Review one commit.")
 _INTENT = typer.Option(None, "--intent", help="What the change should do (default: the commit messages).")
 _RUN_TESTS = typer.Option(
@@ -52,7 +57,11 @@ _SUGGEST = typer.Option(
     "on two cores. Default (reviewer.strategy: checks_only): the regression check and the evidence only.",
 )
 _JSON = typer.Option(False, "--json", help="Print the result as JSON.")
-_FORMAT = typer.Option(None, "--format", "-f", help="markdown | sarif (printed, or written with -o).")
+_FORMAT = typer.Option(
+    None, "--format", "-f",
+    help="markdown | sarif | github (workflow annotations) | gitlab (Code Quality JSON) | junit | rdjson "
+    "(reviewdog); printed, or written with -o.",
+)
 _OUTPUT = typer.Option(None, "--output", "-o", help="Write the report to this file.")
 _MODEL = typer.Option(None, "--model", "-m", help="Bundled model name, server model name or a .gguf path.")
 _BACKEND = typer.Option(None, "--backend", help="embedded | openai | scripted")
@@ -76,6 +85,7 @@ def review(
     ctx: typer.Context,
     base: str = _BASE,
     uncommitted: bool = _UNCOMMITTED,
+    staged: bool = _STAGED,
     commit: str = _COMMIT,
     intent: str = _INTENT,
     run_tests: bool | None = _RUN_TESTS,
@@ -86,18 +96,22 @@ def review(
     model: str = _MODEL,
     backend: str = _BACKEND,
     trust: bool = _TRUST,
+    fresh: bool = typer.Option(
+        False, "--fresh", help="Review again even when a stored review has the same change and settings."
+    ),
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
     options = dict(locals())
     options.pop("ctx")
-    _review_and_exit(force=False, **options)
+    _review_and_exit(force=options.pop("fresh"), **options)
 
 
 @review_app.command("run")
 def review_again(
     base: str = _BASE,
     uncommitted: bool = _UNCOMMITTED,
+    staged: bool = _STAGED,
     commit: str = _COMMIT,
     intent: str = _INTENT,
     run_tests: bool | None = _RUN_TESTS,
@@ -200,20 +214,22 @@ def run_review(
     model,
     backend,
     force: bool,
+    staged: bool = False,
     suggest: bool | None = None,
     trust: bool = False,
 ) -> int:
     from acode.review import git_context
 
-    if sum([bool(base), uncommitted, bool(commit)]) > 1:
+    if sum([bool(base), uncommitted, staged, bool(commit)]) > 1:
         raise UsageError(
             "ACODE-REVIEW-041",
-            "--base, --uncommitted and --commit choose different targets; give one",
-            hint="acode review --base main | --uncommitted | --commit <sha>",
+            "--base, --uncommitted, --staged and --commit choose different targets; give one",
+            hint="acode review --base main | --uncommitted | --staged | --commit <sha>",
         )
-    if fmt not in (None, "markdown", "sarif"):
+    if fmt not in REPORT_FORMATS:
         raise UsageError(
-            "ACODE-REVIEW-042", f"--format {fmt!r} is not known", hint="use markdown or sarif (or --json)"
+            "ACODE-REVIEW-042", f"--format {fmt!r} is not known",
+            hint=f"use one of {', '.join(f for f in REPORT_FORMATS if f)} (or --json)",
         )
     start = Path.cwd()
     root = git_context.repo_root(start)
@@ -222,10 +238,18 @@ def run_review(
     limits = {"intent": intent or "", "max_diff_chars": rs.max_diff_chars, "context_lines": rs.context_lines}
     if uncommitted:
         context = git_context.uncommitted_context(root, **limits)
+    elif staged:
+        context = git_context.staged_context(root, **limits)
     elif commit:
         context = git_context.commit_context(root, commit, **limits)
     else:
-        context = git_context.branch_context(root, base, **limits)
+        from acode.review.ci_env import review_base
+
+        given = base
+        base, detached_name = review_base(root, base)
+        if base and not given:
+            err_console.print(f"CI: reviewing against {base}, the pull/merge request's target", markup=False)
+        context = git_context.branch_context(root, base, detached_name=detached_name, **limits)
     # The settings of the base, not of the change under review: a branch must not choose how it is judged
     # or what runs while it is (its own reviewer.test_command, hooks ...).
     text, source = base_config(root, context)
@@ -252,7 +276,9 @@ def run_review(
     if rs.reuse_unchanged and not force:
         stored = store.find_same(context.content_hash(), identity)
         if stored is not None:
-            _emit(stored.result, json_out=json_out, fmt=fmt, output=output, review_id=stored.id, reused=True)
+            _emit(stored.result, json_out=json_out, fmt=fmt, output=output, review_id=stored.id,
+                  reused_at=stored.created_at)
+            _step_summary(stored.result)
             return exit_code_for(stored.result)
 
     from acode.llm.factory import build_model
@@ -270,7 +296,17 @@ def run_review(
         )
     review_id = store.save(result, identity, source="review")
     _emit(result, json_out=json_out, fmt=fmt, output=output, review_id=review_id)
+    _step_summary(result)
     return exit_code_for(result)
+
+
+def _step_summary(result) -> None:
+    from acode.review.ci_env import write_step_summary
+    from acode.review.report import render_markdown
+
+    written = write_step_summary(render_markdown(result))
+    if written is not None:
+        err_console.print(f"review summary added to {written} (GITHUB_STEP_SUMMARY)", markup=False)
 
 
 def base_config(root: Path, context: Any) -> tuple[str | None, str | None]:
@@ -308,26 +344,34 @@ def _emit(
     fmt: str | None,
     output: Path | None,
     review_id: int | None,
-    reused: bool = False,
+    reused_at: str | None = None,
 ) -> None:
     from acode.fsutil import atomic_write_text
+    from acode.review.ci_formats import RENDERERS
     from acode.review.report import render_json, render_markdown, render_sarif, render_terminal
 
+    if reused_at is not None and review_id is not None and (json_out or fmt or output):
+        from acode.review.report import reused_line
+
+        err_console.print(reused_line(review_id, reused_at, result), markup=False, highlight=False)
     text = None
     if fmt == "markdown":
         text = render_markdown(result)
     elif fmt == "sarif":
         text = render_sarif(result)
+    elif fmt in RENDERERS:
+        text = RENDERERS[fmt](result)
     elif json_out or output:
-        text = render_json(result, review_id=review_id, reused=reused)
+        text = render_json(result, review_id=review_id, reused_at=reused_at)
     if output:
         atomic_write_text(output, text + "\n")
         err_console.print(f"report written to {output}")
     if json_out:
-        print(render_json(result, review_id=review_id, reused=reused))
+        print(render_json(result, review_id=review_id, reused_at=reused_at))
     elif text is not None and not output:
         print(text)
     else:
-        render_terminal(result, console, reused_from=review_id if reused else None)
-        if review_id is not None and not reused:
+        reused = (review_id, reused_at) if review_id is not None and reused_at is not None else None
+        render_terminal(result, console, reused=reused)
+        if review_id is not None and reused is None:
             console.print(f"[dim]stored as review #{review_id} (`acode review show {review_id}`)[/]")

@@ -111,12 +111,35 @@ def _progress(event: dict[str, Any]) -> None:
     elif kind == "step_result":
         files = ", ".join(event["files_changed"]) or "no files"
         err_console.print(f"  step {event['index']}: {event['status']} ({files})")
+    elif kind == "verification_compared":
+        for check in event["checks"]:
+            for line in _compared_lines(check):
+                err_console.print(f"  {line}", highlight=False, markup=False)
     elif kind in ("verify_retry", "replan", "escalation", "timeout"):
-        detail = (
-            event.get("reason")
-            or f"cycle {event.get('cycle', '')} attempt {event.get('attempt', '')}".strip()
-        )
-        err_console.print(f"[yellow]  {kind}: {detail}[/]")
+        err_console.print(f"  {kind}: {_detail(event)}", style="yellow", highlight=False, markup=False)
+
+
+def _detail(event: dict[str, Any]) -> str:
+    kind = event["event"]
+    if kind == "verify_retry":
+        return f"attempt {event['attempt']} of {event['max']}: the failing checks go back to the executor"
+    if kind == "replan":
+        issues = len(event.get("feedback", []))
+        return f"cycle {event['cycle']}: the reviewer's {issues} issue(s) go to the planner"
+    if kind == "timeout":
+        what = event.get("message") or event.get("command") or ""
+        seconds = f" after {event['seconds']:g} s" if event.get("seconds") else ""
+        return f"{event.get('stage', '')}{seconds}" + (f": {what}" if what else "")
+    return event.get("reason", "")
+
+
+def _compared_lines(check: dict[str, Any]) -> list[str]:
+    """A failed check run again on the start commit, as progress lines."""
+    from acode.pipeline.models import CheckComparison
+    from acode.pipeline.verification_report import comparison_lines
+
+    lines = comparison_lines(CheckComparison.model_validate(check))
+    return lines or [f"`{check['command']}` compared with the start: {check['note'] or 'no difference'}"]
 
 
 def _show(summary: dict[str, Any], json_out: bool) -> None:

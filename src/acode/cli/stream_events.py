@@ -75,6 +75,7 @@ class ErrorEvent(_Event):
     severity: Literal["warning", "error"]
     message: str
     code: str | None = Field(None, description="ACODE-<AREA>-<NNN> when the error has one")
+    hint: str | None = Field(None, description="how to fix it, when the error has a hint")
 
 
 class Stats(BaseModel):

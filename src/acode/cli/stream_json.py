@@ -133,6 +133,22 @@ def result_event(result: AgentResult, exit_code: int) -> ResultEvent:
     )
 
 
+def report_failure(output_format: str, exc: AcodeError, out: IO[str] | None = None) -> None:
+    """A failure before or during a one-shot run, in the format asked for: stream-json gets an ``error``
+    event then a ``result`` event, json one object with the error, so stdout is never empty."""
+    if output_format == "stream-json":
+        writer = StreamWriter(out)
+        writer.emit(ErrorEvent(severity="error", message=exc.message, code=exc.code, hint=exc.hint))
+        writer.emit(ResultEvent(status="error", session_id="", answer="", stop_reason="error",
+                                message=exc.message, exit_code=exc.exit_code))
+    elif output_format == "json":
+        from acode.cli.common import print_json
+
+        print_json({"session_id": "", "answer": "", "stop_reason": "error", "message": exc.message,
+                    "exit_code": exc.exit_code, "error": {"code": exc.code, "message": exc.message,
+                                                          "hint": exc.hint}})
+
+
 def run_stream(
     settings: Any, root: Path, options: Any, prompt: str, *, verbose: bool = False, out: IO[str] | None = None
 ) -> int:
@@ -144,21 +160,7 @@ def run_stream(
 
     writer = StreamWriter(out)
     options.observers = [StreamJsonView(writer), ConsoleView(err_console, verbose=verbose)]
-    try:
-        session = build_session(settings, root, options)
-    except AcodeError as exc:
-        writer.emit(ErrorEvent(severity="error", message=exc.message, code=exc.code))
-        writer.emit(
-            ResultEvent(
-                status="error",
-                session_id="",
-                answer="",
-                stop_reason="error",
-                message=exc.message,
-                exit_code=exc.exit_code,
-            )
-        )
-        raise
+    session = build_session(settings, root, options)  # a failure: start_agent reports it (report_failure)
     from acode.cli.turn_hooks import attach_turn_observers
 
     attach_turn_observers(session, settings, err_console)

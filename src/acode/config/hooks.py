@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 HookEvent = Literal[
     "BeforeTool",
@@ -18,6 +18,24 @@ HookEvent = Literal[
     "SessionEnd",
     "PreCompress",
 ]
+
+
+def nested_hook_entries(entries: Any) -> Any:
+    """One event's hooks in the nested shape Gemini CLI documents (``[{matcher, hooks: [{command}]}]``).
+    The flat shape people write from memory, ``SessionStart: [{command: "echo hi"}]`` (a ``matcher`` of its
+    own allowed), or one such mapping without the list, means the same hook. Anything else is left as it
+    is for validation to report."""
+    if isinstance(entries, dict):
+        entries = [entries]
+    if not isinstance(entries, list):
+        return entries
+    nested = []
+    for entry in entries:
+        if isinstance(entry, dict) and "command" in entry and "hooks" not in entry:
+            command = {key: value for key, value in entry.items() if key != "matcher"}
+            entry = {"matcher": entry.get("matcher", ""), "hooks": [command]}
+        nested.append(entry)
+    return nested
 
 
 class HookCommand(BaseModel):
@@ -58,6 +76,14 @@ class HooksSettings(BaseModel):
     SessionStart: list[HookMatcher] = Field(default_factory=list)
     SessionEnd: list[HookMatcher] = Field(default_factory=list)
     PreCompress: list[HookMatcher] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nested(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        events = HookEvent.__args__  # type: ignore[attr-defined]
+        return {key: nested_hook_entries(value) if key in events else value for key, value in data.items()}
 
     def for_event(self, event: HookEvent) -> list[HookMatcher]:
         return list(getattr(self, event)) if self.enabled else []

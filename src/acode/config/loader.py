@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from acode.config import yaml_text
 from acode.config.settings import Settings
 from acode.config.trust import ProjectTrust, decide, withhold
 from acode.errors import ConfigError
@@ -87,7 +88,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
 def _parse_yaml(text: str, path: str) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(text)
+        data = yaml_text.load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -115,7 +116,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
             continue
         dotted = name[len(ENV_PREFIX) :].lower().replace("__", ".")
         try:
-            out[dotted] = yaml.safe_load(raw) if raw != "" else ""
+            out[dotted] = yaml_text.load(raw) if raw != "" else ""
         except yaml.YAMLError:
             out[dotted] = raw
     return out
@@ -183,7 +184,7 @@ def _known_keys(loc: tuple[Any, ...]) -> list[str]:
 
 
 def _config_error(exc: ValidationError, origin: Mapping[str, str]) -> ConfigError:
-    lines = []
+    lines, fixes = [], []
     for err in exc.errors():
         loc = tuple(err["loc"])
         dotted = ".".join(str(p) for p in loc)
@@ -197,9 +198,18 @@ def _config_error(exc: ValidationError, origin: Mapping[str, str]) -> ConfigErro
         else:
             value = err.get("input")
             lines.append(f"{source}: '{dotted}' = {value!r} is not allowed: {err['msg']}")
+        fixes.append(_where_to_fix(dotted, source))
+    # not `acode config show`: it loads the same settings and fails with this same error
     return ConfigError(
         "ACODE-CFG-010",
         "invalid configuration\n  " + "\n  ".join(lines),
-        hint="fix the value in the file or variable named above (`acode config show` prints the settings in "
-             "force)",
+        hint="; ".join(dict.fromkeys(fixes)),
     )
+
+
+def _where_to_fix(dotted: str, source: str) -> str:
+    if source.startswith("environment variable "):
+        return f"change or unset {source.removeprefix('environment variable ')}"
+    if source == "command-line flags":
+        return f"change the command-line flag that sets '{dotted}'"
+    return f"fix or remove the key '{dotted}' in {source}"

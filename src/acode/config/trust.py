@@ -201,7 +201,10 @@ def _put(data: dict[str, Any], dotted: str, value: Any) -> None:
 def _describe(dotted: str, value: Any) -> list[str]:
     if dotted == "hooks" and isinstance(value, dict):
         out = []
+        from acode.config.hooks import nested_hook_entries
+
         for event, matchers in value.items():
+            matchers = nested_hook_entries(matchers)
             for matcher in matchers if isinstance(matchers, list) else [matchers]:
                 hooks = matcher.get("hooks", []) if isinstance(matcher, dict) else []
                 out += [f"hooks.{event}: {h.get('command')}" for h in hooks if isinstance(h, dict)]

@@ -37,6 +37,18 @@ class StepResult(BaseModel):
     attempt: int = 0  # 0 = first execution, N = N-th retry after a failed verification
 
 
+class CheckComparison(BaseModel):
+    """A failed check run again on the run's start commit (pipeline.verification_contrast)."""
+
+    regressed: list[str] = Field(default_factory=list)  # did not fail at the start, fail with the change
+    at_start: dict[str, str] = Field(default_factory=dict)  # of those, the ones that did not pass: outcome
+    new_failing: list[str] = Field(default_factory=list)  # tests the change adds, failing
+    failing_before: list[str] = Field(default_factory=list)  # fail at the start too
+    exit_code: int | None = None  # of the check run again with the change
+    base_exit_code: int | None = None  # None: the start could not be run (see note)
+    note: str = ""
+
+
 class CheckResult(BaseModel):
     command: str
     source: Literal["project", "step"]
@@ -46,6 +58,13 @@ class CheckResult(BaseModel):
     duration_s: float = 0.0
     skipped: str = ""  # why it was not run, when it was not
     timed_out: bool = False
+    started: bool = True  # False: the command could not be started (output says why)
+    shell: bool = False  # run through the shell (configured pipeline.verify_commands)
+    compared: CheckComparison | None = None  # a failure, compared with the start commit
+
+    @property
+    def could_not_run(self) -> bool:
+        return not self.skipped and (self.timed_out or not self.started)
 
 
 class Verification(BaseModel):

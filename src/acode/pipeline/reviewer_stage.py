@@ -1,7 +1,9 @@
 """Reviewer: the review engine (acode.review) on the whole task — request, plan, execution results,
 verification results and the diff of everything changed since the start commit (new files included).
-A review that outlives ``reviewer.timeout_seconds`` is reported as a timeout (the orchestrator
-escalates) instead of blocking the run; its partial result is kept."""
+When the verification failed, its failed checks are first run on the start commit too
+(``verification_contrast``): what the change breaks is evidence the decision is derived from, and a
+review never approves past it. A review that outlives ``reviewer.timeout_seconds`` is reported as a
+timeout (the orchestrator escalates) instead of blocking the run; its partial result is kept."""
 
 from __future__ import annotations
 
@@ -29,14 +31,18 @@ class ReviewerStage(Stage):
     def execute(self, ctx: RunContext) -> StageResult:
         started = time.monotonic()
         context = build_review_context(ctx)
+        ran = _compare_failed_checks(ctx, context)
         timeout = ctx.settings.reviewer.timeout_seconds
-        result, error = _run_with_deadline(lambda: call_engine(ctx, context), timeout + GRACE_SECONDS)
+        result, error = _run_with_deadline(lambda: call_engine(ctx, context, ran), timeout + GRACE_SECONDS)
         if error is not None:
             raise RunFailed(f"the review failed: {error}", REVIEW_FAILED)
         outcome = to_outcome(result, ctx.state.cycle) if result is not None else ReviewOutcome(
             cycle=ctx.state.cycle, decision="TIMEOUT", partial=True,
             notes=f"the review did not finish within {timeout:.0f} s (reviewer.timeout_seconds)",
         )
+        from acode.pipeline.verification_contrast import gate
+
+        outcome = gate(outcome, ran)
         outcome.duration_s = round(time.monotonic() - started, 3)
         outcome.review_id = store_review(ctx, context, result)
         ctx.state.reviews.append(outcome)
@@ -54,6 +60,32 @@ class ReviewerStage(Stage):
             ctx.events.emit("timeout", stage="review", seconds=timeout, partial=outcome.model_dump())
             return StageResult("timeout", outcome.notes)
         return StageResult("approved" if outcome.decision == "APPROVED" else "rejected", outcome.notes)
+
+
+def _compare_failed_checks(ctx: RunContext, context: Any) -> list:
+    """The last verification's failed checks, run on the start commit too (``verification_contrast``);
+    the verification section the model reads then says which failures the change brings."""
+    verification = ctx.state.verifications[-1] if ctx.state.verifications else None
+    if verification is None or verification.passed:
+        return []
+    from acode.pipeline.verification_contrast import compare_with_start
+
+    ran = compare_with_start(context, verification, ctx.settings.pipeline.timeouts.verifier)
+    compared = [c for c in verification.checks if c.compared is not None]
+    if compared:
+        ctx.events.emit("verification_compared", checks=[
+            {"command": c.command, **c.compared.model_dump()} for c in compared])
+        ctx.save_state()
+        context.sections["verification"] = _verification_section(verification)
+    return ran
+
+
+def _verification_section(verification) -> str:
+    from acode.pipeline.verification_report import comparison_lines
+
+    compared = {c.command: comparison_lines(c.compared) for c in (verification.checks if verification else [])
+                if c.compared is not None}
+    return render("acode.pipeline", "review_verification.j2", verification=verification, compared=compared)
 
 
 def build_review_context(ctx: RunContext):
@@ -81,11 +113,7 @@ def build_review_context(ctx: RunContext):
     sections = {
         "plan": render("acode.pipeline", "review_plan.j2", plan=state.plan, version=len(state.plans)),
         "execution": render("acode.pipeline", "review_execution.j2", results=state.step_results),
-        "verification": render(
-            "acode.pipeline",
-            "review_verification.j2",
-            verification=state.verifications[-1] if state.verifications else None,
-        ),
+        "verification": _verification_section(state.verifications[-1] if state.verifications else None),
     }
     return ReviewContext(
         target="pipeline",
@@ -100,7 +128,7 @@ def build_review_context(ctx: RunContext):
     )
 
 
-def call_engine(ctx: RunContext, context: Any):
+def call_engine(ctx: RunContext, context: Any, tests_ran: list | None = None):
     from acode.review.service import review_change
     from acode.tools.builtin import REVIEW_TOOL_NAMES
 
@@ -113,6 +141,7 @@ def call_engine(ctx: RunContext, context: Any):
         reviewer,
         ctx.tools.subset(REVIEW_TOOL_NAMES),
         run_tests=reviewer.test_command is not None,
+        tests_ran=tests_ran or (),
     )
 
 

@@ -1,6 +1,7 @@
-"""The run summary: task, session, status, changes (+ new, ~ modified, - deleted, with line counts),
-reviewer notes, per-dimension levels, decision, override, start, end, duration. Built from the run
-state and git; rendered for people (rich) and machines (JSON). Persisting it never calls a model."""
+"""The run summary: task, session, status, verification (``verification_report``), changes (+ new,
+~ modified, - deleted, with line counts), reviewer notes, per-dimension levels, decision, override, start,
+end, duration. Built from the run state and git; rendered for people (rich) and machines (JSON).
+Persisting it never calls a model."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from acode.gitcmd import GitError
 from acode.pipeline import gitops
 from acode.pipeline.models import RunState
 from acode.pipeline.stops import RunError
+from acode.pipeline.verification_report import describe
 
 _FINAL = {
     "approved": "APPROVED",
@@ -27,6 +29,10 @@ _FINAL = {
     "interrupted": "INTERRUPTED",
     "running": "RUNNING",
 }
+_VERIFICATION_STYLE = {
+    "passed": "green", "failing_before": "yellow", "not_run": "yellow", "failed": "bold red"
+}
+FILE_WIDTH = 100  # the summary box's width when not printed to a terminal
 _LEVEL_STYLE = {
     "excellent": "green",
     "good": "green",
@@ -82,15 +88,7 @@ def build_summary(state: RunState, root: Path) -> dict[str, Any]:
             }
             for r in state.reviews
         ],
-        "verification": {
-            "passed": verification.passed,
-            "attempts": len(state.verifications),
-            "checks": [
-                {"command": c.command, "passed": c.passed, "skipped": c.skipped} for c in verification.checks
-            ],
-        }
-        if verification
-        else None,
+        "verification": describe(verification, len(state.verifications)),
         "steps": [
             {
                 "index": s.index,
@@ -135,6 +133,12 @@ def render_summary(summary: dict[str, Any], console: Console) -> None:
     head.add_row("Task", summary["task"])
     head.add_row("Session", summary["session_id"])
     head.add_row("Decision", Text(decision, style=f"bold {color}"))
+    verification = summary.get("verification")
+    if verification and "status" in verification:  # summaries stored before the status have no line
+        head.add_row("Verification", Text(verification["headline"],
+                                          style=_VERIFICATION_STYLE[verification["status"]]))
+    elif not verification:
+        head.add_row("Verification", Text("not reached", style="yellow"))
     head.add_row(
         "Cycles", f"{summary['cycles']} of {summary['max_cycles']} · plan v{summary['plan_versions']}"
     )
@@ -143,6 +147,9 @@ def render_summary(summary: dict[str, Any], console: Console) -> None:
         when += f" ({summary['duration_s']:.1f} s)"
     head.add_row("Time", when)
     parts: list[Any] = [head, Text("\nChanges", style="bold"), changes_table(summary["changes"])]
+    if verification and verification.get("lines"):
+        parts.append(Text("\nVerification", style="bold"))
+        parts += [Text(f"  • {line}") for line in verification["lines"][:8]]
     if summary["levels"]:
         levels = Table(show_header=False, box=None, padding=(0, 1))
         for name, level in summary["levels"].items():
@@ -162,4 +169,6 @@ def render_summary(summary: dict[str, Any], console: Console) -> None:
         )
     if summary["error"]:
         parts.append(Text(f"\n{summary['error']}", style="red"))
-    console.print(Panel(Group(*parts), title="acode run", border_style=color, expand=console.is_terminal))
+    panel = Panel(Group(*parts), title="acode run", border_style=color, expand=console.is_terminal)
+    # to a file or pipe the console is very wide (nothing wrapped at 80): the box keeps a readable width
+    console.print(panel, width=None if console.is_terminal else min(console.width, FILE_WIDTH))

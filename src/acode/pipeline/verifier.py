@@ -19,6 +19,7 @@ from acode.pipeline.stages import RunContext, Stage, StageResult
 
 OUTPUT_TAIL = 2500
 PYTEST_NO_TESTS = 5
+SHELL_NOT_FOUND = 127
 _SHELL_META = set(";&|`$<>\n\\")
 
 
@@ -56,10 +57,18 @@ class VerifierStage(Stage):
                     "timeout", stage="verify", command=check.command, seconds=options.timeouts.verifier
                 )
         ran = [c for c in checks if not c.skipped]
-        failed = [c.command for c in ran if not c.passed]
-        if failed:
-            return StageResult("failed", f"failed: {', '.join(failed)}")
+        failed = [c for c in ran if not c.passed]
+        if failed:  # the outcome says "failed" already: the message names what
+            return StageResult("failed", "; ".join(f"`{c.command}` {how_it_failed(c)}" for c in failed))
         return StageResult("ok", f"{len(ran)} check(s) passed" if ran else "no checks to run")
+
+
+def how_it_failed(check: CheckResult) -> str:
+    if check.timed_out:
+        return f"did not finish in {check.duration_s:.0f} s (pipeline.timeouts.verifier)"
+    if not check.started:
+        return check.output or "could not start"
+    return f"exit {check.exit_code}"
 
 
 def project_checks(root: Path, configured: list[str] | None) -> list[tuple[str, bool]]:
@@ -110,7 +119,7 @@ def check_environment() -> dict[str, str]:
     return env
 
 
-def _argv(command: str) -> list[str]:
+def check_argv(command: str) -> list[str]:
     """Detected and step commands: a leading ``python`` is acode's own interpreter (it has pytest and ruff);
     configured ``verify_commands`` run as written, through the shell."""
     argv = shlex.split(command)
@@ -123,7 +132,7 @@ def run_check(root: Path, command: str, source: str, *, timeout: float, shell: b
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
-            shell_argv(command) if shell else with_default_signals(_argv(command)),
+            shell_argv(command) if shell else with_default_signals(check_argv(command)),
             cwd=root,
             env=check_environment(),
             stdin=subprocess.DEVNULL,  # a check that reads input gets end of file, not the user's terminal
@@ -134,7 +143,8 @@ def run_check(root: Path, command: str, source: str, *, timeout: float, shell: b
             start_new_session=True,
         )
     except (OSError, ValueError) as exc:
-        return CheckResult(command=command, source=source, passed=False, output=f"could not start: {exc}")
+        return CheckResult(command=command, source=source, passed=False, output=f"could not start: {exc}",
+                           started=False, shell=shell)
     timed_out = False
     try:
         output, _ = proc.communicate(timeout=timeout)
@@ -150,6 +160,8 @@ def run_check(root: Path, command: str, source: str, *, timeout: float, shell: b
         proc.wait()
         raise
     passed = code == 0 or (code == PYTEST_NO_TESTS and "pytest" in command)
+    # through the shell, a command that is not there is the shell's exit 127: it did not start
+    found = not (shell and code == SHELL_NOT_FOUND)
     return CheckResult(
         command=command,
         source=source,  # type: ignore[arg-type]
@@ -158,4 +170,6 @@ def run_check(root: Path, command: str, source: str, *, timeout: float, shell: b
         output=output[-OUTPUT_TAIL:],
         duration_s=round(time.monotonic() - started, 3),
         timed_out=timed_out,
+        started=found,
+        shell=shell,
     )

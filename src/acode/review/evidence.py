@@ -10,6 +10,7 @@ Everything here reads the whole diff of every file (``ChangedFile.whole_diff``),
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -52,8 +53,9 @@ class Evidence:
 
 
 def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
-                    test_timeout: float = 120.0) -> Evidence:
-    """``tests``: commands run on both sides of the change in turn until one shows a difference."""
+                    test_timeout: float = 120.0, ran: Sequence[SuiteContrast] = ()) -> Evidence:
+    """``tests``: commands run on both sides of the change in turn until one shows a difference. ``ran``:
+    such runs the caller made already (the checks `acode run`'s verifier compared with its start)."""
     evidence = Evidence()
     for changed in context.files:
         if changed.change_type in ("binary", "deleted"):
@@ -63,10 +65,11 @@ def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
     evidence.findings += structural_findings(context)
     evidence.findings += history_findings(context)
     evidence.findings += _tests_touched(context)
-    if tests:
-        outcome = contrast(context, tests, test_timeout)
-        evidence.tests = outcome.record()
+    outcomes = list(ran) + ([contrast(context, tests, test_timeout)] if tests else [])
+    for outcome in outcomes:
         evidence.findings += findings_of_tests(outcome) + findings_of_types(outcome.types)
+    if outcomes:  # the report keeps one run: the first that shows what the change breaks, else the last
+        evidence.tests = next((o for o in outcomes if o.regressed or o.new_failing), outcomes[-1]).record()
     if tests_confirm(evidence.findings):
         evidence.findings = [_confirmed_undo(f) if f.rule == "history/undoes-fix" else f
                              for f in evidence.findings]

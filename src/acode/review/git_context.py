@@ -48,10 +48,13 @@ def default_base(root: Path) -> str:
 
 
 def branch_context(start: Path, base: str | None = None, *, intent: str = "", max_diff_chars: int = 10_000,
-                   context_lines: int = 3) -> ReviewContext:
+                   context_lines: int = 3, detached_name: str | None = None) -> ReviewContext:
+    """This branch against ``base``. A detached HEAD (a CI job's checkout) is reviewed only when the caller
+    names it (``detached_name``, the pull request's branch)."""
     root = repo_root(start)
     head = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
-    if head.returncode != 0:
+    head_name = head.stdout.strip() if head.returncode == 0 else detached_name
+    if not head_name:
         raise UsageError(
             "ACODE-GIT-004",
             f"HEAD is detached in {root}, so there is no branch to review",
@@ -75,11 +78,11 @@ def branch_context(start: Path, base: str | None = None, *, intent: str = "", ma
     if not files:
         raise UsageError(
             "ACODE-GIT-005",
-            f"no changes between '{base}' and '{head.stdout.strip()}' in {root}",
+            f"no changes between '{base}' and '{head_name}' in {root}",
             hint="commit your changes on the branch, or review uncommitted work with --uncommitted",
         )
     return ReviewContext(
-        target="branch", root=root, base_ref=base, base_sha=merge_base, head_ref=head.stdout.strip(),
+        target="branch", root=root, base_ref=base, base_sha=merge_base, head_ref=head_name,
         head_sha=head_sha, head_rev=head_sha, intent=intent,
         commits=_commits(root, f"{merge_base}..{head_sha}"), files=files,
     )
@@ -102,6 +105,28 @@ def uncommitted_context(start: Path, *, intent: str = "", max_diff_chars: int = 
     return ReviewContext(
         target="uncommitted", root=root, base_ref="HEAD", base_sha=head_sha or "",
         head_ref=head_ref or "HEAD", head_sha="", head_rev=None, intent=intent, files=files,
+    )
+
+
+def staged_context(start: Path, *, intent: str = "", max_diff_chars: int = 10_000,
+                   context_lines: int = 3) -> ReviewContext:
+    """The index against HEAD: what `git commit` would record (a pre-commit hook's view). The index is
+    written as a tree so the review reads the staged contents, not the working tree's."""
+    root = repo_root(start)
+    head_sha = _verify(root, "HEAD")
+    written = _git(root, "write-tree", check=False)
+    if written.returncode != 0:
+        raise UsageError("ACODE-GIT-008", f"the index of {root} cannot be reviewed: {written.stderr.strip()}",
+                         hint="resolve the merge conflicts and stage the result (git add)")
+    tree = written.stdout.strip()
+    files = _changed_files(root, [head_sha or EMPTY_TREE, tree], max_diff_chars, context_lines)
+    if not files:
+        raise UsageError("ACODE-GIT-005", f"nothing is staged in {root}",
+                         hint="stage a change with git add, or review the working tree with --uncommitted")
+    head_ref = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
+    return ReviewContext(
+        target="uncommitted", root=root, base_ref="HEAD", base_sha=head_sha or "",
+        head_ref=f"{head_ref or 'HEAD'} (staged)", head_sha="", head_rev=tree, intent=intent, files=files,
     )
 
 

@@ -38,15 +38,22 @@ def skipped(result: ReviewResult) -> list[str]:
     return list(result.plan.skipped) if result.plan else []
 
 
-def render_terminal(result: ReviewResult, console: Any, *, reused_from: int | None = None) -> None:
-    """Per-dimension marks, level and a short note, then counting findings, evidence and the decision."""
+def reused_line(review_id: int, created_at: str, result: ReviewResult) -> str:
+    """What a person is told when the stored review of the same change is shown instead of a new one."""
+    when = created_at[:16].replace("T", " ") + (" UTC" if created_at.endswith("+00:00") else "")
+    return (f"reused review #{review_id} of {when} (same change, same settings; it took "
+            f"{result.duration_seconds:.1f} s then): `acode review --fresh` reviews again")
+
+
+def render_terminal(result: ReviewResult, console: Any, *, reused: tuple[int, str] | None = None) -> None:
+    """Per-dimension marks, level and a short note, then counting findings, evidence and the decision.
+    ``reused``: (id, created_at) of the stored review shown instead of a new one."""
     from rich.markup import escape
 
-    if reused_from is not None:
-        console.print(f"[dim]unchanged since review #{reused_from}: showing the stored result "
-                      "(`acode review run` reviews again)[/]")
-    console.print(f"[bold]Review of {escape(_title(result))}[/]  [dim]model {escape(result.model)}, "
-                  f"{result.duration_seconds:.1f} s[/]")
+    if reused is not None:
+        console.print(f"[bold yellow]{escape(reused_line(*reused, result))}[/]")
+    took = "" if reused is not None else f", {result.duration_seconds:.1f} s"
+    console.print(f"[bold]Review of {escape(_title(result))}[/]  [dim]model {escape(result.model)}{took}[/]")
     for dim in result.dimensions:
         level = dim.level or dim.status
         console.print(f" [{STYLES[dim.level]}]{MARKS[dim.level]}[/] {dim.name.replace('_', ' '):<17} "
@@ -148,9 +155,15 @@ def render_markdown(result: ReviewResult) -> str:
     return "\n".join(lines)
 
 
-def render_json(result: ReviewResult, *, review_id: int | None = None, reused: bool = False) -> str:
+def render_json(result: ReviewResult, *, review_id: int | None = None, reused_at: str | None = None) -> str:
+    """``reused_at``: when the stored review shown (``review_id``) was made, if it was not made now."""
     data = redact_data(result.model_dump(mode="json"))
-    data = {"id": review_id, "reused": reused, "approved": result.approved, **data}
+    reused_from = None
+    if reused_at is not None and review_id is not None:
+        reused_from = {"id": review_id, "created_at": reused_at,
+                       "message": reused_line(review_id, reused_at, result)}
+    data = {"id": review_id, "reused": reused_from is not None, "reused_from": reused_from,
+            "approved": result.approved, **data}
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,7 +26,7 @@ from acode.review.models import ChangedFile, Finding, ReviewContext, ReviewResul
 from acode.review.packing import PackedDiffs, omitted_note, pack_diffs
 from acode.review.related import Around, related_test_command
 from acode.review.related import look_around as look_around_change
-from acode.review.test_contrast import plan_test_run
+from acode.review.test_contrast import SuiteContrast, plan_test_run
 from acode.secrets import redact
 from acode.tools.base import ToolRegistry
 
@@ -54,8 +54,10 @@ class ReviewRun:
     @classmethod
     def start(cls, context: ReviewContext, model: ChatModel, settings: ReviewerSettings, *,
               run_tests: bool | Literal["auto"],
-              progress: Progress | None, tools: ToolRegistry | None = None) -> ReviewRun:
-        """The evidence and the packed diffs; the time limit counts from the end of this."""
+              progress: Progress | None, tools: ToolRegistry | None = None,
+              tests_ran: Sequence[SuiteContrast] = ()) -> ReviewRun:
+        """The evidence and the packed diffs; the time limit counts from the end of this. ``tests_ran``:
+        test runs on both sides the caller made already (evidence like the review's own)."""
         say = progress or (lambda _: None)
         started = time.monotonic()
         own = getattr(model, "tokens_per_second", None)
@@ -69,10 +71,11 @@ class ReviewRun:
                                                    related_test_command([], settings.test_command)],
                                        use_sandbox=settings.test_sandbox, related=bool(around.tests))
         say("collecting evidence (ruff, structural check, secrets" + (", tests)" if tests else ")"))
-        evidence = gather_evidence(context, tests=tests, test_timeout=settings.test_timeout_seconds)
+        evidence = gather_evidence(context, tests=tests, test_timeout=settings.test_timeout_seconds,
+                                   ran=tests_ran)
         system = render(PKG, "system.j2")
         packed, overhead = _pack(context, evidence.findings, metered, settings, system, around.text())
-        if not_run:  # not a part of the review left out (it is not partial for it): a note on the tests
+        if not_run and not tests_ran:  # not a part of the review left out (not partial for it): a note
             evidence.tests = {"command": None, "note": not_run, "ran": []}
         plan = ReviewPlan(limit_seconds=settings.timeout_seconds)
         result = ReviewResult(

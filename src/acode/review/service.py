@@ -3,6 +3,7 @@ No CLI here; `acode review` and the Reviewer stage of `acode run` both call ``re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from acode.config.review import ReviewerSettings
@@ -11,6 +12,7 @@ from acode.review.findings_review import FindingsReview
 from acode.review.models import ReviewResult
 from acode.review.review_run import Progress, ReviewRun
 from acode.review.strategy import ReviewStrategy, VerdictReview
+from acode.review.test_contrast import SuiteContrast
 from acode.tools.base import ToolRegistry
 
 
@@ -27,11 +29,14 @@ def review_change(
     run_tests: bool | Literal["auto"] = False,
     progress: Progress | None = None,
     strategy: ReviewStrategy | None = None,
+    tests_ran: Sequence[SuiteContrast] = (),
 ) -> ReviewResult:
     """Review one change within ``settings.timeout_seconds`` (see acode.review.budget for the plan). Raises
     ModelOutputError only with ``on_model_failure: error``. When the limit passes mid-plan, the result
     keeps what was assessed (``status="partial"``); ``status="timeout"`` only when the model assessed
-    nothing at all. ``strategy``: how to decide (default: the one ``settings`` names)."""
-    run = ReviewRun.start(context, model, settings, run_tests=run_tests, progress=progress, tools=tools)
+    nothing at all. ``strategy``: how to decide (default: the one ``settings`` names). ``tests_ran``: test
+    runs on both sides of the change the caller made already (`acode run`'s failed checks), evidence too."""
+    run = ReviewRun.start(context, model, settings, run_tests=run_tests, progress=progress, tools=tools,
+                          tests_ran=tests_ran)
     (strategy or strategy_for(settings)).assess(run)
     return run.finish()

@@ -21,6 +21,7 @@ none, and says so (``plan_test_run``).
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -94,6 +95,7 @@ class SuitePlan:
     sandbox: Sandbox | None
     note: str = ""  # said in the report: why there is no sandbox
     related: bool = False  # commands[0] runs the test files that name the changed code
+    env: dict[str, str] | None = None  # the environment the commands start from (default: acode's own)
 
 
 def plan_test_run(mode: bool | str, commands: list[str], *, use_sandbox: bool = True, related: bool = False
@@ -113,16 +115,18 @@ def plan_test_run(mode: bool | str, commands: list[str], *, use_sandbox: bool = 
 
 
 def run_tests(command: str, tree: Path, timeout: float, report: Path, sandbox: Sandbox | None = None,
-              writable: Path | None = None) -> SuiteRun:
+              writable: Path | None = None, env: dict[str, str] | None = None) -> SuiteRun:
     """``command`` in ``tree``, in its own process group (all of it ended on timeout), with the tree's
     source first on PYTHONPATH. A pytest command also writes a JUnit report to ``report`` (outside the
-    tree), read back per test. In ``sandbox`` only ``writable`` (holding the report) can be written."""
+    tree), read back per test. In ``sandbox`` only ``writable`` (holding the report) can be written.
+    ``env``: the environment to start from (default: acode's own)."""
     report.unlink(missing_ok=True)
     full = command + (" -p no:cacheprovider --continue-on-collection-errors"
                       f" --junitxml={shlex.quote(str(report))}"
                       if _is_pytest(command) else "")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(p) for p in (tree / "src", tree) if p.is_dir()] + [os.environ.get("PYTHONPATH", "")]).rstrip(
+    start = os.environ if env is None else env
+    env = {**start, "PYTHONPATH": os.pathsep.join(
+        [str(p) for p in (tree / "src", tree) if p.is_dir()] + [start.get("PYTHONPATH", "")]).rstrip(
         os.pathsep), "PYTHONDONTWRITEBYTECODE": "1"}
     argv = ["/bin/sh", "-c", full]
     if sandbox is not None:
@@ -146,7 +150,10 @@ def run_tests(command: str, tree: Path, timeout: float, report: Path, sandbox: S
 
 
 def _is_pytest(command: str) -> bool:
-    return any(word.endswith("pytest") for word in command.split()[:4])
+    """A pytest command; in a compound one (`a && b`, `a; b`) the report options land on the last part,
+    so that part must be pytest (`pytest -q && ruff check .` is compared by exit code)."""
+    last = re.split(r"&&|\|\||;|\|", command)[-1]
+    return any(word.endswith("pytest") for word in last.split()[:4])
 
 
 def read_junit(report: Path) -> dict[str, str] | None:
@@ -190,12 +197,13 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
     commands = list(dict.fromkeys(plan.commands))
     with tempfile.TemporaryDirectory(prefix="acode-review-tests-") as tmp:
         where = {"sandbox": plan.sandbox, "writable": Path(tmp)}
+        sides = {**where, "env": plan.env}  # the test runs start from the plan's environment
         head_tree = context.root if context.head_rev is None else _extract(context, context.head_rev,
                                                                            Path(tmp) / "head")
         base_tree, why_not = _base_tree(context, Path(tmp) / "base")
         result = None
         for step, command in enumerate(commands):
-            head = run_tests(command, head_tree, timeout, Path(tmp) / f"head-{step}.xml", **where)
+            head = run_tests(command, head_tree, timeout, Path(tmp) / f"head-{step}.xml", **sides)
             # a whole suite that does not finish is not run again on the base (too slow to compare); the
             # related tests are, since a hang the change brings shows there
             if head.timed_out and (base_tree is None or step > 0 or not plan.related):
@@ -208,7 +216,7 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
                                                            f"{why_not}: the tests ran on the change only"))
             # after a hang the base gets half the limit: only a base that fast tells a hang the change brings
             base = run_tests(command, base_tree, timeout / 2 if head.timed_out else timeout,
-                             Path(tmp) / f"base-{step}.xml", **where)
+                             Path(tmp) / f"base-{step}.xml", **sides)
             result = _one_side_hangs(head, base, timeout)
             if result is None and head.timed_out:  # neither side finished: nothing to compare
                 why = (f"`{command}` did not finish in {timeout:g} s with the change, nor in "
@@ -266,9 +274,7 @@ def _base_tree(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:
 
 def _sides(context: ReviewContext, head: SuiteRun, base: SuiteRun) -> SuiteContrast:
     regressed, fixed, before = compare(head, base)
-    # a type test the change adds (tests/mypy_test_cases/...) is the type checker's to judge, not pytest's
-    added = tuple(_module(f.path) for f in context.files if f.change_type == "added" and is_test_path(f.path)
-                  and not TYPE_TEST_PATH.search(f.path))
+    added = added_tests(context)
     # only where the environment runs tests at all: some test passes with the change
     runs = any(o == "passed" for o in (head.outcomes or {}).values())
     new = [t for t in before if t.split("::")[0].startswith(added)] if added and runs else []
@@ -276,6 +282,13 @@ def _sides(context: ReviewContext, head: SuiteRun, base: SuiteRun) -> SuiteContr
             sum(o == "passed" and base.outcomes.get(t) == "passed" for t, o in head.outcomes.items()))
     return SuiteContrast(head=head, base=base, regressed=regressed, fixed=fixed, new_failing=new,
                          failing_before=[t for t in before if t not in new], passed_both=both)
+
+
+def added_tests(context: ReviewContext) -> tuple[str, ...]:
+    """The JUnit prefixes of the test files the change adds. A type test it adds
+    (tests/mypy_test_cases/...) is the type checker's to judge, not pytest's."""
+    return tuple(_module(f.path) for f in context.files if f.change_type == "added"
+                 and is_test_path(f.path) and not TYPE_TEST_PATH.search(f.path))
 
 
 def _module(path: str) -> str:

@@ -87,7 +87,7 @@ def test_one_shot_plain_prints_the_answer_and_denies_in_default_mode(git_repo):
         ],
     )
     out = run_cli(git_repo, script, "-p", "write x.py")
-    assert out.returncode == 0
+    assert out.returncode == 1  # the requested change was not made (issue 28 item 2)
     assert out.stdout == "I was not allowed to write x.py.\n"
     assert "non-interactive" in out.stderr and not (git_repo / "x.py").exists()
 

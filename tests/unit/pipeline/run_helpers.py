@@ -127,10 +127,12 @@ def run_python(root: Path, model, **kw) -> RunOutcome:
     )
 
 
-def run_cli(root: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def run_cli(root: Path, *args: str, timeout: float = 120, env: dict[str, str] | None = None
+            ) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "acode", *args],
         cwd=root,
+        env=env,
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import jsonschema
 import pytest
@@ -100,14 +101,26 @@ def test_usage_errors_exit_2(repo, tmp_path, monkeypatch):
 
 
 def test_unchanged_context_reuses_the_stored_review_and_run_reviews_again(repo):
-    use_script(repo, [PROPOSE_NOTHING] * 10)
+    use_script(repo, [PROPOSE_NOTHING] * 15)
     assert invoke().exit_code == 0
     again = invoke()
-    assert again.exit_code == 0 and "unchanged since review #1" in again.output
+    assert again.exit_code == 0
+    # said first and plainly, with when it was made; the old duration is not shown as this run's
+    first_line = again.output.splitlines()[0]
+    assert re.match(r"reused review #1 of \d{4}-\d\d-\d\d \d\d:\d\d UTC \(.*it took [\d.]+ s then\)", first_line)
+    assert "acode review --fresh" in first_line
+    header = next(line for line in again.output.splitlines() if line.startswith("Review of"))
+    assert not re.search(r"\d s\b", header)
     forced = invoke("run")
     assert forced.exit_code == 0 and "stored as review #2" in forced.output
-    reused_json = json.loads(invoke("--json").output)
-    assert reused_json["reused"] is True and reused_json["id"] == 2
+    fresh = invoke("--fresh")
+    assert fresh.exit_code == 0 and "stored as review #3" in fresh.output and "reused" not in fresh.output
+    reused_json = json.loads(invoke("--json").stdout)
+    assert reused_json["reused"] is True and reused_json["id"] == 3
+    assert reused_json["reused_from"]["id"] == 3 and reused_json["reused_from"]["created_at"]
+    assert reused_json["reused_from"]["message"].startswith("reused review #3 of ")
+    fresh_json = json.loads(invoke("--fresh", "--json").stdout)
+    assert fresh_json["reused"] is False and fresh_json["reused_from"] is None and fresh_json["id"] == 4
 
 
 def test_a_new_commit_is_reviewed_afresh(repo):
@@ -116,7 +129,7 @@ def test_a_new_commit_is_reviewed_afresh(repo):
     (repo / "pages.py").write_text(BUGGY + "\n\ndef first(items):\n    return items[0]\n")
     git(repo, "commit", "-qam", "add first")
     result = invoke()
-    assert "unchanged since" not in result.output and "stored as review #2" in result.output
+    assert "reused review" not in result.output and "stored as review #2" in result.output
 
 
 def test_show_and_history(repo):

@@ -79,9 +79,9 @@ def test_markdown_and_json_are_redacted_and_complete():
 
 def test_terminal_shows_marks_levels_notes_and_decision():
     buffer = io.StringIO()
-    render_terminal(sample_result(), Console(file=buffer, width=160, color_system=None), reused_from=4)
+    render_terminal(sample_result(), Console(file=buffer, width=160, color_system=None), reused=(4, "2026-11-25T20:01:02+00:00"))
     text = buffer.getvalue()
-    assert "unchanged since review #4" in text
+    assert "reused review #4 of 2026-11-25 20:01 UTC" in text and "acode review --fresh" in text
     assert "✘ code quality" in text and "poor" in text and "page 1 is skipped (pages.py:3)" in text
     assert "timeout" in text and "REJECTED" in text and "p=0.91" in text
     assert "1 raised finding(s) did not survive" in text

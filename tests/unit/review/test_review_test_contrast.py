@@ -16,7 +16,14 @@ from acode.review.evidence import findings_of_tests, gather_evidence
 from acode.review.git_context import branch_context, commit_context, uncommitted_context
 from acode.review.report import describe_tests, render_markdown
 from acode.review.service import review_change
-from acode.review.test_contrast import SuiteContrast, SuitePlan, SuiteRun, _one_side_hangs, compare
+from acode.review.test_contrast import (
+    SuiteContrast,
+    SuitePlan,
+    SuiteRun,
+    _is_pytest,
+    _one_side_hangs,
+    compare,
+)
 from acode.sandbox import find_sandbox
 
 
@@ -330,3 +337,11 @@ def test_a_test_that_reads_input_gets_end_of_file_not_the_users_terminal(tmp_pat
     run = run_tests("read line || echo 'end of file'", tmp_path, 10, tmp_path / "r.xml", find_sandbox()[0],
                     tmp_path)
     assert not run.timed_out and "end of file" in run.output_tail
+
+
+def test_the_junit_report_options_go_only_to_a_command_that_ends_in_pytest():
+    """In `pytest -q && ruff check .` the appended report options would reach ruff (which then fails on both
+    sides): such a command is compared by its exit code; `cd sub && pytest` still reports per test."""
+    assert _is_pytest("python -m pytest -q") and _is_pytest("cd sub && python -m pytest -q {tests}")
+    assert not _is_pytest("python -m pytest -q && python -m ruff check .")
+    assert not _is_pytest("pytest -q; ruff check .") and not _is_pytest("make test")

@@ -70,7 +70,7 @@ WRITE_THEN_SHELL = [
 def test_an_untrusted_project_runs_nothing_of_its_own_and_says_how_to_trust_it(git_repo):
     repo = hostile_project(git_repo)
     out = run(repo, "-p", "go", "--backend", "scripted", "--json", script=WRITE_THEN_SHELL)
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 1, out.stderr  # its edit was refused: the change was not made
     assert (
         not (repo / "HOOK_RAN").exists()
         and not (repo / "SHELL_RAN").exists()

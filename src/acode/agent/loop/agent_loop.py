@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from acode.agent.approval.policy import ApprovalPolicy
 from acode.agent.loop.middleware import AgentState, Middleware
 from acode.agent.loop.observer import LoopObserver, Observers
+from acode.agent.loop.outcome import ChangeNotMade, unmade_change
 from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
 from acode.agent.loop.step_guidance import StepGuide
 from acode.agent.loop.stops import (
@@ -60,6 +61,8 @@ class LoopConfig:
     model_timeout: float | None = None
     parallel_workers: int = 4
     remind_request: bool = True  # end each successful tool result with the user's request
+    # one-shot runs: an answer after every edit was refused is a failure (acode.agent.loop.outcome)
+    judge_edits: bool = False
 
     @classmethod
     def from_settings(cls, settings: Any) -> LoopConfig:
@@ -161,6 +164,7 @@ class AgentLoop:
             run.guide = StepGuide(self.registry, request, remind=self.config.remind_request)
             answer = self.solver.solve(self, run, request) if self.solver and prompt is not None else None
             run.result.answer = answer if answer is not None else self._cycle(run)
+            self._check_change_made(run)
         except KeyboardInterrupt:
             self._close_open_calls(run)
             self._stop(run, UserInterrupted("the agent loop", partial=run.last_text))
@@ -172,6 +176,13 @@ class AgentLoop:
         run.result.seconds = run.elapsed
         self.observers.on_stop(state, run.result)
         return run.result
+
+    def _check_change_made(self, run: _Run) -> None:
+        if not self.config.judge_edits or run.state.approval_mode == "plan":  # a plan changes nothing
+            return
+        problem = unmade_change(run.result.tool_steps(), self.registry)
+        if problem is not None:
+            raise ChangeNotMade(problem, partial=run.result.answer)
 
     def _cycle(self, run: _Run) -> str:
         state = run.state

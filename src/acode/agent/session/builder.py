@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from acode.agent.approval.policy import ApprovalPolicy
@@ -90,7 +91,7 @@ def build_session(settings: Settings, workspace: Path, options: SessionOptions |
         model,
         registry,
         ctx,
-        config=LoopConfig.from_settings(settings),
+        config=replace(LoopConfig.from_settings(settings), judge_edits=not options.interactive),
         middlewares=middlewares.in_order(),
         policy=ApprovalPolicy(settings.agent.rules, approver=options.approver),
         observers=options.observers,

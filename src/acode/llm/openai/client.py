@@ -1,5 +1,6 @@
 """HTTP to an OpenAI-compatible server: JSON posts and SSE streams, retries with backoff on connection
-errors and 5xx, and errors a person can act on. The API key goes into one header and nowhere else."""
+errors and 5xx, waiting (with a visible line) while a busy server says 429/503, and errors a person can
+act on. The API key goes into one header and nowhere else."""
 
 from __future__ import annotations
 
@@ -19,15 +20,25 @@ SERVER_HINT = (
     "and that model.base_url is right"
 )
 MAX_BACKOFF_SECONDS = 8.0
+# a server with a full queue (vLLM, Ollama's OLLAMA_MAX_QUEUE, a proxy) answers 429 or 503: many CI jobs
+# on one server is the normal case, so acode waits for as long as the request's own time limit allows
+BUSY_STATUSES = (429, 503)
+MAX_BUSY_WAIT_SECONDS = 30.0
 
 
 class ServerHTTPError(ServerError):
     """The server answered with an HTTP error status; ``status`` and ``body`` let callers adapt."""
 
-    def __init__(self, code: str, message: str, *, status: int, body: str, hint: str | None = None):
+    def __init__(self, code: str, message: str, *, status: int, body: str, hint: str | None = None,
+                 retry_after: float | None = None):
         super().__init__(code, message, hint=hint)
         self.status = status
         self.body = body
+        self.retry_after = retry_after
+
+    @property
+    def busy(self) -> bool:
+        return self.status in BUSY_STATUSES
 
 
 class ServerClient:
@@ -93,7 +104,8 @@ class ServerClient:
 
             with httpx.Client(timeout=self._httpx_timeout(seconds)) as http:
                 response = http.post(url, json=payload, headers=self._headers())
-            self._raise_for_status(url, response.status_code, response.text)
+            self._raise_for_status(url, response.status_code, response.text,
+                                   response.headers.get("retry-after"))
             return self._decode(url, response.text)
 
         return self._with_retries(url, seconds, attempt)
@@ -125,7 +137,8 @@ class ServerClient:
         url = self._url(path)
         seconds = timeout or self.timeout
         deadline = time.monotonic() + seconds
-        for attempt in range(self.retries + 1):
+        retries = _Retries(self, deadline)
+        while True:
             started = False
             try:
                 with (
@@ -134,7 +147,8 @@ class ServerClient:
                 ):
                     if response.status_code >= 400:
                         response.read()
-                        self._raise_for_status(url, response.status_code, response.text)
+                        self._raise_for_status(url, response.status_code, response.text,
+                                               response.headers.get("retry-after"))
                     for line in response.iter_lines():
                         if time.monotonic() > deadline:
                             raise self._timed_out(url, seconds)
@@ -148,7 +162,7 @@ class ServerClient:
                 return
             except httpx.TimeoutException as exc:
                 if isinstance(exc, httpx.ConnectTimeout) and not started:
-                    failure: Exception = self._unreachable(url, exc, attempts=attempt + 1)
+                    failure: Exception = self._unreachable(url, exc, attempts=retries.attempts)
                 else:
                     raise self._timed_out(url, seconds) from None
             except httpx.TransportError as exc:
@@ -158,13 +172,12 @@ class ServerClient:
                         f"the connection to {url} broke in the middle of a streamed answer: {exc}",
                         hint=SERVER_HINT,
                     ) from None
-                failure = self._unreachable(url, exc, attempts=attempt + 1)
+                failure = self._unreachable(url, exc, attempts=retries.attempts)
             except ServerHTTPError as exc:
-                if exc.status < 500:
+                if exc.status < 500 and not exc.busy:
                     raise
                 failure = exc
-            if not self._backoff(attempt, deadline, failure):
-                raise _gave_up(failure, attempt + 1)
+            retries.wait_or_raise(failure)
 
     # --- retry and error mapping -----------------------------------------------------------------------
 
@@ -173,23 +186,21 @@ class ServerClient:
     ) -> dict[str, Any]:
         import httpx
 
-        deadline = time.monotonic() + seconds
-        for number in range(self.retries + 1):
+        retries = _Retries(self, time.monotonic() + seconds)
+        while True:
             try:
                 return attempt()
             except httpx.TimeoutException as exc:
                 if not isinstance(exc, httpx.ConnectTimeout):
                     raise self._timed_out(url, seconds) from None
-                failure: Exception = self._unreachable(url, exc, attempts=number + 1)
+                failure: Exception = self._unreachable(url, exc, attempts=retries.attempts)
             except httpx.TransportError as exc:
-                failure = self._unreachable(url, exc, attempts=number + 1)
+                failure = self._unreachable(url, exc, attempts=retries.attempts)
             except ServerHTTPError as exc:
-                if exc.status < 500:
+                if exc.status < 500 and not exc.busy:
                     raise
                 failure = exc
-            if not self._backoff(number, deadline, failure):
-                raise _gave_up(failure, number + 1)
-        raise AssertionError("unreachable")  # the loop always returns or raises
+            retries.wait_or_raise(failure)
 
     def _backoff(self, attempt: int, deadline: float, failure: Exception) -> bool:
         """Sleep before the next attempt; False when no attempt is left (count or time)."""
@@ -221,11 +232,21 @@ class ServerClient:
             )
         return value
 
-    def _raise_for_status(self, url: str, status: int, body: str) -> None:
+    def _raise_for_status(self, url: str, status: int, body: str, retry_after: str | None = None) -> None:
         if status < 400:
             return
         body = self.scrub(body)
         detail = _error_detail(body)
+        if status in BUSY_STATUSES:
+            raise ServerHTTPError(
+                "ACODE-MODEL-109",
+                f"the model server at {url} is busy (HTTP {status}): {detail}",
+                status=status,
+                body=body,
+                hint="it stayed busy for longer than the request may wait: raise model.timeout_seconds, run "
+                "fewer jobs at once, or give the server more capacity (docs/servers.md)",
+                retry_after=_seconds(retry_after),
+            )
         if status in (401, 403):
             raise ServerHTTPError(
                 "ACODE-MODEL-106",
@@ -276,6 +297,47 @@ class ServerClient:
         )
 
 
+class _Retries:
+    """After a failed attempt: wait while the server says it is busy (for as long as the request's time
+    limit allows, the wait said on stderr each time), retry other failures ``client.retries`` times with
+    backoff, or raise."""
+
+    def __init__(self, client: ServerClient, deadline: float):
+        self.client = client
+        self.deadline = deadline
+        self.failures = 0
+        self.busy_waits = 0
+
+    @property
+    def attempts(self) -> int:
+        return self.failures + self.busy_waits + 1
+
+    def wait_or_raise(self, failure: Exception) -> None:
+        if isinstance(failure, ServerHTTPError) and failure.busy:
+            delay = failure.retry_after
+            if delay is None:
+                delay = self.client.backoff_base * 2 ** min(self.busy_waits, 6)
+            delay = min(max(delay, 0.0), MAX_BUSY_WAIT_SECONDS)
+            if time.monotonic() + delay > self.deadline:
+                raise _gave_up(failure, self.attempts)
+            self.busy_waits += 1
+            log.warning("the model server is busy (HTTP %s); waiting %.1f s before asking again (wait %d)",
+                        failure.status, delay, self.busy_waits)
+            self.client._sleep(delay)
+            return
+        if not self.client._backoff(self.failures, self.deadline, failure):
+            raise _gave_up(failure, self.attempts)
+        self.failures += 1
+
+
+def _seconds(retry_after: str | None) -> float | None:
+    """A Retry-After header given in seconds (the HTTP-date form is left to the backoff)."""
+    try:
+        return float(retry_after) if retry_after is not None else None
+    except ValueError:
+        return None
+
+
 def _gave_up(failure: Exception, attempts: int) -> Exception:
     """A 5xx failure that outlived every retry says so (connection failures already count attempts)."""
     if isinstance(failure, ServerHTTPError) and attempts > 1:
@@ -285,6 +347,7 @@ def _gave_up(failure: Exception, attempts: int) -> Exception:
             status=failure.status,
             body=failure.body,
             hint=failure.hint,
+            retry_after=failure.retry_after,
         )
     return failure
 

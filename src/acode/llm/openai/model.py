@@ -34,8 +34,10 @@ PROBE_TOOL = ToolSpec(
     parameters={"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]},
 )
 _TOKEN_CACHE_SIZE = 512
-# sent when useful, left out for good once a server refuses them by name
-OPTIONAL_FIELDS = ("stream_options", "seed", "top_logprobs")
+# sent when useful, left out for good once a server refuses them by name (llama-cpp-python's server started
+# without logits_all refuses "logprobs"; the yes/no checks then read the answer's text)
+OPTIONAL_FIELDS = ("stream_options", "seed", "top_logprobs", "logprobs")
+_LEFT_OUT_WITH = {"logprobs": ("top_logprobs",)}  # top_logprobs means nothing without logprobs
 
 
 class OpenAIModel:
@@ -218,7 +220,7 @@ class OpenAIModel:
                 said = str(request["messages"])  # an error that only echoes the prompt names nothing
                 refused = [n for n in OPTIONAL_FIELDS if n in request and n in exc.body and n not in said]
                 if refused:
-                    dropped.update(refused)
+                    dropped.update(refused, *(_LEFT_OUT_WITH.get(name, ()) for name in refused))
                     self.caps.set("unsupported_fields", sorted(dropped))
                 elif (
                     "response_format" in request
