@@ -45,6 +45,10 @@ ENV_DENY = [
     "env 'BASH_FUNC_ls%%=() { rm f; }' bash -c ls", "PS4='$(rm f)' bash -xc ls",
 ]
 FROM_DATA_DENY = [
+    "git rebase -x 'rm x' HEAD~1", "git grep -O'rm x' y", "git bisect run rm x", "git submodule foreach rm x",
+    "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='rm x' .", "tar -xf a.tar --to-command='rm x'",
+    "sort --compress-program=rm f", "rsync -e 'rm x' a b:c", "ssh -o ProxyCommand='rm x' h", "busybox rm x",
+    "sed '1e rm x' f", "sed 's/a/rm x/e' f",
     "compgen -C 'rm x' x", "git config alias.z '!rm x'; git z", "git config core.pager 'rm x'; git log",
     "echo 'rm x' | bash", "echo 'rm x' | sh -s", "cat s.txt | bash", "bash <<< 'rm x'", "bash < /dev/stdin",
     "bash /dev/stdin <<< 'rm x'", "source /dev/stdin <<< 'rm x'", ". /dev/stdin <<< 'rm x'",

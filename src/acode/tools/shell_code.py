@@ -23,6 +23,7 @@ from acode.tools.shell_eval import (
     is_number,
     split_name_word,
 )
+from acode.tools.shell_options import option_commands, sed_writes
 from acode.tools.shell_words import Word, destinations, static_word, text_of
 from acode.tools.shell_writes import program_writes
 
@@ -83,6 +84,10 @@ class CodeRules:
     def program_code(self, base: str, words: tuple[Word, ...], text: str) -> None:
         for target, tree in program_writes(words):
             self.add_write(target, text, tree)
+        for command in option_commands(words):  # git rebase -x CMD, tar --to-command=CMD ...
+            self._run_string(command, text, f"{base} option")
+        if base == "sed" and sed_writes(words):
+            self.add_write(None, text, False)  # sed 'w FILE'
         if base in _NAME_BUILTINS:
             names, arithmetic, callback = builtin_names(base, words)
             for name in names:

@@ -30,7 +30,7 @@ _WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 # Commands that run their arguments (after options) as another command.
 _TRANSPARENT = {"command", "builtin", "exec", "nohup", "time", "env", "nice", "timeout", "stdbuf",
                 "xargs", "setsid", "chrt", "ionice", "taskset", "unbuffer", "sudo", "doas", "watch", "flock"}
-_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"}
+_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash"}
 _FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
 # Options of wrappers that take a separate value (``nice -n 5 cmd``, ``timeout -s KILL 5 cmd``).
 _OPTION_VALUES = {
@@ -294,6 +294,9 @@ class _Walker(CodeRules):
             self.script.cd_targets.append(words[1] if len(words) > 1 else None)
         elif base in ("eval", *_SHELLS):
             unwrapped = self._inline_script(base, words, text)
+        elif base == "busybox" and len(words) > 1:  # `busybox rm x` runs the applet rm
+            self.add(words[1:], text, "busybox")
+            unwrapped = True
         elif base in _TRANSPARENT:
             inner = _after_options(base, words[1:])
             if inner is None:

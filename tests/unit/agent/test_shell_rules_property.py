@@ -34,6 +34,10 @@ DENIED_ATOMS = [
     "command touch m8", "env A=1 touch m9", "timeout 5 touch m10", "nohup touch m11", "time touch m12",
     "xargs touch", "A=1 touch m13", "/usr/bin/touch m14", "bash -c 'touch m15'", "sh -c \"rm -f m16\"",
     "eval touch m17", "find . -maxdepth 0 -exec touch m18 ';'", "nice -n 1 touch m19",
+    # issue 30: options whose value is a command
+    "sed '1e touch m45' README.md",
+    "tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='touch m46' README.md",
+    "git rebase -x 'touch m47' HEAD", "busybox touch m48", "sed 's/hi/touch m49/e' README.md",
 ]
 # issue 30: code in words bash evaluates, and commands run from data (builtins and statements: a
 # wrapper such as `timeout` in front would make them programs that do not exist)

@@ -142,3 +142,14 @@ def test_git_config_is_a_write_into_git(git_repo):
     assert [s["decision"] for s in steps] == ["denied", "allowed"], steps
     assert ".git/" in steps[0]["error"] and (git_repo / ".git" / "config").read_text() == git_config
     assert not (git_repo / "X6").exists()
+
+
+def test_options_whose_value_is_a_command_are_deny_checked(git_repo):
+    """Programs an allow list often names run commands given in their options (GTFOBins' list)."""
+    assert_rm_is_denied_in_yolo(git_repo, [
+        "git rebase -x 'rm h1' HEAD",
+        "tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm h2' README.md",
+        "sed '1e rm h3' README.md",
+        "sed 's/.*/rm h4/e' README.md",
+        "busybox rm h5",
+    ], "h")
