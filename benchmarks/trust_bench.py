@@ -1,6 +1,11 @@
-"""Cost of the trust checks added for issue 14, in this process. Prints JSON.
+"""Cost of the trust checks added for issue 14, in this process, and how many hostile shell lines of
+each class the approval policy holds (issue 30). Prints JSON.
 
-    python benchmarks/trust_bench.py [--repeats 200]
+    python benchmarks/trust_bench.py [--repeats 200] [--hostile-only]
+
+- ``hostile``: per class of hostile input (``benchmarks/trust_hostile.py``), how many lines were tried
+  (each in several hiding places and modes) and how many held, with the first few that did not, so
+  the next probe can be compared with this one.
 
 - ``shell_rules``: judging one command line (tree-sitter-bash parse + rules), median microseconds,
   for a few typical lines.
@@ -19,6 +24,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from trust_hostile import benign_report, hostile_report
 
 LINES = [
     "pytest -q tests/unit",
@@ -84,11 +91,18 @@ def make_repo(root: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument("--hostile-only", action="store_true", help="only the hostile-input classes")
     args = parser.parse_args()
     from acode.gitcmd import _read_overrides, safe_git
 
     with tempfile.TemporaryDirectory() as tmp:
         repo = make_repo(Path(tmp) / "repo")
+        hostile = hostile_report(repo)
+        totals = {key: sum(c[key] for c in hostile.values()) for key in ("tried", "held")}
+        benign = benign_report(repo)
+        if args.hostile_only:
+            print(json.dumps({"hostile": hostile, "hostile_total": totals, "benign": benign}, indent=2))
+            return
         started = time.perf_counter()
         _read_overrides(str(repo), None)
         config_read_ms = round((time.perf_counter() - started) * 1000, 2)
@@ -96,6 +110,9 @@ def main() -> None:
             "shell_rules_median_us": bench_shell_rules(args.repeats, repo),
             "search_median": bench_search(max(5, args.repeats // 10), repo),
             "safe_git": {"args": safe_git(repo, "status")[:-1], "config_read_ms_uncached": config_read_ms},
+            "hostile": hostile,
+            "hostile_total": totals,
+            "benign": benign,
         }
     print(json.dumps(report, indent=2))
 

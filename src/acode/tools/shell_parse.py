@@ -19,14 +19,18 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-Word = str | None  # None: the value depends on the shell at run time
+from acode.tools.shell_code import CodeRules, replaced_by_data, stdin_of, xargs_placeholder
+from acode.tools.shell_eval import DATA_VARS
+from acode.tools.shell_words import ESCAPE, Word, destinations, static_word, text_of
+
+__all__ = ["Invocation", "ShellScript", "Word", "Write", "analyze", "static_word"]
 
 # Redirection operators that open a file for writing (``>&`` only when its target is not an fd).
 _WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 # Commands that run their arguments (after options) as another command.
 _TRANSPARENT = {"command", "builtin", "exec", "nohup", "time", "env", "nice", "timeout", "stdbuf",
-                "xargs", "setsid", "chrt", "ionice", "taskset", "unbuffer", "sudo", "doas", "watch"}
-_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"}
+                "xargs", "setsid", "chrt", "ionice", "taskset", "unbuffer", "sudo", "doas", "watch", "flock"}
+_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash"}
 _FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
 # Options of wrappers that take a separate value (``nice -n 5 cmd``, ``timeout -s KILL 5 cmd``).
 _OPTION_VALUES = {
@@ -40,6 +44,7 @@ _OPTION_VALUES = {
     "ionice": {"-c", "-n", "-p", "-t"},
     "chrt": {"-p"},
     "watch": {"-n", "--interval", "-d", "--differences"},
+    "flock": {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"},
 }
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 _MAX_DEPTH = 8  # bash -c "bash -c '...'" nesting we are willing to follow
@@ -54,6 +59,7 @@ class Invocation:
     text: str
     wrapped_by: str = ""
     wrapper: bool = False  # it only runs another invocation (listed too), e.g. `timeout 5 pytest`
+    assignments: tuple[Word, ...] = ()  # `A=1 cmd`, `env A=1 cmd`: "A=1" (None when the value is not static)
 
     @property
     def name(self) -> Word:
@@ -67,6 +73,8 @@ class Write:
 
     target: str | None
     text: str
+    tree: bool = False  # it may change everything below target (`rm -r`, `find -delete`)
+    by_program: bool = False  # an option of the program (`tee x`, `sort -o x`), not a redirection
 
 
 @dataclass
@@ -77,6 +85,10 @@ class ShellScript:
     cd_targets: list[Word] = field(default_factory=list)  # arguments of cd/pushd, in order
     opaque: list[str] = field(default_factory=list)  # why some command cannot be known
     problem: str = ""  # why it did not parse
+    hidden: list[str] = field(default_factory=list)  # code bash evaluates that the rules cannot read
+    risky_env: list[str] = field(default_factory=list)  # variables set that make programs run code
+    tainted: set[str] = field(default_factory=set)  # variables set to something other than a number
+    arithmetic_refs: list[tuple[str, str]] = field(default_factory=list)  # (variable, where)
 
 
 @lru_cache(maxsize=1)
@@ -90,7 +102,17 @@ def _parser():
 def analyze(command: str) -> ShellScript:
     script = ShellScript()
     _analyze_into(command, script, depth=0, wrapped_by="")
+    for name, text in script.arithmetic_refs:
+        if name in script.tainted or name in DATA_VARS or not _IDENT.match(name):
+            script.hidden.append(
+                f"`{text}` evaluates the value of {name} (as arithmetic, a name or a prompt), "
+                "and a `$(...)` in it runs commands"
+            )
+            break
     return script
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def _analyze_into(command: str, script: ShellScript, depth: int, wrapped_by: str) -> None:
@@ -128,8 +150,8 @@ def _misread_word(root) -> str | None:
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.type == "word" and _METACHAR.search(_ESCAPE.sub("", _text(node))):
-            return _text(node)
+        if node.type == "word" and _METACHAR.search(ESCAPE.sub("", text_of(node))):
+            return text_of(node)
         stack.extend(node.children)
     return None
 
@@ -149,7 +171,7 @@ def _commands(root):
 
 def _raw_name(command) -> str | None:
     name = command.child_by_field_name("name")
-    return _text(name) if name is not None else None
+    return text_of(name) if name is not None else None
 
 
 def _time_keywords(root) -> list[tuple[int, int]]:
@@ -161,7 +183,7 @@ def _time_keywords(root) -> list[tuple[int, int]]:
         name = command.child_by_field_name("name")
         end = name.end_byte
         for arg in command.children[command.children.index(name) + 1 :]:
-            if arg.type == "word" and _text(arg) in ("-p", "--"):
+            if arg.type == "word" and text_of(arg) in ("-p", "--"):
                 end = arg.end_byte
                 continue
             break
@@ -179,7 +201,7 @@ def _split_command(root, source: bytes) -> str | None:
         children = command.children
         for left, right in itertools.pairwise(children):
             if not _GAP.fullmatch(source[left.end_byte : right.start_byte]):
-                return _text(command)
+                return text_of(command)
     return None
 
 
@@ -196,53 +218,15 @@ def _first_error(node) -> str:
     while stack:
         current = stack.pop(0)
         if current.type == "ERROR" or current.is_missing:
-            return _text(current)[:60] or f"(missing {current.type})"
+            return text_of(current)[:60] or f"(missing {current.type})"
         stack.extend(current.children)
     return "?"
 
 
-def _text(node) -> str:
-    return node.text.decode("utf-8", errors="surrogateescape")
-
-
-_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
-_GLOB = re.compile(r"[*?\[]")
-_BRACES = re.compile(r"\{[^}]*(,|\.\.)[^}]*\}")
-
-
-def static_word(node) -> Word:
-    """The value bash gives this word after quote removal, or None when it needs expansion."""
-    kind = node.type
-    if kind in ("word", "number", "variable_name", "special_variable_name", "file_descriptor",
-                "command_name"):
-        if kind == "command_name":
-            return static_word(node.named_children[0]) if node.named_child_count == 1 else None
-        raw = _text(node).replace("\\\n", "")
-        bare = _ESCAPE.sub("", raw)
-        if raw.startswith("~") or _GLOB.search(bare) or _BRACES.search(bare) or "$" in bare or "`" in bare:
-            return None
-        return _ESCAPE.sub(r"\1", raw)
-    if kind == "raw_string":
-        return _text(node)[1:-1]
-    if kind == "string":
-        parts = []
-        for child in node.named_children:
-            if child.type != "string_content":
-                return None
-            parts.append(re.sub(r'\\([$`"\\\n])', r"\1", _text(child)).replace("\n", "\n"))
-        return "".join(parts)
-    if kind == "ansi_c_string":
-        raw = _text(node)[2:-1]
-        return None if "\\" in raw else raw
-    if kind == "concatenation":
-        values = [static_word(child) for child in node.children]
-        return None if any(v is None for v in values) else "".join(values)  # type: ignore[arg-type]
-    return None
-
-
-class _Walker:
+class _Walker(CodeRules):
     def __init__(self, script: ShellScript, depth: int, wrapped_by: str):
         self.script, self.depth, self.wrapped_by = script, depth, wrapped_by
+        self.stdin: tuple[str, str | None] = ("unknown", None)
 
     def visit(self, node) -> None:
         """Record what ``node`` runs and writes, then look inside it: every child, so commands in
@@ -253,58 +237,83 @@ class _Walker:
         elif kind == "file_redirect":
             self._redirect(node)
         elif kind in ("declaration_command", "unset_command"):
-            self.add((_text(node.children[0]),), _text(node))
+            self.add((text_of(node.children[0]),), text_of(node))
         elif kind == "redirected_statement":
             body = node.child_by_field_name("body")
             if (body is None or body.type != "command") and _extra_destinations(node):
-                self.script.opaque.append(f"unexpected words after a redirection in `{_text(node)}`")
+                self.script.opaque.append(f"unexpected words after a redirection in `{text_of(node)}`")
+        self.visit_code(node)
         for child in node.children:
             self.visit(child)
 
     def _redirect(self, node) -> None:
-        op = next((_text(c) for c in node.children if not c.is_named), "")
-        destinations = _destinations(node)
-        if op not in _WRITE_OPS or not destinations:
+        op = next((text_of(c) for c in node.children if not c.is_named), "")
+        targets = destinations(node)
+        if op not in _WRITE_OPS or not targets:
             return
-        target = static_word(destinations[0])
-        if op == ">&" and (destinations[0].type == "number" or target == "-"):
+        target = static_word(targets[0])
+        if op == ">&" and (targets[0].type == "number" or target == "-"):
             return  # 2>&1, >&- : duplicating or closing a descriptor
-        self.script.writes.append(Write(target, _text(node)))
+        self.script.writes.append(Write(target, text_of(node)))
+
+    def add_write(self, target: Word, text: str, tree: bool) -> None:
+        self.script.writes.append(Write(target, text, tree=tree, by_program=True))
 
     def _command(self, node) -> None:
-        skipped = ("variable_assignment", "file_redirect", "comment")
+        skipped = ("variable_assignment", "file_redirect", "herestring_redirect", "comment")
         nodes = [c for c in node.children if c.is_named and c.type not in skipped]
         parent = node.parent
         redirected = parent is not None and parent.type == "redirected_statement"
         if redirected and parent.child_by_field_name("body") == node:
             nodes += _extra_destinations(parent)  # tree-sitter reads `cmd >out arg` as two targets
         nodes.sort(key=lambda n: n.start_byte)
-        self.add(tuple(static_word(n) for n in nodes), _text(node))
+        assignments = tuple(_assignment_word(c) for c in node.children if c.type == "variable_assignment")
+        self.stdin = stdin_of(node)
+        self.add(tuple(static_word(n) for n in nodes), text_of(node), assignments=assignments)
 
-    def add(self, words: tuple[Word, ...], text: str, wrapped_by: str | None = None) -> None:
+    def add(
+        self,
+        words: tuple[Word, ...],
+        text: str,
+        wrapped_by: str | None = None,
+        assignments: tuple[Word, ...] = (),
+    ) -> None:
         if not words:
             return
         wrapped = self.wrapped_by if wrapped_by is None else wrapped_by
         index = len(self.script.invocations)
-        self.script.invocations.append(Invocation(words, text, wrapped))
+        self.script.invocations.append(Invocation(words, text, wrapped, assignments=assignments))
         name = words[0]
         if name is None:
             self.script.opaque.append(f"the command name in `{text}` is only known at run time")
             return
         base = os.path.basename(name)
         unwrapped = False
+        self.program_code(base, words, text)
         if base in ("cd", "pushd"):
             self.script.cd_targets.append(words[1] if len(words) > 1 else None)
         elif base in ("eval", *_SHELLS):
             unwrapped = self._inline_script(base, words, text)
+        elif base == "busybox" and len(words) > 1:  # `busybox rm x` runs the applet rm
+            self.add(words[1:], text, "busybox")
+            unwrapped = True
         elif base in _TRANSPARENT:
             inner = _after_options(base, words[1:])
             if inner is None:
                 self.script.opaque.append(f"cannot tell which command `{text}` runs")
             elif inner and base == "watch":
                 unwrapped = self._run_string(None if None in inner else " ".join(inner), text, "watch")  # type: ignore[arg-type]
+            elif inner and base == "flock" and inner[0] in ("-c", "--command"):
+                unwrapped = self._run_string(inner[1] if len(inner) > 1 else None, text, "flock -c")
             elif inner:
-                self.add(tuple(inner), text, base)
+                between = words[1 : len(words) - len(inner)]
+                env = tuple(w for w in between if w is not None and _assigns(base, w))
+                for word in env:
+                    self.assign(word.split("=", 1)[0].split("[", 1)[0], word.split("=", 1)[1], text)
+                if base == "xargs":  # its input becomes arguments: in place of {} or after the last word
+                    placeholder = xargs_placeholder(between)
+                    inner = replaced_by_data(inner, placeholder) if placeholder else [*inner, None]
+                self.add(tuple(inner), text, base, assignments=assignments + env)
                 unwrapped = True
         elif base == "find":
             self._find_exec(words, text)
@@ -324,6 +333,8 @@ class _Walker:
             return self._run_string(rest[1] if len(rest) > 1 else None, text, f"{base} -c")
         if rest and rest[0] is None:
             self.script.opaque.append(f"cannot tell what `{text}` runs")
+        if not rest or rest[0] in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
+            self.program_from_stdin(text, base)  # `echo 'rm x' | bash`, `bash <<< 'rm x'`
         return False  # `bash script.sh` runs a file, like `python x.py`: the rules judge `bash` itself
 
     def _run_string(self, inner: str | None, text: str, wrapper: str) -> bool:
@@ -349,7 +360,7 @@ class _Walker:
                 while j < len(words) and words[j] not in (";", "+"):
                     j += 1
                 if j > i + 1:
-                    self.add(tuple(words[i + 1 : j]), text, "find -exec")
+                    self.add(tuple(replaced_by_data(list(words[i + 1 : j]), "{}")), text, "find -exec")
                 i = j
             i += 1
 
@@ -378,15 +389,11 @@ def _after_options(wrapper: str, rest: tuple[Word, ...]) -> list[Word] | None:
             continue
         break
     rest = rest[i:]
-    if wrapper in ("timeout", "chrt", "taskset") and rest:
-        rest = rest[1:]  # the duration, the priority, the CPU mask
+    if wrapper in ("timeout", "chrt", "taskset", "flock") and rest:
+        rest = rest[1:]  # the duration, the priority, the CPU mask, the lock file
     while rest and rest[0] is not None and _ASSIGNMENT.match(rest[0]):
         rest = rest[1:]  # `time A=1 cmd` (conservatively for every wrapper): the program comes after
     return list(rest)
-
-
-def _destinations(redirect) -> list:
-    return [c for i, c in enumerate(redirect.children) if redirect.field_name_for_child(i) == "destination"]
 
 
 def _extra_destinations(statement) -> list:
@@ -394,5 +401,19 @@ def _extra_destinations(statement) -> list:
     extra = []
     for child in statement.children:
         if child.type == "file_redirect":
-            extra += _destinations(child)[1:]
+            extra += destinations(child)[1:]
     return extra
+
+
+def _assigns(wrapper: str, word: str) -> bool:
+    """``env`` takes any NAME=VALUE (also ``BASH_FUNC_x%%=...``, which bash imports as a function)."""
+    if wrapper == "env":
+        return "=" in word and not word.startswith("-")
+    return bool(_ASSIGNMENT.match(word))
+
+
+def _assignment_word(node) -> Word:
+    value = node.child_by_field_name("value")
+    static = static_word(value) if value is not None else ""
+    name = node.child_by_field_name("name")
+    return None if static is None or name is None else f"{text_of(name)}={static}"

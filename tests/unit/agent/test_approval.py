@@ -109,7 +109,7 @@ def test_always_is_remembered_for_the_tool_and_for_the_shell_program(tmp_path):
         ("git status", "allow"),
         ("git status && ls -la", "allow"),
         ("git status && rm -rf /", "deny"),
-        ("ls | sh", "ask"),  # sh matches no allow prefix
+        ("ls | sh", "deny"),  # sh runs what ls prints: a deny rule could hide in it (issue 30)
         ("git push origin main", "deny"),
         ("gitx status", "ask"),  # prefixes match whole words
         ("ls $(rm -rf x)", "deny"),  # the substituted command is checked too (issue 14: was "ask")

@@ -9,6 +9,17 @@ line, read with the bash grammar (``acode.tools.shell_parse``), and where its re
   outside it, into ``.git/`` or ``.acode/``, or to a path known only at run time it is denied.
 - A line the grammar cannot read, or that runs a command known only at run time, is denied, except
   in yolo mode without deny rules.
+- Code bash evaluates that the rules cannot read (a subscript holding ``$(...)``, arithmetic on a
+  variable the line sets to text, a shell reading its program from a pipe, ``hash -p``, a variable
+  such as ``BASH_FUNC_x%%`` or ``GIT_CONFIG_*``) is denied when there are deny rules (one could be
+  hidden in it) and never allowed by an allow rule (so it asks).
+- An allow prefix covers a command with assignments in front (``A=1 cmd``, ``env A=1 cmd``) only
+  when it names them (``A=1 cmd``); a line that sets a variable that makes programs load or run
+  other code (``LD_PRELOAD``, ``GIT_*`` commands and config, ``PYTHON*``, ``PAGER`` ...) is never
+  allowed by a rule.
+- Files programs write through their options (``tee x``, ``sort -o x``, ``find -delete``,
+  ``git log --output=x``, ``cp a x``) are judged like redirections; one whose path is only known at
+  run time asks (never allowed by a rule).
 """
 
 from __future__ import annotations
@@ -17,8 +28,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acode.tools.paths import protected_part
+from acode.tools.paths import PROTECTED_DIRS, protected_part
 from acode.tools.shell_parse import Invocation, ShellScript, Word, analyze
+from acode.tools.shell_writes import makes_links
 
 _HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 
@@ -28,6 +40,7 @@ class ShellJudgement:
     denied: str | None = None  # the reason, when some rule or fact forbids the line
     allowed_by_rules: bool = False  # every invocation matches allow_shell (or an earlier "always")
     writes: list[str] = field(default_factory=list)  # workspace files its redirections write
+    unknown_writes: bool = False  # a program writes a path only known at run time: ask
     script: ShellScript | None = None
 
 
@@ -82,17 +95,30 @@ def judge_shell(
     if script.opaque and not lenient:
         judgement.denied = f"denied: {script.opaque[0]}; the shell rules cannot be checked on it."
         return judgement
+    if script.hidden and deny:
+        judgement.denied = (
+            f"denied: {script.hidden[0]}; a command agent.rules.deny_shell refuses could be hidden in it."
+        )
+        return judgement
     if mode != "yolo":
-        problem = _check_writes(script, workspace, cwd or workspace, extra_writable, judgement.writes)
+        problem = _check_writes(script, workspace, cwd or workspace, extra_writable, judgement)
         if problem:
             judgement.denied = problem
             return judgement
-    judgement.allowed_by_rules = bool(script.invocations) and not script.opaque and all(
-        any(prefix_matches(inv.words, prefix, unknown_matches=False) for prefix in allow)
-        for inv in script.invocations
-        if not inv.wrapper
+        if len(script.writes) > 1 and any(makes_links(inv.words) for inv in script.invocations):
+            judgement.unknown_writes = True  # `ln -s .. d && tee d/x`: d/x is judged before d exists
+    judgement.allowed_by_rules = (
+        bool(script.invocations)
+        and not (script.opaque or script.hidden or script.risky_env or judgement.unknown_writes)
+        and all(any(_allows(i, prefix) for prefix in allow) for i in script.invocations if not i.wrapper)
     )
     return judgement
+
+
+def _allows(invocation: Invocation, prefix: str) -> bool:
+    """An allow prefix covers assignments in front of a command only by naming them (``A=1 make``)."""
+    words = (*invocation.assignments, *invocation.words)
+    return prefix_matches(words, prefix, unknown_matches=False)
 
 
 def _shown(invocation: Invocation) -> str:
@@ -116,13 +142,19 @@ def _cwd_candidates(script: ShellScript, cwd: Path) -> list[Path] | None:
 
 
 def _check_writes(
-    script, workspace: Path, cwd: Path, extra: tuple[Path, ...], inside: list[str]
+    script, workspace: Path, cwd: Path, extra: tuple[Path, ...], judgement: ShellJudgement
 ) -> str | None:
     root = Path(os.path.realpath(workspace))
     folders = _cwd_candidates(script, cwd)
+    inside = judgement.writes
     for write in script.writes:
         target = write.target
         if target is not None and (target in _HARMLESS_TARGETS or target.startswith("/dev/fd/")):
+            continue
+        if target is None and write.by_program:
+            judgement.unknown_writes = True  # `rm *.o`, `tee $f`: a person looks at it
+            if "(a path known at run time)" not in inside:
+                inside.append("(a path known at run time)")
             continue
         if target is None or (folders is None and not os.path.isabs(target)):
             return (
@@ -133,12 +165,26 @@ def _check_writes(
             real = Path(os.path.realpath(Path(folder) / target))
             if real != root and root not in real.parents and not _in_extra(real, extra):
                 return f"denied: `{write.text}` writes outside the workspace ({real})."
-            part = protected_part(root, real)
+            part = protected_part(root, real) or (_protected_below(real) if write.tree else None)
             if part and not _in_extra(real, extra):
                 return f"denied: `{write.text}` writes into {part}/, which only the user edits."
             shown = real.relative_to(root).as_posix() if real != root else "."
             if shown not in inside:
                 inside.append(shown)
+    return None
+
+
+def _protected_below(folder: Path, limit: int = 5000) -> str | None:
+    """A ``.git``/``.acode`` folder inside ``folder`` (which ``rm -r`` / ``find -delete`` would reach);
+    a tree too big to look through counts as holding one."""
+    seen = 0
+    for _current, dirs, _files in os.walk(folder):
+        found = next((d for d in dirs if d in PROTECTED_DIRS), None)
+        if found:
+            return found
+        seen += len(dirs)
+        if seen > limit:
+            return ".git"
     return None
 
 
