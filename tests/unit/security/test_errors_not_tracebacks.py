@@ -94,7 +94,8 @@ def test_a_300_character_file_name_from_the_model_is_a_tool_error(git_repo):
         "--json",
         env={"ACODE_MODEL__SCRIPT": str(script)},
     )
-    assert out.returncode == 0 and no_traceback(out), out.stderr
+    # every edit failed: the run says the change was not made (exit 1), and still no traceback
+    assert out.returncode == 1 and no_traceback(out) and "change_not_made" in out.stderr, out.stderr
     data = json.loads(out.stdout)
     tools = [s for s in data["trajectory"] if s["type"] == "tool"]
     assert [t["ok"] for t in tools] == [False, False, False]

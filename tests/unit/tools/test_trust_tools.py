@@ -21,8 +21,8 @@ from acode.tools.search import GrepSearch, SearchInFiles
 from acode.tools.shell import _Capture
 
 
-def tool_steps(out) -> list[dict]:
-    assert out.returncode == 0, out.stderr
+def tool_steps(out, exit_code: int = 0) -> list[dict]:
+    assert out.returncode == exit_code, out.stderr
     return [s for s in json.loads(out.stdout)["trajectory"] if s["type"] == "tool"]
 
 
@@ -154,7 +154,10 @@ def test_read_file_refuses_a_fifo_instead_of_blocking(git_repo):
             "done",
         ],
     )
-    steps = tool_steps(run_cli(git_repo, script, "-p", "go", "--json", "--approval-mode", "yolo", timeout=60))
+    # every edit failed, so the run says the change was not made (exit 1)
+    out = run_cli(git_repo, script, "-p", "go", "--json", "--approval-mode", "yolo", timeout=60)
+    steps = tool_steps(out, exit_code=1)
+    assert "change_not_made" in out.stderr
     assert len(steps) == 3 and all("FIFO" in (s["error"] or "") for s in steps), [s["error"] for s in steps]
     assert stat.S_ISFIFO(os.stat(git_repo / "pipe").st_mode)  # not replaced by write_file either
 
