@@ -12,7 +12,7 @@ What can be read is analysed like ``bash -c``; what cannot goes to ``script.hidd
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from acode.tools.shell_env import env_effect, git_config_call, git_config_effect
 from acode.tools.shell_eval import (
@@ -27,15 +27,12 @@ from acode.tools.shell_options import option_commands, sed_writes
 from acode.tools.shell_words import Word, destinations, static_word, text_of
 from acode.tools.shell_writes import program_writes
 
-if TYPE_CHECKING:
-    from acode.tools.shell_parse import ShellScript
-
 _STDIN_FILES = {"/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0"}
 _NAME_BUILTINS = {"let", "printf", "read", "mapfile", "readarray", "unset", "getopts", "wait", "test", "["}
 
 
 class CodeRules:
-    script: ShellScript
+    script: Any  # the walker's ShellScript (acode.tools.shell_parse imports this module)
     stdin: tuple[str, str | None]  # ("text", program) / ("file", None) / ("unknown", None)
 
     def _run_string(self, inner: str | None, text: str, wrapper: str) -> bool:  # the walker's
