@@ -5,6 +5,7 @@ for ``acode -p``, so stdout holds only the answer)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -15,7 +16,7 @@ from acode.agent.loop.middleware import AgentState
 from acode.agent.loop.observer import LoopObserver
 from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
 from acode.llm.types import ToolCall
-from acode.tools.base import ToolResult
+from acode.tools.base import ToolResult, TurnInterrupted
 
 PREVIEW_LINES = 12
 
@@ -69,8 +70,9 @@ class ConsoleView(LoopObserver):
         self.console.print(f"[cyan]>[/] {call_summary(call)}", markup=True, highlight=False)
 
     def on_tool_step(self, state: AgentState, step: ToolStep, result: ToolResult) -> None:
-        if step.decision != "allowed":
-            self.console.print(f"  [red]x {step.decision}:[/] {step.error or ''}", highlight=False)
+        if step.decision != "allowed":  # what the model is told stays with the model
+            why = result.display or (step.error or "").removeprefix(f"{step.decision}: ")
+            self.console.print(f"  [red]x {step.decision}:[/] {why}", highlight=False)
             return
         if not step.ok:
             self.console.print(f"  [red]x[/] {step.error}", highlight=False)
@@ -122,15 +124,22 @@ class ConsoleApprover:
                 return "always"
 
 
-def console_ask_user(console: Console):
+def console_ask_user(console: Console, set_aside: Callable[[str], None] | None = None):
+    """The chat's ``ask_user``. A slash command typed at the question is not an answer: it is handed to
+    ``set_aside`` (the chat runs it once the turn has stopped) and the turn stops."""
+
     def ask(questions: list[str]) -> list[str]:
         answers = []
         for question in questions:
             console.print(f"[bold]? {question}[/]", highlight=False)
             try:
-                answers.append(console.input("  > "))
+                answer = console.input("  > ")
             except EOFError:
-                answers.append("")
+                answer = ""
+            if answer.strip().startswith("/") and set_aside is not None:
+                set_aside(answer.strip())
+                raise TurnInterrupted(f"the question: {answer.strip()} was typed instead of an answer")
+            answers.append(answer)
         return answers
 
     return ask

@@ -111,7 +111,8 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     out = out or console
     options.approver = ConsoleApprover(out)
     options.ui = options.ui or ChatSessionUI(out)
-    options.ask_user = console_ask_user(out)
+    set_aside: list[str] = []  # slash commands typed at an ask_user question: run after the turn
+    options.ask_user = console_ask_user(out, set_aside.append)
     options.observers = [ConsoleView(out, verbose=verbose)]
     session = build_session(settings, root, options)
     from acode.cli.turn_hooks import attach_turn_observers
@@ -123,6 +124,8 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
         result = chat.session.send(text)
         if result.answer:
             out.print(Markdown(result.answer))
+        while set_aside:
+            slash.dispatch(chat, set_aside.pop(0))
         return result
 
     chat = slash.ChatContext(session, out, submit)

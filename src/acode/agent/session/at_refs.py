@@ -28,6 +28,7 @@ from acode.tools.ignore import IgnoreRules, candidate_files
 from acode.tools.paths import resolve_path, workspace_root
 from acode.tools.textio import is_binary_file
 
+CONTENT_HEADER = "--- Content from referenced files ---"
 MAX_TOTAL_CHARS = 20_000  # about 5,000 tokens: a small local model's context has room for little more
 MAX_FILES = 40
 GLOB_CHARS = set("*?[{")
@@ -156,7 +157,7 @@ def expand_at_refs(
             ref = trimmed
     prompt = _unescape_at(text)
     if reader.blocks:
-        prompt += "\n\n--- Content from referenced files ---\n" + "\n\n".join(reader.blocks)
+        prompt += f"\n\n{CONTENT_HEADER}\n" + "\n\n".join(reader.blocks)
         prompt += "\n--- End of content ---"
     reader.out.prompt = prompt
     return reader.out
