@@ -29,6 +29,11 @@ def call_summary(call: ToolCall) -> str:
     return f"{call.name} {target}".strip()
 
 
+def diff_view(diff: str) -> Syntax:
+    """A unified diff coloured for the terminal (red removals, green additions)."""
+    return Syntax(diff.rstrip("\n"), "diff", theme="ansi_dark", word_wrap=True)
+
+
 def _first_lines(text: str, n: int = 3) -> str:
     lines = text.strip().splitlines()
     more = f"  [{len(lines) - n} more lines]" if len(lines) > n else ""
@@ -36,9 +41,10 @@ def _first_lines(text: str, n: int = 3) -> str:
 
 
 class ConsoleView(LoopObserver):
-    def __init__(self, console: Console, *, verbose: bool = False):
+    def __init__(self, console: Console, *, verbose: bool = False, previewed: set[str] | None = None):
         self.console = console
         self.verbose = verbose
+        self.previewed = previewed if previewed is not None else set()  # diffs the approval question showed
         self._status: Any = None
 
     def _stop_status(self) -> None:
@@ -78,8 +84,10 @@ class ConsoleView(LoopObserver):
             self.console.print(f"  [red]x[/] {step.error}", highlight=False)
             return
         display = result.display or ""
-        if display.lstrip().startswith(("---", "@@", "diff ")):
-            self.console.print(Syntax(display, "diff", theme="ansi_dark", word_wrap=True))
+        if step.call_id in self.previewed:  # its diff was shown with the approval question
+            self.console.print(f"  [green]ok[/] [dim]{step.seconds:.1f}s[/] {result.output}", highlight=False)
+        elif display.lstrip().startswith(("---", "@@", "diff ")):
+            self.console.print(diff_view(display))
         else:
             shown = _first_lines(display or result.output)
             self.console.print(
@@ -93,34 +101,33 @@ class ConsoleView(LoopObserver):
 
 
 class ConsoleApprover:
-    """Asks y / n / always on the terminal, showing what the call would do."""
+    """Asks y / n / always on the terminal with one key press, showing what the call would do: the
+    coloured diff of an edit (the same diff is then not printed again when the edit is done)."""
 
-    def __init__(self, console: Console):
+    def __init__(self, console: Console, previewed: set[str] | None = None):
         self.console = console
+        self.previewed = previewed if previewed is not None else set()  # ids of calls whose diff was shown
 
     def __call__(self, request: ApprovalRequest) -> Answer:
+        from acode.cli.keys import END_OF_INPUT, read_key
+
         args = request.call.arguments
         self.console.print(f"[bold yellow]? approve[/] {request.summary}", highlight=False)
-        if "content" in args:
+        if request.preview:
+            self.console.print(diff_view(request.preview))
+            self.previewed.add(request.call.id)
+        elif "content" in args:
             preview = "\n".join(str(args["content"]).splitlines()[:PREVIEW_LINES])
             self.console.print(Syntax(preview, "text", line_numbers=True, word_wrap=True))
-        elif "old_string" in args:
-            self.console.print(
-                f"[red]- {args.get('old_string', '')}[/]\n[green]+ {args.get('new_string', '')}[/]",
-                highlight=False,
-            )
         elif request.call.name != "run_shell_command":
             self.console.print(json.dumps(args, ensure_ascii=False)[:400], markup=False)
         while True:
-            try:
-                answer = self.console.input("  allow? \\[y]es / \\[n]o / \\[a]lways: ").strip().lower()
-            except EOFError:
-                return "no"
-            if answer in ("y", "yes"):
+            key = read_key(self.console, "  allow? \\[y]es / \\[n]o / \\[a]lways: ")
+            if key == "y":
                 return "yes"
-            if answer in ("n", "no", ""):
+            if key in ("n", "", END_OF_INPUT, "\x1b"):  # Enter, Ctrl-D and Esc decline
                 return "no"
-            if answer in ("a", "always"):
+            if key == "a":
                 return "always"
 
 

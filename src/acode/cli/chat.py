@@ -109,11 +109,12 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
     from acode.paths import ProjectPaths
 
     out = out or console
-    options.approver = ConsoleApprover(out)
+    previewed: set[str] = set()  # edits whose diff the approval question showed
+    options.approver = ConsoleApprover(out, previewed)
     options.ui = options.ui or ChatSessionUI(out)
     set_aside: list[str] = []  # slash commands typed at an ask_user question: run after the turn
     options.ask_user = console_ask_user(out, set_aside.append)
-    options.observers = [ConsoleView(out, verbose=verbose)]
+    options.observers = [ConsoleView(out, verbose=verbose, previewed=previewed)]
     session = build_session(settings, root, options)
     from acode.cli.turn_hooks import attach_turn_observers
 

@@ -95,6 +95,11 @@ class Tool(ABC):
     @abstractmethod
     def run(self, args: Any, ctx: ToolContext) -> ToolResult: ...
 
+    def preview(self, args: Any, ctx: ToolContext) -> str | None:
+        """What running would change, for the approval question (a unified diff for edit tools);
+        None when there is nothing to show or the call would fail (running it reports why)."""
+        return None
+
 
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()):

@@ -71,7 +71,8 @@ def test_a_refused_path_ends_a_one_shot_turn_with_a_plain_answer(tmp_path):
     toggles = [{"tool": "enter_plan_mode", "arguments": {}},
                {"tool": "exit_plan_mode", "arguments": {"plan_filename": "plan.md"}}] * 5
     # what the 1.5B did after the refusal: toggled plan mode until loop detection stopped it
-    script = write_script(repo, [{"tool": "read_file", "arguments": {"file_path": "../outside.txt"}}, *toggles])
+    refused = {"tool": "read_file", "arguments": {"file_path": "../outside.txt"}}
+    script = write_script(repo, [refused, *toggles])
     out = run_cli(repo, script, "-p", "read ../outside.txt", "--approval-mode", "yolo", "--json")
     data = json.loads(out.stdout)
     assert out.returncode == 0 and data["stop_reason"] == "answer", out.stderr

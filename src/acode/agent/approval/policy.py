@@ -46,6 +46,7 @@ class ApprovalRequest:
     call: ToolCall
     tool: Tool
     reason: str
+    preview: str | None = None  # what the call would change (a diff for edits), see Tool.preview
 
     @property
     def summary(self) -> str:
@@ -140,13 +141,21 @@ class ApprovalPolicy:
         )
 
     # -- turning "ask" into an answer ---------------------------------------------------------
-    def resolve(self, state: AgentState, call: ToolCall, tool: Tool, decision: ToolDecision) -> ToolDecision:
-        """An "ask" becomes allow or deny: the approver answers when interactive, else it is denied."""
+    def resolve(
+        self,
+        state: AgentState,
+        call: ToolCall,
+        tool: Tool,
+        decision: ToolDecision,
+        ctx: ToolContext | None = None,
+    ) -> ToolDecision:
+        """An "ask" becomes allow or deny: the approver answers when interactive, else it is denied.
+        With ``ctx`` the question shows what the call would change."""
         if decision.action != "ask":
             return decision
         if not state.interactive or self.approver is None:
             return ToolDecision("deny", non_interactive_denial(tool))
-        answer = self.approver(ApprovalRequest(call, tool, decision.reason))
+        answer = self.approver(ApprovalRequest(call, tool, decision.reason, _preview(tool, call, ctx)))
         if answer == "always":
             self.remember(call)
             return ToolDecision("allow", "approved (always)", decision.rewritten_arguments)
@@ -160,6 +169,15 @@ class ApprovalPolicy:
             self._always_tools.add(call.name)
             return
         self._always_shell.update(remembered_programs(str(call.arguments.get("command", ""))))
+
+
+def _preview(tool: Tool, call: ToolCall, ctx: ToolContext | None) -> str | None:
+    if ctx is None:
+        return None
+    try:
+        return tool.preview(tool.Args.model_validate(call.arguments), ctx)
+    except ValueError:  # arguments that do not validate: the call fails when it runs
+        return None
 
 
 def _inside(file_path: object, ctx: ToolContext) -> bool:
