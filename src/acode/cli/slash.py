@@ -36,7 +36,8 @@ _RESOLVERS: list[Callable[[str], SlashCommand | None]] = []
 
 # Modules that register more slash commands (imported lazily by the chat).
 SLASH_MODULES: list[str] = ["acode.cli.slash_session", "acode.cli.slash_agents", "acode.cli.slash_info",
-                            "acode.cli.slash_memory", "acode.cli.slash_git"]
+                            "acode.cli.slash_memory", "acode.cli.slash_git", "acode.cli.working_set",
+                    "acode.cli.slash_checks"]
 
 
 class ChatContext:

@@ -22,7 +22,7 @@ import difflib
 import re
 
 from acode.agent.loop.result import ToolStep
-from acode.agent.session.at_refs import CONTENT_HEADER
+from acode.agent.session.at_refs import CONTENT_HEADER, READ_ONLY_LABEL
 from acode.llm.structured import tool_envelope_schema
 from acode.llm.types import ToolCall, call_key
 from acode.tools.base import ToolResult
@@ -31,7 +31,7 @@ ANSWER_ONLY_SCHEMA = tool_envelope_schema([], allow_answer=True)
 PLAN_TOOLS = ("enter_plan_mode", "exit_plan_mode")
 READ_TOOLS = ("read_file", "read_many_files", "read_file_part")
 SAME_QUESTION_RATIO = 0.8
-_ATTACHED = re.compile(r"^Content from @(.+):$", re.MULTILINE)
+_ATTACHED = re.compile(rf"^Content from @(.+?)(?:{re.escape(READ_ONLY_LABEL)})?:$", re.MULTILINE)
 _WORDS = re.compile(r"[\w.]+")
 
 
