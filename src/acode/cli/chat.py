@@ -144,7 +144,7 @@ def run_chat(settings, root: Path, options, *, verbose: bool = False, out: Conso
         "[dim]/help for commands, Ctrl-C cancels a step, Ctrl-D quits[/]"
     )
     if options.resume:
-        out.print(f"resumed {len(chat.session.state.history)} messages")
+        slash.show_resumed(out, chat.session)
     try:
         while not chat.should_quit:
             try:

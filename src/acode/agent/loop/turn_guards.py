@@ -22,7 +22,7 @@ import difflib
 import re
 
 from acode.agent.loop.result import ToolStep
-from acode.agent.session.at_refs import CONTENT_HEADER, READ_ONLY_LABEL
+from acode.agent.session.at_refs import CONTENT_HEADER, READ_ONLY_LABEL, typed_text
 from acode.llm.structured import tool_envelope_schema
 from acode.llm.types import ToolCall, call_key
 from acode.tools.base import ToolResult
@@ -33,11 +33,6 @@ READ_TOOLS = ("read_file", "read_many_files", "read_file_part")
 SAME_QUESTION_RATIO = 0.8
 _ATTACHED = re.compile(rf"^Content from @(.+?)(?:{re.escape(READ_ONLY_LABEL)})?:$", re.MULTILINE)
 _WORDS = re.compile(r"[\w.]+")
-
-
-def typed_text(request: str) -> str:
-    """What the user typed, without the content of the files they attached."""
-    return request.split(f"\n\n{CONTENT_HEADER}", 1)[0]
 
 
 def attached_files(request: str) -> set[str]:

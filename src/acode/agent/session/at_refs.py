@@ -181,5 +181,10 @@ def _unescape_at(text: str) -> str:
     return text.replace("\\@", "@")
 
 
+def typed_text(prompt: str) -> str:
+    """What the user typed, without the content of the files their references attached."""
+    return prompt.split(f"\n\n{CONTENT_HEADER}", 1)[0]
+
+
 def has_refs(text: str) -> bool:
     return bool(_REF.search(text))
