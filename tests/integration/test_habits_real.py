@@ -119,7 +119,9 @@ def test_stream_json_of_a_real_run_matches_the_schema(tmp_path):
 def test_real_chat_answers_from_the_attached_file_and_keeps_its_guidance_off_screen(tmp_path):
     """Issue 28 item 12: asked "what does @util.py do?", the 0.5B read the attached file twice, asked the
     user their own question, and the loop's reminder (pasted file included) was printed on screen."""
-    repo = make_git_repo(tmp_path / "repo", {"util.py": "def multiply_numbers(a, b):\n    return a * b\n"})
+    repo = make_git_repo(tmp_path / "repo", {"util.py": "def add(a, b):\n    return a + b\n",
+                                             "test_util.py": "from util import add\n\n\ndef test_add():\n"
+                                                             "    assert add(2, 3) == 5\n"})
     child = pexpect.spawn(sys.executable, ["-m", "acode"], cwd=str(repo), env=real_env(), encoding="utf-8",
                           timeout=600, dimensions=(40, 120))
     child.expect("acode>")
@@ -145,7 +147,7 @@ def test_real_chat_answers_from_the_attached_file_and_keeps_its_guidance_off_scr
     store = SessionStore(ProjectPaths(repo).db_file)
     messages = store.load_messages(store.list()[0].id)
     store.close()
-    assert not any(m.role == "tool" and "return a * b" in m.content for m in messages)  # not read again
+    assert not any(m.role == "tool" and "return a + b" in m.content for m in messages)  # not read again
     assert messages[-1].role == "assistant" and messages[-1].content.strip()  # the turn ended in an answer
 
 
