@@ -36,6 +36,20 @@ def real_env() -> dict[str, str]:
     return env
 
 
+def stats_quit_and_messages(child: pexpect.spawn, repo) -> list:
+    """``/stats`` (it must count the model calls), ``/quit``, then the session's recorded messages."""
+    child.sendline("/stats")
+    child.expect(r"model calls\s+[1-9]")
+    child.expect("acode>")
+    child.sendline("/quit")
+    child.expect(pexpect.EOF)
+    store = SessionStore(ProjectPaths(repo).db_file)
+    try:
+        return store.load_messages(store.list()[0].id)
+    finally:
+        store.close()
+
+
 @pytest.mark.real_model
 def test_at_file_in_a_real_terminal_with_the_real_model(tmp_path):
     repo = make_git_repo(tmp_path / "repo", {"util.py": "def multiply_numbers(a, b):\n    return a * b\n"})
@@ -58,13 +72,7 @@ def test_at_file_in_a_real_terminal_with_the_real_model(tmp_path):
         asked += 1
         child.sendline("n" if which == 0 else "Just tell me the function's name.")
         assert asked < 6
-    child.sendline("/stats")
-    child.expect(r"model calls\s+[1-9]")
-    child.expect("acode>")
-    child.sendline("/quit")
-    child.expect(pexpect.EOF)
-    store = SessionStore(ProjectPaths(repo).db_file)
-    messages = store.load_messages(store.list()[0].id)
+    messages = stats_quit_and_messages(child, repo)
     user = next(m for m in messages if m.role == "user")
     assert "Content from @util.py:" in user.content and "return a * b" in user.content
     # the model worked from the file's content: its answer or its tool calls name the function
@@ -139,14 +147,7 @@ def test_real_chat_answers_from_the_attached_file_and_keeps_its_guidance_off_scr
     screen += child.before
     for internal in ("Content from", "(Task:", "The user asked", "Use that content"):
         assert internal not in screen, internal
-    child.sendline("/stats")
-    child.expect(r"model calls\s+[1-9]")
-    child.expect("acode>")
-    child.sendline("/quit")
-    child.expect(pexpect.EOF)
-    store = SessionStore(ProjectPaths(repo).db_file)
-    messages = store.load_messages(store.list()[0].id)
-    store.close()
+    messages = stats_quit_and_messages(child, repo)
     assert not any(m.role == "tool" and "return a + b" in m.content for m in messages)  # not read again
     assert messages[-1].role == "assistant" and messages[-1].content.strip()  # the turn ended in an answer
 

@@ -31,56 +31,37 @@ def lint_command(chat: ChatContext) -> str | None:
     return next((c for c, _ in checks if "pytest" not in c and "unittest" not in c), None)
 
 
-def _run(chat: ChatContext, command: str) -> tuple[bool, str] | None:
-    """(passed, output) of the command run as the user's own; None when it did not run."""
+def _check(chat: ChatContext, command: str | None, what: str, request: str) -> None:
+    """Run the project's ``what`` command as the user's own; on a failure send ``request`` (with the
+    command and the output's tail) to the agent."""
     from acode.agent.fixing.outcome import read_outcome
     from acode.cli.shell_mode import run_user_shell
 
+    if not command:
+        chat.console.print(f"no {what} command found: /{what} COMMAND, or set it in .acode/config.yml "
+                           "(agent.fix.test_command, pipeline.verify_commands)", highlight=False)
+        return
     step = run_user_shell(chat, command)
     if step is None or step.decision != "allowed":
-        return None
-    return read_outcome(step.output).exit_code == 0, step.output
+        return
+    if read_outcome(step.output).exit_code == 0:
+        chat.console.print(f"[green]{what} passed[/] ({command})", highlight=False)
+        return
+    chat.console.print(f"[yellow]{what} failed[/] ({command}): asking the agent to deal with it",
+                       highlight=False)
+    chat.submit(request.format(command=command) + f"\n\nOutput:\n{step.output[-OUTPUT_TAIL:]}")
 
 
 @register("test", "Run the project's tests (or /test COMMAND); failures go to the agent to fix")
 def run_tests(chat: ChatContext, args: str) -> None:
-    command = args or test_command(chat)
-    if not command:
-        chat.console.print("no test command found: /test COMMAND, or set agent.fix.test_command")
-        return
-    ran = _run(chat, command)
-    if ran is None:
-        return
-    passed, output = ran
-    if passed:
-        chat.console.print(f"[green]tests pass[/] ({command})", highlight=False)
-        return
-    chat.console.print(f"[yellow]tests fail[/] ({command}): asking the agent to fix them", highlight=False)
-    chat.submit(
-        f"The tests fail (run them with: `{command}`). Fix the bug so that the tests pass. Do not change "
-        f"the tests.\n\nOutput:\n{output[-OUTPUT_TAIL:]}"
-    )
+    _check(chat, args or test_command(chat), "test", "The tests fail (run them with: `{command}`). Fix the "
+           "bug so that the tests pass. Do not change the tests.")
 
 
 @register("lint", "Run the project's linter (or /lint COMMAND); problems go to the agent")
 def run_lint(chat: ChatContext, args: str) -> None:
-    command = args or lint_command(chat)
-    if not command:
-        chat.console.print("no lint command found: /lint COMMAND, or set pipeline.verify_commands")
-        return
-    ran = _run(chat, command)
-    if ran is None:
-        return
-    clean, output = ran
-    if clean:
-        chat.console.print(f"[green]lint clean[/] ({command})", highlight=False)
-        return
-    chat.console.print(f"[yellow]lint problems[/] ({command}): asking the agent to resolve them",
-                       highlight=False)
-    chat.submit(
-        f"The linter reports problems (run it with: `{command}`). Change the code so that it reports none; "
-        f"keep the behaviour the same.\n\nOutput:\n{output[-OUTPUT_TAIL:]}"
-    )
+    _check(chat, args or lint_command(chat), "lint", "The linter reports problems (run it with: "
+           "`{command}`). Change the code so that it reports none; keep the behaviour the same.")
 
 
 def starter_context(root: Path, tests: str | None, lint: str | None) -> str:
