@@ -29,7 +29,7 @@ from acode.tools.base import ToolResult
 
 ANSWER_ONLY_SCHEMA = tool_envelope_schema([], allow_answer=True)
 PLAN_TOOLS = ("enter_plan_mode", "exit_plan_mode")
-READ_TOOLS = ("read_file", "read_many_files", "read_file_part")
+READ_TOOLS = ("read_file", "read_file_part")
 SAME_QUESTION_RATIO = 0.8
 _ATTACHED = re.compile(rf"^Content from @(.+?)(?:{re.escape(READ_ONLY_LABEL)})?:$", re.MULTILINE)
 _WORDS = re.compile(r"[\w.]+")

@@ -11,6 +11,9 @@ The prompt keeps its text; the contents follow in one block:
     ...
     --- End of content ---
 
+The chat's working set (``/add``, ``/read-only``: acode.cli.working_set) is attached the same way on every
+prompt; read-only files are headed ``Content from @path (read-only):``.
+
 An ``@`` inside a word (``dev@example.com``) stays text, and so does an escaped one (``\\@name``). A
 reference to something that does not exist stays text too, with a note.
 """
