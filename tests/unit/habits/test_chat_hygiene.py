@@ -88,7 +88,7 @@ def test_a_one_shot_run_is_not_offered_the_plan_mode_tools(tmp_path):
         {"tool": "enter_plan_mode", "arguments": {}},  # the 1.5B's next step, once the command had run
         "Created created_by_shell.txt.",
     ])
-    out = run_cli(repo, script, "-p", "Run the shell command: touch created_by_shell.txt",
+    out = run_cli(repo, script, "-p", "Create an empty file created_by_shell.txt with the shell",
                   "--approval-mode", "yolo", "--json")
     data = json.loads(out.stdout)
     assert out.returncode == 0 and (repo / "created_by_shell.txt").exists(), out.stderr
@@ -96,3 +96,31 @@ def test_a_one_shot_run_is_not_offered_the_plan_mode_tools(tmp_path):
     assert steps["enter_plan_mode"]["decision"] == "invalid"  # not a tool of this run: nothing toggled
     assert "Unknown tool 'enter_plan_mode'" in steps["enter_plan_mode"]["error"]
     assert data["answer"] == "Created created_by_shell.txt."
+
+
+def test_a_one_command_request_ends_once_the_command_ran(tmp_path):
+    repo = make_git_repo(tmp_path / "repo")
+    touch = {"tool": "run_shell_command", "arguments": {"command": "touch created_by_shell.txt"}}
+    same = {"file_path": "created_by_shell.txt", "old_string": "x", "new_string": "x"}
+    # what the 1.5B did once the command had run: invented content, then the same failing replace 5 times
+    script = write_script(repo, [
+        touch,
+        {"tool": "write_file", "arguments": {"file_path": "created_by_shell.txt", "content": "x"}},
+        *[{"tool": "replace", "arguments": same}] * 5,
+    ])
+    out = run_cli(repo, script, "-p", "Run the shell command: touch created_by_shell.txt",
+                  "--approval-mode", "yolo", "--json")
+    data = json.loads(out.stdout)
+    assert out.returncode == 0 and data["stop_reason"] == "answer", out.stderr
+    assert [s["name"] for s in data["trajectory"] if s["type"] == "tool"] == ["run_shell_command"]
+    assert (repo / "created_by_shell.txt").read_text() == ""  # nothing invented
+
+
+def test_the_same_failing_call_twice_ends_the_turn(tmp_path):
+    repo = make_git_repo(tmp_path / "repo", {"notes.txt": "a\n"})
+    same = {"file_path": "notes.txt", "old_string": "a", "new_string": "a"}
+    script = write_script(repo, [*[{"tool": "replace", "arguments": same}] * 6, "unused"])
+    out = run_cli(repo, script, "-p", "tidy notes.txt", "--approval-mode", "yolo", "--json")
+    data = json.loads(out.stdout)
+    assert data["stop_reason"] == "answer" and data["turns"] == 3, out.stderr  # not loop detection's 5
+    assert data["answer"].startswith("Stopped: replace failed again: old_string and new_string are the same")

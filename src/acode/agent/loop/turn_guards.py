@@ -12,8 +12,10 @@ So, within one user prompt:
   the read tools are left out of the next call;
 - ``ask_user`` with the user's own question is not run;
 - a plan-mode tool right after another one, with no other tool in between, is not run;
-- after a refused path (outside the workspace), a call denied a second time, or one of the last two
-  calls above, the next model call is constrained to a plain answer, which ends the turn.
+- after a refused path (outside the workspace), the same call failing (or denied) a second time, one of
+  the last two calls above, or the one command the request consists of having run ("Run the shell
+  command: touch x.txt"; the 1.5B went on to invent edits of x.txt), the next model call is constrained
+  to a plain answer, which ends the turn.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ from acode.tools.base import ToolResult
 
 ANSWER_ONLY_SCHEMA = tool_envelope_schema([], allow_answer=True)
 PLAN_TOOLS = ("enter_plan_mode", "exit_plan_mode")
+SHELL_TOOL = "run_shell_command"
+MORE_WORK = {"and", "then", "after", "afterwards", "also", "until", "fix", "if"}
+FRAMING_WORDS = 6  # "Run the shell command:" and the like
 READ_TOOLS = ("read_file", "read_file_part")
 SAME_QUESTION_RATIO = 0.8
 _ATTACHED = re.compile(rf"^Content from @(.+?)(?:{re.escape(READ_ONLY_LABEL)})?:$", re.MULTILINE)
@@ -54,6 +59,16 @@ def is_own_question(typed: str, questions: list[str]) -> bool:
     )
 
 
+def is_the_request(typed: str, command: str) -> bool:
+    """Whether the request is just this one command ("Run the shell command: touch x.txt"): the command
+    appears in it and what is left is a few words of framing that ask for nothing more."""
+    command = command.strip()
+    if not command or command not in typed:
+        return False
+    rest = _words(typed.replace(command, " ")).split()
+    return len(rest) <= FRAMING_WORDS and not MORE_WORK & set(rest)
+
+
 class TurnGuards:
     """The guards of one user prompt; ``answer_next`` says why the next call may only answer."""
 
@@ -61,7 +76,7 @@ class TurnGuards:
         self.typed = typed_text(request)
         self.attached = attached_files(request)
         self.answer_next = ""
-        self.denied: set[str] = set()  # calls denied in this turn
+        self.failed: set[str] = set()  # calls that failed (or were denied) in this turn
         self.last_tool = ""
 
     def precheck(self, call: ToolCall) -> ToolResult | None:
@@ -97,11 +112,13 @@ class TurnGuards:
         self.last_tool = step.name
         if result.refused:
             self.answer_next = f"{step.name} was refused: {result.error}"
-        elif step.decision == "denied":
+        elif not step.ok and step.decision in ("allowed", "denied"):  # repeats, invalid calls: elsewhere
             key = call_key(step.name, step.arguments)
-            if key in self.denied:
-                self.answer_next = f"{step.name} was denied again: {step.error}"
-            self.denied.add(key)
+            if key in self.failed:
+                self.answer_next = f"{step.name} failed again: {step.error}"
+            self.failed.add(key)
+        elif step.name == SHELL_TOOL and is_the_request(self.typed, str(step.arguments.get("command", ""))):
+            self.answer_next = "the command the user asked for has run"
 
     def fallback_answer(self) -> str:
         """The turn's answer when the model asked for a tool anyway in an answer-only call (a backend that
