@@ -5,6 +5,7 @@ for ``acode -p``, so stdout holds only the answer)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -17,7 +18,7 @@ from acode.agent.loop.observer import LoopObserver
 from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
 from acode.llm.types import ToolCall
 from acode.shown import for_terminal
-from acode.tools.base import ToolResult
+from acode.tools.base import ToolResult, TurnInterrupted
 
 PREVIEW_LINES = 12
 
@@ -36,6 +37,11 @@ def _plain(text: str) -> str:
     return escape(for_terminal(text))
 
 
+def diff_view(diff: str) -> Syntax:
+    """A unified diff coloured for the terminal (red removals, green additions)."""
+    return Syntax(diff.rstrip("\n"), "diff", theme="ansi_dark", word_wrap=True)
+
+
 def _first_lines(text: str, n: int = 3) -> str:
     lines = text.strip().splitlines()
     more = f"  [{len(lines) - n} more lines]" if len(lines) > n else ""
@@ -43,9 +49,10 @@ def _first_lines(text: str, n: int = 3) -> str:
 
 
 class ConsoleView(LoopObserver):
-    def __init__(self, console: Console, *, verbose: bool = False):
+    def __init__(self, console: Console, *, verbose: bool = False, previewed: set[str] | None = None):
         self.console = console
         self.verbose = verbose
+        self.previewed = previewed if previewed is not None else set()  # diffs the approval question showed
         self._status: Any = None
 
     def _stop_status(self) -> None:
@@ -85,8 +92,11 @@ class ConsoleView(LoopObserver):
             self.console.print(f"  [red]x[/] {_plain(step.error or '')}", highlight=False)
             return
         display = for_terminal(result.display or "")
-        if display.lstrip().startswith(("---", "@@", "diff ")):
-            self.console.print(Syntax(display, "diff", theme="ansi_dark", word_wrap=True))
+        if step.call_id in self.previewed:  # its diff was shown with the approval question
+            self.console.print(f"  [green]ok[/] [dim]{step.seconds:.1f}s[/] {_plain(result.output)}",
+                               highlight=False)
+        elif display.lstrip().startswith(("---", "@@", "diff ")):
+            self.console.print(diff_view(display))
         else:
             shown = escape(_first_lines(display or for_terminal(result.output)))  # redacted before the cut
             self.console.print(
@@ -102,47 +112,52 @@ class ConsoleView(LoopObserver):
 
 
 class ConsoleApprover:
-    """Asks y / n / always on the terminal, showing what the call would do."""
+    """Asks y / n / always on the terminal with one key press, showing what the call would do: the
+    coloured diff of an edit (the same diff is then not printed again when the edit is done)."""
 
-    def __init__(self, console: Console):
+    def __init__(self, console: Console, previewed: set[str] | None = None):
         self.console = console
+        self.previewed = previewed if previewed is not None else set()  # ids of calls whose diff was shown
 
     def __call__(self, request: ApprovalRequest) -> Answer:
+        from acode.cli.keys import END_OF_INPUT, read_key
+
         args = request.call.arguments
         self.console.print(f"[bold yellow]? approve[/] {_plain(request.summary)}", highlight=False)
-        if "content" in args:
+        if request.preview:
+            self.console.print(diff_view(for_terminal(request.preview)))
+            self.previewed.add(request.call.id)
+        elif "content" in args:
             preview = "\n".join(for_terminal(str(args["content"])).splitlines()[:PREVIEW_LINES])
             self.console.print(Syntax(preview, "text", line_numbers=True, word_wrap=True))
-        elif "old_string" in args:
-            self.console.print(
-                f"[red]- {_plain(str(args.get('old_string', '')))}[/]\n"
-                f"[green]+ {_plain(str(args.get('new_string', '')))}[/]",
-                highlight=False,
-            )
         elif request.call.name != "run_shell_command":
             self.console.print(for_terminal(json.dumps(args, ensure_ascii=False)[:400]), markup=False)
         while True:
-            try:
-                answer = self.console.input("  allow? \\[y]es / \\[n]o / \\[a]lways: ").strip().lower()
-            except EOFError:
-                return "no"
-            if answer in ("y", "yes"):
+            key = read_key(self.console, "  allow? \\[y]es / \\[n]o / \\[a]lways: ")
+            if key == "y":
                 return "yes"
-            if answer in ("n", "no", ""):
+            if key in ("n", "", END_OF_INPUT, "\x1b"):  # Enter, Ctrl-D and Esc decline
                 return "no"
-            if answer in ("a", "always"):
+            if key == "a":
                 return "always"
 
 
-def console_ask_user(console: Console):
+def console_ask_user(console: Console, set_aside: Callable[[str], None] | None = None):
+    """The chat's ``ask_user``. A slash command typed at the question is not an answer: it is handed to
+    ``set_aside`` (the chat runs it once the turn has stopped) and the turn stops."""
+
     def ask(questions: list[str]) -> list[str]:
         answers = []
         for question in questions:
             console.print(f"[bold]? {_plain(question)}[/]", highlight=False)
             try:
-                answers.append(console.input("  > "))
+                answer = console.input("  > ")
             except EOFError:
-                answers.append("")
+                answer = ""
+            if answer.strip().startswith("/") and set_aside is not None:
+                set_aside(answer.strip())
+                raise TurnInterrupted(f"the question: {answer.strip()} was typed instead of an answer")
+            answers.append(answer)
         return answers
 
     return ask

@@ -187,10 +187,13 @@ def run_chat(
     from acode.paths import ProjectPaths
 
     out = out or console
-    options.approver = ConsoleApprover(out)
+    previewed: set[str] = set()  # edits whose diff the approval question showed
+    options.approver = ConsoleApprover(out, previewed)
     options.ui = options.ui or ChatSessionUI(out)
-    options.ask_user = console_ask_user(out)
-    options.observers = [ConsoleView(out, verbose=verbose)]
+    set_aside: list[str] = []  # slash commands typed at an ask_user question: run after the turn
+    options.ask_user = console_ask_user(out, set_aside.append)
+    options.observers = [ConsoleView(out, verbose=verbose, previewed=previewed)]
+
     # the prompt comes at once; the model loads when the first message needs it (not for /help or !ls)
     def announce(text: str) -> None:
         out.print(f"{text} …", markup=False, highlight=False)
@@ -208,6 +211,8 @@ def run_chat(
             from acode.shown import for_terminal
 
             out.print(Markdown(for_terminal(result.answer)))
+        while set_aside:
+            slash.dispatch(chat, set_aside.pop(0))
         return result
 
     chat = slash.ChatContext(session, out, submit)
@@ -225,7 +230,7 @@ def run_chat(
         "[dim]/help for commands, Ctrl-C cancels a step, Ctrl-D quits[/]"
     )
     if options.resume:
-        out.print(f"resumed {len(chat.session.state.history)} messages")
+        slash.show_resumed(out, chat.session)
     pending = (first_prompt or "").strip()  # -i: the given prompt is the first thing typed
     try:
         while not chat.should_quit:

@@ -12,23 +12,28 @@ Completion: ``/`` completes command names, ``@`` completes the paths tools may s
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from prompt_toolkit.completion import Completer, Completion
 
 from acode.agent.session.at_refs import expand_at_refs, has_refs
+from acode.cli.working_set import WorkingSet
 from acode.tools.base import ToolContext
 
 SHELL_TOOL = "run_shell_command"
 LISTING_TTL_SECONDS = 10.0
 
 
-def expand_prompt(text: str, workspace: Path, console: Any) -> str:
-    """``@`` references expanded, with a note per included / left-out file on ``console``."""
-    if not has_refs(text):
+def expand_prompt(
+    text: str, workspace: Path, console: Any, *, also: Sequence[str] = (), read_only: Sequence[str] = ()
+) -> str:
+    """``@`` references (and the working set: ``also``, ``read_only``) expanded, with a note per included /
+    left-out file on ``console``."""
+    if not (has_refs(text) or also or read_only):
         return text.replace("\\@", "@")
-    expansion = expand_at_refs(text, ToolContext(workspace=workspace))
+    expansion = expand_at_refs(text, ToolContext(workspace=workspace), also=also, read_only=read_only)
     for note in expansion.notes():
         console.print(f"[dim]{note}[/]", highlight=False)
     return expansion.prompt
@@ -58,7 +63,10 @@ class ChatInput:
         elif text.startswith("/"):
             slash.dispatch(self.chat, text)
         else:
-            self.chat.submit(expand_prompt(text, self.workspace, self.chat.console))
+            files = WorkingSet.of(self.chat)
+            files.guard(self.chat.session)
+            self.chat.submit(expand_prompt(text, self.workspace, self.chat.console,
+                                           also=files.editable, read_only=files.read_only))
 
     def run_shell(self, command: str) -> None:
         from acode.cli.shell_mode import run_user_shell

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import typer
@@ -12,9 +13,13 @@ app = typer.Typer(help="Show the settings in force and the files they are read f
 
 
 @app.command("show")
-def show(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """The merged settings: defaults < user file < project file < ACODE_* variables; then which hosts
-    acode may contact (the local-only guarantee)."""
+def show(
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    all_values: bool = typer.Option(False, "--all", help="Also list the settings left at their defaults."),
+) -> None:
+    """The settings in force and where each value comes from (like git config --show-origin): defaults <
+    user file < project file < ACODE_* variables < flags. Values left at their defaults are counted, not
+    listed, unless --all. Then which hosts acode may contact (the local-only guarantee)."""
     from acode.netpolicy import contact_report
 
     settings = settings_for()
@@ -22,10 +27,27 @@ def show(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
     if json_out:
         print_json({**settings.model_dump(mode="json"), "network": network})
         return
-    import yaml
-
-    console.print(yaml.safe_dump(settings.model_dump(mode="json"), sort_keys=False).rstrip(), markup=False)
+    rows = [(key, value, settings.origin(key)) for key, value in leaves(settings.model_dump(mode="json"))]
+    shown = rows if all_values else [row for row in rows if row[2] != "default"]
+    console.print("# settings in force, each with where it comes from"
+                  + ("" if all_values else " (only those not at their defaults)"), markup=False)
+    for key, value, origin in shown:
+        console.print(f"{key}: {json.dumps(value, ensure_ascii=False)}  # {origin}", markup=False,
+                      highlight=False, soft_wrap=True)
+    if not all_values:
+        console.print(f"# {len(rows) - len(shown)} more at their defaults: acode config show --all",
+                      markup=False)
     _print_network(network)
+
+
+def leaves(data: object, prefix: str = "") -> list[tuple[str, object]]:
+    """(dotted key, value) for every setting; lists and empty mappings count as one value."""
+    if isinstance(data, dict) and data:
+        out: list[tuple[str, object]] = []
+        for key, value in data.items():
+            out += leaves(value, f"{prefix}{key}.")
+        return out
+    return [(prefix.rstrip("."), data)]
 
 
 def _print_network(network: dict) -> None:

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rich.markup import escape
+
 if TYPE_CHECKING:
     from acode.agent.loop.result import AgentResult
     from acode.agent.session.agent_session import AgentSession
@@ -36,7 +38,8 @@ _RESOLVERS: list[Callable[[str], SlashCommand | None]] = []
 
 # Modules that register more slash commands (imported lazily by the chat).
 SLASH_MODULES: list[str] = ["acode.cli.slash_session", "acode.cli.slash_agents", "acode.cli.slash_info",
-                            "acode.cli.slash_memory", "acode.cli.slash_git"]
+                            "acode.cli.slash_memory", "acode.cli.slash_git", "acode.cli.working_set",
+                    "acode.cli.slash_checks"]
 
 
 class ChatContext:
@@ -133,7 +136,23 @@ def _resume(chat: ChatContext, args: str) -> None:
             chat.console.print(f" {marker} {info.id}  {info.status:<12} {info.title}", markup=False)
         return
     chat.session = chat.session.restart(resume=args)
-    messages = [m for m in chat.session.state.history if m.role in ("user", "assistant") and m.content]
-    chat.console.print(f"resumed session {chat.session.id} ({len(messages)} messages)")
-    if messages:
-        chat.console.print(f"[dim]last: {messages[-1].content[:200]}[/]")
+    show_resumed(chat.console, chat.session)
+
+
+def show_resumed(console: Any, session: AgentSession) -> None:
+    """Which session was resumed, with its last exchange: the user's last prompt (their own words) and
+    the answer to it, so the conversation can be picked up where it stopped."""
+    from acode.agent.session.at_refs import typed_text
+
+    history = session.state.history
+    messages = [m for m in history if m.role in ("user", "assistant") and m.content]
+    console.print(f"resumed session {session.id} ({len(messages)} messages)", highlight=False)
+    prompt = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == "user"), None)
+    if prompt is None:
+        return
+    said = " ".join(typed_text(history[prompt].content).split())
+    console.print(f"  [bold]you:[/] {escape(said[:200])}", highlight=False)
+    answer = next((m.content for m in reversed(history[prompt:]) if m.role == "assistant" and m.content
+                   and not m.tool_calls), "")
+    if answer:
+        console.print(f"  [bold]acode:[/] {escape(' '.join(answer.split())[:300])}", highlight=False)

@@ -3,8 +3,11 @@ connected with their tools, and the tools the model is offered now (with what ea
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from typing import Any
+
+from rich.markup import escape
 
 from acode.cli.slash import ChatContext, register
 from acode.llm.types import ToolCall
@@ -87,8 +90,17 @@ def tools(chat: ChatContext, args: str) -> None:
     mode = chat.session.state.approval_mode
     chat.console.print(f"{len(registry.names())} tools (approval mode {mode}):", highlight=False)
     for tool in registry:
-        first_line = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
+        head = f"  {tool.name} ({tool.kind}, {_needs(chat, tool)})  "
+        room = max(20, chat.console.width - len(head) - 1)
+        summary = textwrap.shorten(first_sentence(tool.description), room, placeholder=" …")
         chat.console.print(
-            f"  [bold]{tool.name}[/] [dim]({tool.kind}, {_needs(chat, tool)})[/]  {first_line[:90]}",
+            f"  [bold]{tool.name}[/] [dim]({tool.kind}, {_needs(chat, tool)})[/]  {escape(summary)}",
             highlight=False,
         )
+
+
+def first_sentence(text: str) -> str:
+    """The description's first sentence (one line; whole words)."""
+    flat = " ".join(text.split())
+    end = flat.find(". ")
+    return flat[: end + 1] if end > 0 else flat

@@ -61,6 +61,7 @@ def load_settings(
     except ValidationError as exc:
         raise _config_error(exc, origin) from None
     settings._trust = project_trust
+    settings._origins = origin
     return settings
 
 

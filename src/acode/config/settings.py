@@ -38,7 +38,14 @@ class Settings(BaseModel):
     git: GitSettings = Field(default_factory=GitSettings)
     # Set by the loader, never by a file: whether the project's own settings were trusted (config.trust).
     _trust: ProjectTrust = PrivateAttr(default_factory=ProjectTrust)
+    # Set by the loader: dotted key -> where its value came from (a file, a variable, the flags).
+    _origins: dict[str, str] = PrivateAttr(default_factory=dict)
 
     @property
     def trust(self) -> ProjectTrust:
         return self._trust
+
+    def origin(self, dotted: str) -> str:
+        """Where the value of ``dotted`` (``model.name``) came from: a file, a variable, the command-line
+        flags, or "default"."""
+        return self._origins.get(dotted, "default")

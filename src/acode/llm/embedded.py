@@ -123,7 +123,7 @@ class EmbeddedModel:
         deadline = started + timeout if timeout else None
         tokens = self._tokenize_prompt(self._template.prompt(messages, tools, schema, instructions_at))
         self._check_fits(len(tokens))
-        constraint = tool_envelope_schema(tools) if tools else schema
+        constraint = schema if schema is not None else tool_envelope_schema(tools) if tools else None
         grammar = self._grammar(constraint) if constraint is not None else None
         stream = on_text if constraint is None else None
         with self._lock:

@@ -31,6 +31,8 @@ class ChatModel(Protocol):
 
         tools: the model may answer with at most one tool call (Completion.tool_calls) or plain text.
         schema: the answer's text is JSON matching this JSON schema (constrained where the backend can).
+            Given with ``tools``, the tools are still explained (the prompt is unchanged) but the answer
+            is held to ``schema`` (the agent loop's answer-only call: ``{"answer": "..."}``).
         on_text: called with each streamed piece of plain-text output.
         logprobs: when set, Completion.logprobs holds each generated token with its top-N alternatives.
         instructions_at: where the explanation of ``tools`` or ``schema`` goes: "system" (the system

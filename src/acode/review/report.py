@@ -4,10 +4,10 @@ printed goes through the secret redaction."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 
 from acode import __version__
-from acode.review.models import Finding, ReviewResult
+from acode.review.models import Finding, ReviewResult, Severity
 from acode.secrets import redact, redact_data
 
 MARKS = {"excellent": "✔", "good": "✔", "acceptable": "~", "needs_work": "!", "poor": "✘", None: "?"}
@@ -25,6 +25,12 @@ def _title(result: ReviewResult) -> str:
     if result.target == "pipeline":
         return "the pipeline's change"
     return f"{result.head_ref or result.head_sha[:12]} against {result.base_ref}"
+
+
+def by_severity(findings: list[Finding]) -> list[Finding]:
+    """Most severe first (critical, high, medium, low, info); the review's own order within a level."""
+    order = get_args(Severity)
+    return sorted(findings, key=lambda f: order.index(f.severity) if f.severity in order else len(order))
 
 
 def _where(finding: Finding) -> str:
@@ -58,7 +64,7 @@ def render_terminal(result: ReviewResult, console: Any, *, reused: tuple[int, st
         level = dim.level or dim.status
         console.print(f" [{STYLES[dim.level]}]{MARKS[dim.level]}[/] {dim.name.replace('_', ' '):<17} "
                       f"[{STYLES[dim.level]}]{level:<10}[/] {escape(redact(dim.explanation))}")
-    counting = [f for f in result.all_findings() if f.counts and f.severity != "info"]
+    counting = by_severity([f for f in result.all_findings() if f.counts and f.severity != "info"])
     if counting:
         console.print("[bold]Findings[/]")
         for f in counting:
@@ -125,7 +131,7 @@ def render_markdown(result: ReviewResult) -> str:
     for dim in result.dimensions:
         note = redact(dim.explanation).replace("|", "\\|")
         lines.append(f"| {dim.name.replace('_', ' ')} | {dim.level or dim.status} | {note} |")
-    counting = [f for f in result.all_findings() if f.counts]
+    counting = by_severity([f for f in result.all_findings() if f.counts])
     if counting:
         lines += ["", "## Findings", ""]
         for f in counting:

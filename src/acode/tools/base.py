@@ -25,7 +25,15 @@ ToolKind = Literal["read", "edit", "execute", "interact", "agent"]
 
 
 class ToolError(Exception):
-    """Raised inside a tool for an expected failure; its message goes back to the model."""
+    """Raised inside a tool for an expected failure; its message goes back to the model. ``refused``:
+    the request can never succeed as asked (a path outside the workspace), so trying again is pointless."""
+
+    refused = False
+
+
+class TurnInterrupted(Exception):
+    """The person ended the turn from inside a tool (a slash command typed at an ``ask_user`` question).
+    ``run_tool`` lets it through instead of turning it into an error result; the loop stops the turn."""
 
 
 class ToolResult(BaseModel):
@@ -33,6 +41,7 @@ class ToolResult(BaseModel):
     error: str | None = None
     display: str | None = None  # what a person sees, when it differs from what the model gets
     data: dict[str, Any] | None = None  # structured result (also sent to the model as JSON when set)
+    refused: bool = False  # an error that no retry can fix (see ToolError.refused)
 
     @property
     def ok(self) -> bool:
@@ -85,6 +94,11 @@ class Tool(ABC):
 
     @abstractmethod
     def run(self, args: Any, ctx: ToolContext) -> ToolResult: ...
+
+    def preview(self, args: Any, ctx: ToolContext) -> str | None:
+        """What running would change, for the approval question (a unified diff for edit tools);
+        None when there is nothing to show or the call would fail (running it reports why)."""
+        return None
 
 
 class ToolRegistry:
@@ -167,8 +181,10 @@ def _escaped(value: Any) -> Any:
 def _run(tool: Tool, args: BaseModel, ctx: ToolContext) -> ToolResult:
     try:
         return tool.run(args, ctx)
+    except TurnInterrupted:
+        raise
     except ToolError as exc:
-        return ToolResult(error=str(exc))
+        return ToolResult(error=str(exc), refused=exc.refused)
     except PermissionError as exc:
         return ToolResult(error=f"Permission denied: {exc.filename or exc}")
     except FileNotFoundError as exc:

@@ -3,6 +3,8 @@ line-by-line match that ignores surrounding whitespace and re-applies the file's
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, Field
 
 from acode.tools.base import Tool, ToolContext, ToolError, ToolResult
@@ -96,10 +98,10 @@ class Replace(Tool):
     Args = ReplaceArgs
     kind = "edit"
 
-    def run(self, args: ReplaceArgs, ctx: ToolContext) -> ToolResult:
+    def _edited(self, args: ReplaceArgs, ctx: ToolContext) -> tuple[Path, str, str, str, int, bool]:
+        """(path, shown, original text, updated text, replacements, matched ignoring whitespace) of an
+        edit of an existing file; raises ToolError for an edit that cannot be made."""
         path, shown = resolve_shown(ctx, args.file_path)
-        if args.old_string == "":
-            return self._create(path, shown, args.new_string, ctx)
         original = read_text(path, shown)
         crlf = "\r\n" in original
         text = original.replace("\r\n", "\n")
@@ -121,14 +123,29 @@ class Replace(Tool):
         updated, count, flexible = apply_replacement(text, old, new, args.allow_multiple)
         if crlf:
             updated = updated.replace("\n", "\r\n")
+        return path, shown, original, updated, count, flexible
+
+    def preview(self, args: ReplaceArgs, ctx: ToolContext) -> str | None:
+        try:
+            if args.old_string == "":
+                _, shown = resolve_shown(ctx, args.file_path)
+                return short_diff("", args.new_string, shown)
+            _, shown, original, updated, _, _ = self._edited(args, ctx)
+        except (ToolError, OSError):
+            return None
+        return _people_diff(original, updated, shown)
+
+    def run(self, args: ReplaceArgs, ctx: ToolContext) -> ToolResult:
+        if args.old_string == "":
+            path, shown = resolve_shown(ctx, args.file_path)
+            return self._create(path, shown, args.new_string, ctx)
+        path, shown, original, updated, count, flexible = self._edited(args, ctx)
         write_text_keep_mode(path, updated)
         record_changed_file(ctx, path)
         how = " (matched ignoring whitespace; the file's indentation was kept)" if flexible else ""
         return ToolResult(
             output=f"Replaced {count} occurrence(s) in {shown}{how}.",
-            display=short_diff(
-                for_people(original).replace("\r\n", "\n"), for_people(updated).replace("\r\n", "\n"), shown
-            ),
+            display=_people_diff(original, updated, shown),
         )
 
     def _create(self, path, shown: str, content: str, ctx: ToolContext) -> ToolResult:
@@ -144,6 +161,13 @@ class Replace(Tool):
         write_text_keep_mode(path, content)
         record_changed_file(ctx, path)
         return ToolResult(output=f"Created {shown}.", display=short_diff("", content, shown))
+
+
+def _people_diff(original: str, updated: str, shown: str) -> str:
+    def readable(text: str) -> str:
+        return for_people(text).replace("\r\n", "\n")
+
+    return short_diff(readable(original), readable(updated), shown)
 
 
 def tools() -> list[Tool]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -134,16 +135,28 @@ class WriteFile(Tool):
     Args = WriteFileArgs
     kind = "edit"
 
-    def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
+    def _current(self, args: WriteFileArgs, ctx: ToolContext) -> tuple[Path, str, str]:
+        """(path, how it is shown, its current text: "" for a new, large or binary file)."""
         path, shown = resolve_shown(ctx, args.file_path)
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; give a file path.")
-        existed = path.exists()
         old = ""
-        if existed:
+        if path.exists():
             check_regular_file(path, shown)  # never open a FIFO or a device
-        if existed and path.stat().st_size <= MAX_EDIT_BYTES and not is_binary_file(path):
-            old = path.read_bytes().decode("utf-8", errors="replace")
+            if path.stat().st_size <= MAX_EDIT_BYTES and not is_binary_file(path):
+                old = path.read_bytes().decode("utf-8", errors="replace")
+        return path, shown, old
+
+    def preview(self, args: WriteFileArgs, ctx: ToolContext) -> str | None:
+        try:
+            _, shown, old = self._current(args, ctx)
+        except (ToolError, OSError):
+            return None
+        return short_diff(old, args.content, shown)
+
+    def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
+        path, shown, old = self._current(args, ctx)
+        existed = path.exists()
         found = find_new_placeholders(args.content, old)
         if found:
             raise ToolError(placeholder_error(self.name, found))

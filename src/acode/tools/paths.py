@@ -11,6 +11,12 @@ from acode.shown import undecodable_unescaped
 from acode.tools.base import ToolContext, ToolError
 
 
+class PathRefused(ToolError):
+    """A path outside the workspace: refused whatever the model tries next."""
+
+    refused = True
+
+
 def workspace_root(ctx: ToolContext) -> Path:
     return Path(os.path.realpath(ctx.workspace))
 
@@ -47,11 +53,11 @@ def resolve_path(ctx: ToolContext, raw: str, *, what: str = "file_path") -> Path
     if _inside(real, root) or any(_inside(real, extra) for extra in _allowed_extras(ctx)):
         return Path(real)
     if _inside(lexical, root):
-        raise ToolError(
+        raise PathRefused(
             f"{what} '{raw}' goes through a symlink that leads outside the workspace ({real}); "
             f"only paths inside {root} are allowed."
         )
-    raise ToolError(
+    raise PathRefused(
         f"{what} '{raw}' is outside the workspace; only paths inside {root} are allowed "
         "(use a path relative to the workspace root, without '..' leading out of it)."
     )

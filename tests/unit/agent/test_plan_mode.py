@@ -117,6 +117,7 @@ def test_non_interactive_without_approve_plan_stops_with_the_plan(tmp_path):
 def test_enter_plan_mode_tool_switches_and_exit_outside_plan_mode_is_an_error(tmp_path):
     steps = [
         {"tool": "exit_plan_mode", "arguments": {"plan_filename": "plan.md"}},
+        {"tool": "run_shell_command", "arguments": {"command": "true"}},  # work between the two
         {"tool": "enter_plan_mode", "arguments": {"reason": "big refactor"}},
         {"tool": "write_file", "arguments": {"file_path": "a.py", "content": "x"}},
         "I will plan first.",
@@ -126,8 +127,8 @@ def test_enter_plan_mode_tool_switches_and_exit_outside_plan_mode_is_an_error(tm
     loop.run(state, "refactor")
     outputs = tool_outputs(state)
     assert "error" in outputs[0]
-    assert "plan mode" in outputs[1] and ".acode/plans/s1" in outputs[1]
-    assert "read-only" in outputs[2]
+    assert "plan mode" in outputs[2] and ".acode/plans/s1" in outputs[2]
+    assert "read-only" in outputs[3]
     assert state.approval_mode == "plan" and plan.previous_mode == "yolo"
     assert not (ws / "a.py").exists()
 
@@ -139,3 +140,22 @@ def test_exit_plan_mode_refuses_files_outside_the_plans_folder(tmp_path, name):
     state = loop.new_state("sys", session_id="s1", approval_mode="plan")
     loop.run(state, "x")
     assert "must be a .md file inside" in tool_outputs(state)[0]
+
+
+def test_plan_mode_toggles_without_work_in_between_stop_at_once(tmp_path):
+    """The 1.5B toggled enter_plan_mode / exit_plan_mode for 5.5 minutes after a refused path (issue 28)."""
+    toggles = [
+        {"tool": "enter_plan_mode", "arguments": {}},
+        {"tool": "exit_plan_mode", "arguments": {"plan_filename": "plan.md"}},
+        {"tool": "enter_plan_mode", "arguments": {}},
+        {"tool": "exit_plan_mode", "arguments": {"plan_filename": "plan.md"}},
+    ]
+    loop, _, _ = make_loop(tmp_path, [*toggles, "The file is outside the project, so I cannot read it."])
+    state = loop.new_state("sys", session_id="s1", approval_mode="yolo", interactive=True)
+    result = loop.run(state, "read ../outside.txt")
+    ran = [(s.name, s.decision) for s in result.tool_steps()]
+    assert ran == [("enter_plan_mode", "allowed"), ("exit_plan_mode", "repeated")]  # the second is not run
+    assert loop.model.calls[2]["schema"] == {"anyOf": [{"type": "object", "properties": {
+        "answer": {"type": "string"}}, "required": ["answer"]}]}  # the next call may only answer
+    # a scripted model ignores the constraint and toggles on: its call is not run, the turn ends
+    assert result.ok and result.turns == 3 and result.answer.startswith("Stopped: exit_plan_mode right after")

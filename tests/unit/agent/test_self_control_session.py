@@ -38,10 +38,16 @@ def names(session: AgentSession) -> list[str]:
 
 
 def test_factory_builds_the_self_control_middlewares(tmp_path):
-    session = open_session(tmp_path, [])
+    session = open_session(tmp_path, [], interactive=True)
     assert names(session) == ["plan_mode", "compression", "loop_detection", "next_speaker", "checkpoints"]
     assert "enter_plan_mode" in session.loop.registry and "exit_plan_mode" in session.loop.registry
     session.close()
+    one_shot = open_session(tmp_path, [])  # nobody to approve a plan: the plan tools are not offered
+    assert "enter_plan_mode" not in one_shot.loop.registry and "exit_plan_mode" not in one_shot.loop.registry
+    one_shot.close()
+    planning = open_session(tmp_path, [], approval_mode="plan")  # the plan is the answer
+    assert "enter_plan_mode" not in planning.loop.registry and "exit_plan_mode" in planning.loop.registry
+    planning.close()
     off = {
         "loop_detection": {"enabled": False},
         "compression": {"enabled": False},

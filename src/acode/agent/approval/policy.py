@@ -31,9 +31,11 @@ from acode.agent.loop.middleware import AgentState, ToolDecision
 from acode.config.agent import ToolRules
 from acode.llm.types import ToolCall
 from acode.tools.base import Tool, ToolContext, ToolError
-from acode.tools.paths import protected_edit, resolve_path
+from acode.tools.globmatch import match_glob
+from acode.tools.paths import protected_edit, resolve_path, workspace_root
 
 SHELL_TOOL = "run_shell_command"
+READ_ONLY_FILES = "read_only_files"  # ToolContext.state: the chat's /read-only files, folders/ and globs
 MODES = ("default", "auto_edit", "yolo", "plan")
 
 Answer = Literal["yes", "no", "always"]
@@ -46,6 +48,7 @@ class ApprovalRequest:
     call: ToolCall
     tool: Tool
     reason: str
+    preview: str | None = None  # what the call would change (a diff for edits), see Tool.preview
 
     @property
     def summary(self) -> str:
@@ -84,6 +87,10 @@ class ApprovalPolicy:
         shell = self._judge_shell(call, mode, ctx) if call.name == SHELL_TOOL else None
         if shell is not None and shell.denied:
             return ToolDecision("deny", shell.denied)
+        if tool.kind == "edit" and _read_only(ctx, call.arguments.get("file_path")):
+            return ToolDecision(
+                "deny", "denied: this file is read-only in this chat (/read-only); /drop it to allow edits"
+            )
         if tool.kind == "edit" and mode != "yolo":
             protected = protected_edit(ctx, call.arguments.get("file_path"))
             if protected:
@@ -140,13 +147,21 @@ class ApprovalPolicy:
         )
 
     # -- turning "ask" into an answer ---------------------------------------------------------
-    def resolve(self, state: AgentState, call: ToolCall, tool: Tool, decision: ToolDecision) -> ToolDecision:
-        """An "ask" becomes allow or deny: the approver answers when interactive, else it is denied."""
+    def resolve(
+        self,
+        state: AgentState,
+        call: ToolCall,
+        tool: Tool,
+        decision: ToolDecision,
+        ctx: ToolContext | None = None,
+    ) -> ToolDecision:
+        """An "ask" becomes allow or deny: the approver answers when interactive, else it is denied.
+        With ``ctx`` the question shows what the call would change."""
         if decision.action != "ask":
             return decision
         if not state.interactive or self.approver is None:
             return ToolDecision("deny", non_interactive_denial(tool))
-        answer = self.approver(ApprovalRequest(call, tool, decision.reason))
+        answer = self.approver(ApprovalRequest(call, tool, decision.reason, _preview(tool, call, ctx)))
         if answer == "always":
             self.remember(call)
             return ToolDecision("allow", "approved (always)", decision.rewritten_arguments)
@@ -160,6 +175,26 @@ class ApprovalPolicy:
             self._always_tools.add(call.name)
             return
         self._always_shell.update(remembered_programs(str(call.arguments.get("command", ""))))
+
+
+def _read_only(ctx: ToolContext, file_path: object) -> bool:
+    patterns = ctx.state.get(READ_ONLY_FILES)
+    if not patterns or not isinstance(file_path, str):
+        return False
+    try:
+        rel = resolve_path(ctx, file_path).relative_to(workspace_root(ctx)).as_posix()
+    except (ToolError, ValueError):
+        return False
+    return any(rel == p or rel.startswith(p.rstrip("/") + "/") or match_glob(p, rel) for p in patterns)
+
+
+def _preview(tool: Tool, call: ToolCall, ctx: ToolContext | None) -> str | None:
+    if ctx is None:
+        return None
+    try:
+        return tool.preview(tool.Args.model_validate(call.arguments), ctx)
+    except ValueError:  # arguments that do not validate: the call fails when it runs
+        return None
 
 
 def _inside(file_path: object, ctx: ToolContext) -> bool:

@@ -38,7 +38,7 @@ from acode.errors import ModelError, ModelOutputError, ModelTimeoutError
 from acode.llm.protocol import ChatModel
 from acode.llm.structured import parse_tool_text
 from acode.llm.types import Completion, Message, ToolCall
-from acode.tools.base import ToolContext, ToolRegistry, ToolResult
+from acode.tools.base import ToolContext, ToolRegistry, ToolResult, TurnInterrupted
 
 CANCELLED = json.dumps({"error": "cancelled: the user interrupted this call before it finished"})
 
@@ -86,6 +86,7 @@ class _Run:
     last_text: str = ""
     format_errors: list[str] = field(default_factory=list)
     guide: StepGuide | None = None
+    answer_only: bool = False  # the current model call may only answer (see turn_guards)
 
     @property
     def elapsed(self) -> float:
@@ -201,6 +202,8 @@ class AgentLoop:
             if problem is not None:
                 self._format_error(run, completion.text, problem)
                 continue
+            if calls and run.answer_only:  # a backend that could not hold the model to an answer
+                text, calls = text.strip() or run.guide.guards.fallback_answer(), []
             if calls:
                 run.last_text = text or run.last_text
                 self.append(state, Message.assistant(text, calls))
@@ -232,11 +235,14 @@ class AgentLoop:
         remaining = max(1.0, self.config.max_seconds - run.elapsed)
         timeout = min(remaining, self.config.model_timeout or remaining)
         self.observers.on_model_start(run.state)
+        schema = run.guide.answer_only()
+        run.answer_only = schema is not None
         started = time.perf_counter()
         try:
             completion = self.model.complete(
                 run.state.history,
                 tools=run.guide.offered(),
+                schema=schema,
                 max_tokens=self.config.max_tokens,
                 temperature=self.config.temperature,
                 seed=self.config.seed,
@@ -313,6 +319,7 @@ class AgentLoop:
 
         def done(prepared: PreparedCall, step: ToolStep, result: ToolResult) -> None:
             self.append(state, Message.tool(prepared.call, step.output + run.guide.reminder(step)))
+            run.guide.guards.observe(step, result)
             run.result.trajectory.append(step)
             run.result.tool_seconds += step.seconds
             steps.append(step)
@@ -333,6 +340,8 @@ class AgentLoop:
         except KeyboardInterrupt:
             name = next((c.name for c in calls if c.id not in {s.call_id for s in steps}), "a tool")
             raise UserInterrupted(f"tool {name}", partial=run.last_text) from None
+        except TurnInterrupted as exc:
+            raise UserInterrupted(str(exc), partial=run.last_text) from None
         return steps
 
     def _close_open_calls(self, run: _Run) -> None:

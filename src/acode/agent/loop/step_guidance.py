@@ -7,7 +7,10 @@ stopped it; with them it writes, runs, and answers.
 - kind blocking: for the next call only, the tools of the repeated call's kind are not offered (with
   constrained decoding the model then has to choose something else - a message alone did not do it);
 - reminder: each successful tool result ends with one line restating the request and the steps done
-  (small models read the latest tool result as the instruction).
+  (small models read the latest tool result as the instruction);
+- turn guards (acode.agent.loop.turn_guards): when the next call may only answer.
+
+What the model is told stays between the loop and the model: people see a short ``display`` line.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from acode.agent.loop.result import ToolStep
+from acode.agent.loop.turn_guards import ANSWER_ONLY_SCHEMA, TurnGuards
 from acode.llm.types import ToolCall, ToolSpec, call_key, without_titles
 from acode.tools.base import ToolRegistry, ToolResult
 
@@ -39,20 +43,30 @@ class StepGuide:
         self.succeeded: dict[str, str] = {}  # call key -> output, previous turn only
         self.done: list[str] = []  # successful actions, for the reminder
         self.blocked: set[str] = set()  # tools not offered in the next call
+        self.guards = TurnGuards(request)
 
     def offered(self) -> list[ToolSpec]:
         specs = compact_specs(self.registry.specs())
         return [spec for spec in specs if spec.name not in self.blocked] or specs
 
+    def answer_only(self) -> dict | None:
+        """The constraint of the next call: None (a tool call or an answer), or the answer-only schema
+        (the tools stay described, so the prompt and its cached prefix do not change)."""
+        return ANSWER_ONLY_SCHEMA if self.guards.answer_next else None
+
     def precheck(self, call: ToolCall) -> ToolResult | None:
+        guarded = self.guards.precheck(call)
+        if guarded is not None:
+            return guarded
         previous = self.succeeded.get(call_key(call.name, call.arguments))
         if previous is None:
             return None
-        request = f" The user asked: {self.request[:QUOTE_CHARS]!r}." if self.request else ""
+        request = f" The user asked: {self.guards.typed[:QUOTE_CHARS]!r}." if self.request else ""
         return ToolResult(
             error="not run again: your previous step was exactly this call and it succeeded "
             f"(result: {previous[:QUOTE_CHARS]}).{request} Do the part of it that is not done yet with "
-            "another tool, or answer the user if everything is done."
+            "another tool, or answer the user if everything is done.",
+            display="not run again: the same call had just succeeded",
         )
 
     def reminder(self, step: ToolStep) -> str:
@@ -64,7 +78,7 @@ class StepGuide:
         if action not in self.done:
             self.done.append(action)
         return (
-            f"\n(Task: {self.request[:200]}. Done so far: {'; '.join(self.done[-REMEMBERED_STEPS:])}."
+            f"\n(Task: {self.guards.typed[:200]}. Done so far: {'; '.join(self.done[-REMEMBERED_STEPS:])}."
             " Take the next step, or answer if the task is done.)"
         )
 

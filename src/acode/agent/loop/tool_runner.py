@@ -79,7 +79,8 @@ class ToolRunner:
         repeated = self.precheck(call)
         if repeated is not None:
             return PreparedCall(call, tool, rejection=repeated, decision="repeated")
-        decision = self.policy.resolve(state, call, tool, self.policy.decide(state, call, tool, self.ctx))
+        decided = self.policy.decide(state, call, tool, self.ctx)
+        decision = self.policy.resolve(state, call, tool, decided, self.ctx)
         if decision.action == "deny":
             return PreparedCall(call, tool, rejection=ToolResult(error=decision.reason), decision="denied")
         for middleware in self.middlewares:
@@ -99,7 +100,7 @@ class ToolRunner:
                     return PreparedCall(call, tool, rejection=ToolResult(error=reason), decision="denied")
                 if again.action == "ask" and verdict.action == "allow":
                     verdict = ToolDecision("ask", again.reason, verdict.rewritten_arguments)
-            verdict = self.policy.resolve(state, call, tool, verdict)
+            verdict = self.policy.resolve(state, call, tool, verdict, self.ctx)
             if verdict.action == "deny":
                 reason = verdict.reason or f"blocked by {middleware.name}"
                 return PreparedCall(call, tool, rejection=ToolResult(error=reason), decision="denied")

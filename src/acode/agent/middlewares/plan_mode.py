@@ -90,8 +90,8 @@ class ExitPlanMode(Tool):
         return ToolResult(output=text, data={"plan_path": str(path), "plan": text})
 
 
-def plan_tools() -> list[Tool]:
-    return [EnterPlanMode(), ExitPlanMode()]
+def plan_tools(names: tuple[str, ...] = (ENTER, EXIT)) -> list[Tool]:
+    return [tool for tool in (EnterPlanMode(), ExitPlanMode()) if tool.name in names]
 
 
 def resolve_plan_path(folder: Path, workspace: Path, raw: str) -> Path | None:

@@ -11,6 +11,9 @@ The prompt keeps its text; the contents follow in one block:
     ...
     --- End of content ---
 
+The chat's working set (``/add``, ``/read-only``: acode.cli.working_set) is attached the same way on every
+prompt; read-only files are headed ``Content from @path (read-only):``.
+
 An ``@`` inside a word (``dev@example.com``) stays text, and so does an escaped one (``\\@name``). A
 reference to something that does not exist stays text too, with a note.
 """
@@ -18,6 +21,7 @@ reference to something that does not exist stays text too, with a note.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +33,8 @@ from acode.tools.ignore import IgnoreRules, candidate_files
 from acode.tools.paths import protected_part, resolve_path, workspace_root
 from acode.tools.textio import is_binary_file
 
+CONTENT_HEADER = "--- Content from referenced files ---"
+READ_ONLY_LABEL = " (read-only)"
 MAX_TOTAL_CHARS = 20_000  # about 5,000 tokens: a small local model's context has room for little more
 MAX_FILES = 40
 GLOB_CHARS = set("*?[{")
@@ -88,6 +94,7 @@ class _Reader:
         self.out = Expansion("")
         self.blocks: list[str] = []
         self.seen: set[str] = set()
+        self.label = ""  # after the path in a block's heading: " (read-only)" for the chat's read-only files
         self._listing: list[str] | None = None
 
     def listing(self) -> list[str]:
@@ -147,14 +154,24 @@ class _Reader:
             return
         self.out.included.append(rel)
         self.out.chars += len(text)
-        self.blocks.append(f"Content from @{rel}:\n{text}")
+        self.blocks.append(f"Content from @{rel}{self.label}:\n{text}")
 
 
 def expand_at_refs(
-    text: str, ctx: ToolContext, *, max_total_chars: int = MAX_TOTAL_CHARS, max_files: int = MAX_FILES
+    text: str,
+    ctx: ToolContext,
+    *,
+    max_total_chars: int = MAX_TOTAL_CHARS,
+    max_files: int = MAX_FILES,
+    also: Sequence[str] = (),
+    read_only: Sequence[str] = (),
 ) -> Expansion:
+    """``also`` / ``read_only``: more references to include (the chat's working set, /add and /read-only);
+    the read-only ones are marked so in their heading."""
     reader = _Reader(ctx, max_total_chars, max_files)
-    for raw in find_refs(text):
+    typed = find_refs(text)
+    for index, raw in enumerate([*typed, *also, *read_only]):
+        reader.label = READ_ONLY_LABEL if index >= len(typed) + len(also) else ""
         ref = raw
         while not reader.expand(ref):
             trimmed = ref.rstrip(_TRAILING)  # "look at @util.py." -> util.py
@@ -164,7 +181,7 @@ def expand_at_refs(
             ref = trimmed
     prompt = _unescape_at(text)
     if reader.blocks:
-        prompt += "\n\n--- Content from referenced files ---\n" + "\n\n".join(reader.blocks)
+        prompt += f"\n\n{CONTENT_HEADER}\n" + "\n\n".join(reader.blocks)
         prompt += "\n--- End of content ---"
     out = reader.out
     out.prompt = undecodable_escaped(prompt)  # names that are not UTF-8, as the tools show them
@@ -176,6 +193,11 @@ def expand_at_refs(
 def _unescape_at(text: str) -> str:
     """``\\@`` becomes ``@``; everything else is left as typed."""
     return text.replace("\\@", "@")
+
+
+def typed_text(prompt: str) -> str:
+    """What the user typed, without the content of the files their references attached."""
+    return prompt.split(f"\n\n{CONTENT_HEADER}", 1)[0]
 
 
 def has_refs(text: str) -> bool:

@@ -25,7 +25,7 @@ from acode.agent.middlewares.hook_runner import HookRunner
 from acode.agent.middlewares.hooks import HooksMiddleware
 from acode.agent.middlewares.loop_detection import LoopDetection
 from acode.agent.middlewares.next_speaker import NextSpeakerCheck
-from acode.agent.middlewares.plan_mode import PlanMode, plan_tools
+from acode.agent.middlewares.plan_mode import ENTER, EXIT, PlanMode, plan_tools
 from acode.agent.middlewares.routing import RoutingMiddleware
 from acode.agent.middlewares.validation_nudge import ValidationNudge
 from acode.agent.session.added_tools import add_tools
@@ -132,10 +132,10 @@ def session_middlewares(
     options: SessionOptions,
 ) -> SessionMiddlewares:
     """The self-control middlewares the settings turn on (plan mode is always there: /plan and the
-    enter_plan_mode tool need it). Plan mode's tools join the registry."""
+    enter_plan_mode tool need it). Plan mode's tools join the registry where they can be of use."""
     router = ModelRouter(settings.model, settings.routing, main_model=model)
     log.debug("utility models: %s", describe_routing(router))
-    for tool in plan_tools():
+    for tool in plan_tools(offered_to(options, settings)):
         if tool.name not in registry:
             registry.register(tool)
     ui: SessionUI | None = options.ui
@@ -177,6 +177,19 @@ def session_middlewares(
             shell_allowed_without_asking=bool(settings.agent.rules.allow_shell),
         )
     return made
+
+
+def offered_to(options: SessionOptions, settings: Settings) -> tuple[str, ...]:
+    """Which plan-mode tools a session offers. A one-shot run has nobody to approve a plan: it gets
+    ``exit_plan_mode`` only when it starts in plan mode (the plan is its answer) and ``enter_plan_mode``
+    only with --approve-plan. Without them the 1.5B toggled the two for minutes after its work was done."""
+    if options.interactive:
+        return (ENTER, EXIT)
+    planning = (options.approval_mode or settings.agent.approval_mode) == "plan"
+    names = [ENTER] if options.approve_plan else []
+    if planning or options.approve_plan:
+        names.append(EXIT)
+    return tuple(names)
 
 
 def _schema_tokens(model: ChatModel, registry: ToolRegistry) -> int:

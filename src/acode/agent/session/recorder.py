@@ -6,6 +6,7 @@ from __future__ import annotations
 from acode.agent.loop.middleware import AgentState
 from acode.agent.loop.observer import LoopObserver
 from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
+from acode.agent.session.at_refs import typed_text
 from acode.llm.types import Message
 from acode.store.sessions import SessionStore
 from acode.tools.base import ToolResult
@@ -38,7 +39,8 @@ class SessionRecorder(LoopObserver):
         if not self._titled:
             first = next((m for m in history if m.role == "user"), None)
             if first is not None:
-                self.store.update(self.session_id, title=" ".join(first.content.split())[:TITLE_CHARS])
+                title = " ".join(typed_text(first.content).split())  # the user's words, not pasted files
+                self.store.update(self.session_id, title=title[:TITLE_CHARS])
                 self._titled = True
 
     def on_model_step(self, state: AgentState, step: ModelStep) -> None:

@@ -84,7 +84,7 @@ class OpenAIModel:
             "temperature": temperature,
             "seed": seed,
         }
-        if native and tools:
+        if native and tools and schema is None:
             body["messages"] = payload.native_messages(messages)
             body["tools"] = payload.tools_payload(tools)
             body["tool_choice"] = "auto"
@@ -97,7 +97,7 @@ class OpenAIModel:
                 body["messages"] = convert(at_end(messages, note))
             else:
                 body["messages"] = payload.add_system_note(convert(messages), note)
-            constraint = tool_envelope_schema(tools) if tools else schema
+            constraint = schema if schema is not None else tool_envelope_schema(tools) if tools else None
         if logprobs:
             body["logprobs"] = True
             body["top_logprobs"] = logprobs
