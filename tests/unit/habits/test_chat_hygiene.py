@@ -122,5 +122,8 @@ def test_the_same_failing_call_twice_ends_the_turn(tmp_path):
     script = write_script(repo, [*[{"tool": "replace", "arguments": same}] * 6, "unused"])
     out = run_cli(repo, script, "-p", "tidy notes.txt", "--approval-mode", "yolo", "--json")
     data = json.loads(out.stdout)
-    assert data["stop_reason"] == "answer" and data["turns"] == 3, out.stderr  # not loop detection's 5
+    # the turn ends after the second identical failure (not loop detection's 5); every edit failed, so
+    # the run says the change was not made
+    assert data["stop_reason"] == "change_not_made" and data["turns"] == 3, out.stderr
+    assert out.returncode == 1
     assert data["answer"].startswith("Stopped: replace failed again: old_string and new_string are the same")
