@@ -266,7 +266,8 @@ def run_review(
     with err_console.status("loading the model") as status:
         chat_model = build_model(settings.model)
         result = review_change(
-            context, chat_model, rs, tools, run_tests=run_tests, progress=lambda text: status.update(text)
+            context, chat_model, rs, tools, run_tests=run_tests, behaviour=True,
+            progress=lambda text: status.update(text)
         )
     review_id = store.save(result, identity, source="review")
     _emit(result, json_out=json_out, fmt=fmt, output=output, review_id=review_id)

@@ -10,10 +10,13 @@ Everything here reads the whole diff of every file (``ChangedFile.whole_diff``),
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from acode.review.analyzers import compare_versions
+from acode.review.behaviour_diff import BehaviourDiff, Limits, run_behaviour_diff
+from acode.review.behaviour_findings import behaviour_findings
 from acode.review.diffparse import added_lines, new_position
 from acode.review.git_context import read_new_text, read_old_text
 from acode.review.history import history_findings
@@ -22,6 +25,7 @@ from acode.review.secret_evidence import secret_findings
 from acode.review.structural import added_helpers, structural_changes
 from acode.review.test_contrast import SuiteContrast, SuitePlan, contrast
 from acode.review.type_contrast import TypeContrast
+from acode.sandbox import Sandbox
 from acode.secrets import redact
 
 log = logging.getLogger("acode.review")
@@ -49,11 +53,22 @@ def structural_severity(what: str, on_input: bool) -> str:
 class Evidence:
     findings: list[Finding] = field(default_factory=list)
     tests: dict | None = None
+    behaviour: BehaviourDiff | None = None
+
+
+@dataclass
+class BehaviourPlan:
+    """Where and how long the behavioural diff runs (sandbox None: as the user, only when asked)."""
+
+    sandbox: Sandbox | None
+    limits: Limits
+    progress: Callable[[str], None] = lambda _: None
 
 
 def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
-                    test_timeout: float = 120.0) -> Evidence:
-    """``tests``: commands run on both sides of the change in turn until one shows a difference."""
+                    test_timeout: float = 120.0, behaviour: BehaviourPlan | None = None) -> Evidence:
+    """``tests``: commands run on both sides of the change in turn until one shows a difference.
+    ``behaviour``: run the old and new version of each changed function on the same inputs."""
     evidence = Evidence()
     for changed in context.files:
         if changed.change_type in ("binary", "deleted"):
@@ -67,6 +82,10 @@ def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
         outcome = contrast(context, tests, test_timeout)
         evidence.tests = outcome.record()
         evidence.findings += findings_of_tests(outcome) + findings_of_types(outcome.types)
+    if behaviour:
+        evidence.behaviour = run_behaviour_diff(context, behaviour.sandbox, behaviour.limits,
+                                                behaviour.progress)
+        evidence.findings += behaviour_findings(evidence.behaviour, context.effective_intent())
     if tests_confirm(evidence.findings):
         evidence.findings = [_confirmed_undo(f) if f.rule == "history/undoes-fix" else f
                              for f in evidence.findings]

@@ -25,13 +25,17 @@ def review_change(
     tools: ToolRegistry | None = None,
     *,
     run_tests: bool | Literal["auto"] = False,
+    behaviour: bool = False,
     progress: Progress | None = None,
     strategy: ReviewStrategy | None = None,
 ) -> ReviewResult:
     """Review one change within ``settings.timeout_seconds`` (see acode.review.budget for the plan). Raises
     ModelOutputError only with ``on_model_failure: error``. When the limit passes mid-plan, the result
     keeps what was assessed (``status="partial"``); ``status="timeout"`` only when the model assessed
-    nothing at all. ``strategy``: how to decide (default: the one ``settings`` names)."""
-    run = ReviewRun.start(context, model, settings, run_tests=run_tests, progress=progress, tools=tools)
+    nothing at all. ``strategy``: how to decide (default: the one ``settings`` names). ``behaviour``: run
+    the behavioural diff (when ``settings.behaviour`` enables it; it runs the change's code, so callers opt
+    in, as for the tests)."""
+    run = ReviewRun.start(context, model, settings, run_tests=run_tests, behaviour=behaviour,
+                          progress=progress, tools=tools)
     (strategy or strategy_for(settings)).assess(run)
     return run.finish()

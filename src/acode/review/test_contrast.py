@@ -190,9 +190,8 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
     commands = list(dict.fromkeys(plan.commands))
     with tempfile.TemporaryDirectory(prefix="acode-review-tests-") as tmp:
         where = {"sandbox": plan.sandbox, "writable": Path(tmp)}
-        head_tree = context.root if context.head_rev is None else _extract(context, context.head_rev,
-                                                                           Path(tmp) / "head")
-        base_tree, why_not = _base_tree(context, Path(tmp) / "base")
+        head_tree = head_tree_of(context, Path(tmp) / "head")
+        base_tree, why_not = base_tree_of(context, Path(tmp) / "base")
         result = None
         for step, command in enumerate(commands):
             head = run_tests(command, head_tree, timeout, Path(tmp) / f"head-{step}.xml", **where)
@@ -253,7 +252,14 @@ def _join(*notes: str) -> str:
     return "; ".join(n for n in notes if n)
 
 
-def _base_tree(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:
+def head_tree_of(context: ReviewContext, dest: Path) -> Path:
+    """The reviewed version's tree: extracted to ``dest``, or the checkout for uncommitted work."""
+    return context.root if context.head_rev is None else _extract(context, context.head_rev, dest)
+
+
+def base_tree_of(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:
+    """(the base extracted to ``dest`` with the reviewed version's test files over it, "") or (None, why
+    there is none)."""
     if not context.base_sha:
         return None, "no base revision"
     try:
