@@ -244,7 +244,12 @@ def findings_of_tests(tests: SuiteContrast) -> list[Finding]:
             dimension="completeness", source="tests", rule="tests/failed", severity="high",
             message=f"{_count(tests.new_failing)} the change adds fail with it: " + _names(tests.new_failing),
             suggestion="make the new tests pass before merging", confidence=1.0))
-    if head.timed_out:  # neither side's outcome is known: said, not held against the change
+    if tests.could_not_run:  # neither side tested anything: not a failing test, not agreement
+        out.append(Finding(
+            dimension="completeness", source="test-command", rule="tests/could-not-run", severity="info",
+            message=f"tests could not run: {tests.could_not_run}, on both sides; nothing compared",
+            confidence=1.0))
+    elif head.timed_out:  # neither side's outcome is known: said, not held against the change
         out.append(Finding(
             dimension="completeness", source="test-command", rule="tests/timeout", severity="info",
             message=tests.note or f"the test command `{head.command}` did not finish", confidence=1.0))

@@ -92,6 +92,8 @@ def describe_tests(tests: dict) -> str:
     """One line on the test runs: the command, its exit code with the change and on the base."""
     if not tests.get("command"):
         return tests.get("note") or "not run"
+    if tests.get("could_not_run"):
+        return f"`{tests['command']}`: tests could not run: {tests['could_not_run']}, on both sides"
     base = tests.get("base")
     sides = f"exit {tests['exit_code']} with the change" + (
         f", {base['exit_code']} on the base" if base else "")

@@ -21,6 +21,7 @@ none, and says so (``plan_test_run``).
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -68,10 +69,11 @@ class SuiteContrast:
     types: TypeContrast | None = None  # mypy on both sides, when the change edits annotations
     related: bool = False  # the first command ran the test files that name the changed code
     passed_both: int | None = None  # tests that pass on both sides (None: compared by exit code)
+    could_not_run: str = ""  # pytest stopped before any test on both sides (usage/collection/internal error)
 
     def agree(self) -> bool:
         """Both sides ran to the end, every test has the same outcome on each, and some pass."""
-        if self.base is None or self.head.timed_out or self.base.timed_out:
+        if self.base is None or self.head.timed_out or self.base.timed_out or self.could_not_run:
             return False
         if self.regressed or self.fixed or self.new_failing:
             return False
@@ -83,7 +85,7 @@ class SuiteContrast:
                 "regressed": self.regressed, "fixed": self.fixed, "failing_before": self.failing_before,
                 "new_failing": self.new_failing, "ran": self.ran, "note": self.note,
                 "types": self.types.record() if self.types else None, "related": self.related,
-                "passed_both": self.passed_both, "agree": self.agree()}
+                "passed_both": self.passed_both, "agree": self.agree(), "could_not_run": self.could_not_run}
 
 
 @dataclass
@@ -270,7 +272,27 @@ def base_tree_of(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:
     return tree, ""
 
 
+# pytest's exit codes for a run that stopped before testing: interrupted (collection errors), internal
+# error, usage error (a conftest that does not import, an unknown option, no such file)
+_NOT_RUN_EXITS = (2, 3, 4)
+_ERROR_LINE = re.compile(r"^(E\s+\S.*|\S*(Error|ERROR|error)\b.*)$")
+
+
+def could_not_run(run: SuiteRun) -> str:
+    """The error line of a pytest run that stopped before any test ran ('' when tests ran)."""
+    if not _is_pytest(run.command) or run.timed_out or run.exit_code not in _NOT_RUN_EXITS:
+        return ""
+    if any(o in ("passed", "failed") for o in (run.outcomes or {}).values()):
+        return ""
+    lines = [line.strip() for line in run.output_tail.splitlines() if _ERROR_LINE.match(line.strip())]
+    detail = next((line for line in reversed(lines) if line.startswith("E ")), lines[-1] if lines else "")
+    return (detail.removeprefix("E").strip() or "no error line")[:200] + f" (pytest exit {run.exit_code})"
+
+
 def _sides(context: ReviewContext, head: SuiteRun, base: SuiteRun) -> SuiteContrast:
+    unrunnable = could_not_run(head)
+    if unrunnable and could_not_run(base):  # neither side tested anything: nothing fails, nothing agrees
+        return SuiteContrast(head=head, base=base, could_not_run=unrunnable)
     regressed, fixed, before = compare(head, base)
     # a type test the change adds (tests/mypy_test_cases/...) is the type checker's to judge, not pytest's
     added = tuple(_module(f.path) for f in context.files if f.change_type == "added" and is_test_path(f.path)

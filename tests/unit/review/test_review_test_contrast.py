@@ -330,3 +330,19 @@ def test_a_test_that_reads_input_gets_end_of_file_not_the_users_terminal(tmp_pat
     run = run_tests("read line || echo 'end of file'", tmp_path, 10, tmp_path / "r.xml", find_sandbox()[0],
                     tmp_path)
     assert not run.timed_out and "end of file" in run.output_tail
+
+
+def test_a_suite_that_cannot_run_on_either_side_is_said_so_not_a_failing_test_nor_agreement(tmp_path):
+    """pytest exits 4 on both sides when a conftest imports a dependency that is missing (as in a fresh clone):
+    "tests could not run: <the error line>", not "1 test fails on the base too" and not agreement (issue 31)."""
+    conftest = "import a_dependency_that_is_not_installed  # noqa: F401\n"
+    repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "tests/test_calc.py": TEST,
+                                             "tests/conftest.py": conftest},
+                            {"src/calc.py": BAD}, message="Simplify add")
+    evidence = gather_evidence(branch_context(repo, "main"), tests=sandboxed([PYTEST]))
+    assert evidence.tests["exit_code"] == 4 and evidence.tests["base"]["exit_code"] == 4
+    assert not evidence.tests["failing_before"] and not evidence.tests["agree"]
+    assert "a_dependency_that_is_not_installed" in evidence.tests["could_not_run"]
+    assert _rules(evidence) == {"tests/could-not-run": "info"}
+    assert "tests could not run: " in describe_tests(evidence.tests)
+    assert "fail on the base too" not in describe_tests(evidence.tests)
