@@ -32,6 +32,7 @@ ASK = "ask"  # metrics key: the difference waits for the model's question
 _NO_CHANGE_CLAIM = re.compile(
     r"\b(refactor\w*|renam\w*|tid(?:y|ied|ies|ying)|clean(?:ed|s|ing)?[ -]?up|cleanup|reformat\w*|"
     r"simplif\w*|restructur\w*|no (?:functional|behaviou?ral|behaviou?r) changes?)\b", re.IGNORECASE)
+_NO_CHANGE_PHRASE = re.compile(r"\bno (?:functional|behaviou?ral|behaviou?r) changes?\b", re.IGNORECASE)
 _NAMES_BEHAVIOUR = re.compile(r"\b(fix\w*|bug\w*|correct\w*|handl\w*|support\w*|allow\w*|now|instead|"
                               r"behaviou?r change|chang\w* (?:the )?behaviou?r)\b", re.IGNORECASE)
 
@@ -40,7 +41,7 @@ def claims_no_behaviour_change(intent: str) -> str:
     """The words of ``intent`` that claim a change of form only ('' when it claims none, or also names a
     change of behaviour such as a fix)."""
     claim = _NO_CHANGE_CLAIM.search(intent or "")
-    if not claim or _NAMES_BEHAVIOUR.search(intent):
+    if not claim or _NAMES_BEHAVIOUR.search(_NO_CHANGE_PHRASE.sub("", intent)):
         return ""
     return claim.group(0)
 

@@ -43,6 +43,9 @@ _FILES = {"os.remove", "os.unlink", "os.rename", "os.replace", "os.rmdir", "os.m
           "shutil.move", "shutil.copyfile", "os.truncate", "os.chmod", "os.symlink", "os.link"}
 
 
+_CONTRACT_ERRORS = {"TypeError", "AttributeError"}
+
+
 class IOAttempt(Exception):
     """The code under review tried what the behavioural diff does not run: file writes, network, processes."""
 
@@ -295,9 +298,11 @@ class Search:
             return False
         found = {"input": call_text(self.name, args, kwargs), "old": after_text(before, what),
                  "new": after_text(after, what), "found_by": source, "what": what}
-        if "return" not in (before["kind"], after["kind"]) and what == "result":
-            # both raise, differently: often an input outside the function's contract (None where a str
-            # goes). Kept in case nothing better turns up; the search goes on for a returned difference.
+        if what == "result" and ("return" not in (before["kind"], after["kind"])
+                                 or {before.get("type"), after.get("type")} & _CONTRACT_ERRORS):
+            # both raise, differently, or one raises TypeError/AttributeError: often an input outside the
+            # function's contract (None where a str goes, a str among numbers). Kept in case nothing better
+            # turns up; the search goes on for a difference within it.
             self.fallback = self.fallback or found
             return False
         self.found = found
@@ -322,14 +327,15 @@ class Search:
         class Differs(Exception):
             pass
 
-        deadline = time.monotonic() + seconds
+        deadline: list[float] = []  # from the first input on: Hypothesis' own start-up is not the search
 
         @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
                   suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink],
                   report_multiple_bugs=False)
         @given(st.fixed_dictionaries(strategies_by_name))
         def search(values):
-            if time.monotonic() > deadline and self.found is None:
+            deadline.append(deadline[0] if deadline else time.monotonic() + seconds)
+            if time.monotonic() > deadline[0] and self.found is None:
                 return
             args, kwargs = arguments(self.params, values)
             if self.compare(args, kwargs, "hypothesis"):
@@ -386,6 +392,8 @@ def run(spec: dict) -> dict:
         return {"status": "not_run", "why": f"it {exc} (the sandbox forbids it; not compared)",
                 "tried": search.tried}
     difference = search.found or search.fallback
+    if difference is None and not search.tried:
+        return {"status": "not_run", "why": "no input was tried within its time box", "tried": 0}
     return {"status": "differs" if difference else "same", "tried": search.tried, "difference": difference,
             "docstring": checks}
 
