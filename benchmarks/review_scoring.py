@@ -28,6 +28,7 @@ def review_record(result, seconds: float) -> dict:
         "plan": result.plan.model_dump() if getattr(result, "plan", None) else None,
         "tokens": result.tokens.model_dump(),
         "tests": _tests_summary(getattr(result, "tests", None)),
+        "behaviour": getattr(result, "behaviour", None),
     }
 
 

@@ -231,6 +231,7 @@ def strategies(fn, params: list[inspect.Parameter], seeds: list):
     bare = {dict: st.dictionaries(key, scalar, max_size=4), list: st.lists(scalar, max_size=5),
             tuple: st.lists(scalar, max_size=4).map(tuple), set: st.sets(st.integers(-3, 10), max_size=4)}
     generic = st.one_of(scalar, bare[list], bare[dict])
+    st.register_type_strategy(dict, bare[dict])  # also inside list[dict], Optional[dict], ...
     out = {}
     for param in params:
         hint = hints.get(param.name)
