@@ -200,6 +200,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--evidence-from", type=Path, nargs="+",
                         help="with --rescore: take the deterministic evidence of each review from these "
                         "records (same changes) instead, keeping the model's findings")
+    parser.add_argument("--without", default="",
+                        help="with --rescore: leave out the findings whose rule starts with this (e.g. "
+                        "behaviour/: the same reviews without the behavioural diff)")
+    parser.add_argument("--guess", choices=["high", "medium"], default="",
+                        help="with --rescore: high re-decides with a likelihood regression high on its own "
+                        "(the decision before issue 31)")
     parser.add_argument("--tune", action="store_true",
                         help="with --rescore: choose regression.statistic, margin and max_edit_lines on the "
                         "tuning half (even task numbers) of the humanevalpack and commits records, then "
@@ -272,7 +278,7 @@ def rescore_command(args: argparse.Namespace) -> int:
         settings.regression.statistic = args.statistic
     if args.edit_lines is not None:
         settings.regression.max_edit_lines = args.edit_lines
-    print(json.dumps(rescore_rows(rows, settings), indent=2))
+    print(json.dumps(rescore_rows(rows, settings, without=args.without, guess=args.guess), indent=2))
     return 0
 
 

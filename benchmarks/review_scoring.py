@@ -53,14 +53,23 @@ def task_parity(row: dict) -> int:
     return int(row["task_id"].rsplit("/", 1)[1]) % 2
 
 
-def rescore(record: dict, settings) -> str:
-    """The verdict the findings of a stored review give under ``settings``."""
+def rescore(record: dict, settings, *, without: str = "", guess: str = "") -> str:
+    """The verdict the findings of a stored review give under ``settings``. ``without``: leave out the
+    findings whose rule starts with it (e.g. ``behaviour/``: the review without the behavioural diff; a
+    likelihood regression then stands on its own: medium unless other evidence backs it). ``guess``:
+    ``high`` re-decides with a likelihood regression high on its own (as before issue 31)."""
+    from acode.review.behaviour_findings import backed_or_medium
     from acode.review.decision import REGRESSION_RULE, decide_from_levels, dimension_level
     from acode.review.models import DimensionResult, Finding
     from acode.review.regression import is_regression
 
     findings = [Finding(**{k: v for k, v in f.items() if v is not None or k in ("confidence", "line")})
-                for f in record["findings"] if in_scope(f, settings.regression.max_edit_lines)]
+                for f in record["findings"] if in_scope(f, settings.regression.max_edit_lines)
+                and not (without and f["rule"].startswith(without))]
+    for index, f in enumerate(findings):
+        if f.rule == REGRESSION_RULE and f.status == "confirmed" and (guess or without):
+            f.severity = "high"
+            findings[index] = f if guess == "high" else backed_or_medium(f, findings, None)
     fixes = {(f.file, f.line) for f in findings if f.rule.startswith("fixed/")}
     for f in findings:
         if f.rule == REGRESSION_RULE and f.status != "unchecked":
@@ -198,12 +207,12 @@ def tune(rows: list[dict], tune_on: tuple[str, ...] = ("humanevalpack", "commits
             "designs": out}
 
 
-def rescore_rows(rows: list[dict], settings) -> dict:
+def rescore_rows(rows: list[dict], settings, *, without: str = "", guess: str = "") -> dict:
     """Figures per source and design with every review re-decided under ``settings``."""
     groups: dict[str, list[dict]] = {}
     for row in rows:
         if row["design"] != "verdict":
-            row = {**row, "verdict": rescore(row, settings)}
+            row = {**row, "verdict": rescore(row, settings, without=without, guess=guess)}
         groups.setdefault(f"{source_of(row)} {row['design']}", []).append(row)
     return {"benchmark": "review_accuracy (rescored)", "thresholds": settings.thresholds.model_dump(),
             "regression": settings.regression.model_dump(include={"statistic", "margin", "max_edit_lines"}),

@@ -213,16 +213,22 @@ def parse_crosshair(output: str, name: str) -> dict | None:
     return None
 
 
+_SKIPPED_DIRS = {"node_modules", "site-packages", "venv", "build", "dist", "__pycache__"}
+
+
 def _test_sources(tree: Path, limit: int = 200) -> list[str]:
-    """The text of the project's test files (for literal calls of the changed functions)."""
+    """The text of the project's test files (for literal calls of the changed functions); hidden folders,
+    virtual environments and build output are not walked (the checkout of uncommitted work may hold them)."""
     out = []
-    for path in sorted(tree.rglob("*.py")):
-        relative = path.relative_to(tree).as_posix()
-        if is_test_path(relative) and ".venv" not in relative and "site-packages" not in relative:
-            try:
-                out.append(path.read_text(encoding="utf-8", errors="replace"))
-            except OSError:
-                continue
-        if len(out) >= limit:
-            break
+    for folder, dirs, files in os.walk(tree):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        for name in sorted(files):
+            path = Path(folder) / name
+            if name.endswith(".py") and is_test_path(path.relative_to(tree).as_posix()):
+                try:
+                    out.append(path.read_text(encoding="utf-8", errors="replace"))
+                except OSError:
+                    continue
+            if len(out) >= limit:
+                return out
     return out
