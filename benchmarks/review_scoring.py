@@ -146,8 +146,8 @@ EDIT_LINES = (1, 2, 3, 4, 6, 8)
 
 
 def source_of(row: dict) -> str:
-    """humanevalpack, novel, security or commits, from the task id."""
-    return {"Python": "humanevalpack", "Novel": "novel", "Security": "security",
+    """humanevalpack, novel, security, logic or commits, from the task id."""
+    return {"Python": "humanevalpack", "Novel": "novel", "Security": "security", "Logic": "logic",
             "commit": "commits"}[row["task_id"].rsplit("/", 1)[0]]
 
 

@@ -156,7 +156,7 @@ def backed_or_medium(finding: Finding, evidence: list[Finding], diff: BehaviourD
              if r.function.path == finding.file]
     line = finding.line or 0
     for item in evidence:
-        if not item.counts or item.file != finding.file:
+        if item is finding or item.rule == REGRESSION_RULE or not item.counts or item.file != finding.file:
             continue
         if item.line == line and item.severity in ("critical", "high"):
             return finding

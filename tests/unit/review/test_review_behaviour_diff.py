@@ -221,6 +221,7 @@ def test_a_likelihood_regression_is_high_only_when_a_difference_backs_it():
                     message="less likely", file="pkg/helpers.py", line=6)
     alone = backed_or_medium(guess, [], None)
     assert alone.severity == "medium" and "a reason to look" in alone.message
+    assert backed_or_medium(guess, [guess], None).severity == "medium"  # it does not back itself
     elsewhere = Finding(dimension="safety", source="ruff", rule="ruff/S301", severity="high", message="x",
                         file="pkg/helpers.py", line=6)
     assert backed_or_medium(guess, [elsewhere], None).severity == "high"
