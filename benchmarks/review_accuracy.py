@@ -206,6 +206,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--guess", choices=["high", "medium"], default="",
                         help="with --rescore: high re-decides with a likelihood regression high on its own "
                         "(the decision before issue 31)")
+    parser.add_argument("--question-margin", type=float,
+                        help="with --rescore: behaviour.question_margin (re-judges the model's answers)")
+    parser.add_argument("--parity", choices=["tune", "report"],
+                        help="with --rescore: only the even (tune) or odd (report) task numbers")
     parser.add_argument("--tune", action="store_true",
                         help="with --rescore: choose regression.statistic, margin and max_edit_lines on the "
                         "tuning half (even task numbers) of the humanevalpack and commits records, then "
@@ -262,6 +266,8 @@ def rescore_command(args: argparse.Namespace) -> int:
     from acode.config.review import ReviewerSettings
 
     rows = [row for path in args.rescore for row in load_records(path)]
+    if args.parity:
+        rows = _split(rows, args.parity)
     if args.evidence_from:
         rows = with_evidence_from(rows, [row for path in args.evidence_from for row in load_records(path)])
     if args.tune:
@@ -278,7 +284,8 @@ def rescore_command(args: argparse.Namespace) -> int:
         settings.regression.statistic = args.statistic
     if args.edit_lines is not None:
         settings.regression.max_edit_lines = args.edit_lines
-    print(json.dumps(rescore_rows(rows, settings, without=args.without, guess=args.guess), indent=2))
+    print(json.dumps(rescore_rows(rows, settings, without=args.without, guess=args.guess,
+                                  question_margin=args.question_margin), indent=2))
     return 0
 
 
