@@ -10,6 +10,10 @@ Data (``--data``):
 - security: benchmarks/data/security_pairs.jsonl, the same layout, 39 pairs written for acode from public
   vulnerability classes (CWE top 25 that apply to Python); ``bug_type`` is the CWE, so the per-bug-type
   recall is the per-CWE recall. secure -> vulnerable must be REJECTED, vulnerable -> secure APPROVED.
+- logic: benchmarks/data/logic_pairs.jsonl, the same layout, 10 logic defects with their sound twins
+  written for acode (issue 31: `and` for `or` in an auth check, `x or default` with 0 valid, a dict
+  mutated while iterated, a loop returning on its first item, a cache key missing a parameter, ...): what
+  no analyzer rule sees. No docstring examples, no tests: only running the code (``+diff``) shows them.
 - commits: real commits of a repository (``--repo``, default this one) that modify Python files, each
   reviewed on its own (`acode review --commit`) and expected APPROVED: these changes passed their tests,
   so a rejection is a false reject on ordinary work (features, refactors, fixes), which the bug datasets
@@ -45,6 +49,7 @@ DATASETS = {
     "humanevalpack": REPO.parent / "shared" / "data" / "humanevalpack-python.jsonl",
     "novel": REPO / "benchmarks" / "data" / "novel_bugs.jsonl",
     "security": REPO / "benchmarks" / "data" / "security_pairs.jsonl",
+    "logic": REPO / "benchmarks" / "data" / "logic_pairs.jsonl",
 }
 
 
@@ -128,7 +133,8 @@ def commit_changes(repo: Path, commits: list[dict]) -> Iterator[tuple[dict, obje
                 "direction": "real_commit", "expected": "APPROVED"}, commit_context(repo, row["sha"]))
 
 
-def review_one(model, context, strategy: str, decision: str, timeout: float, regression: dict) -> dict:
+def review_one(model, context, strategy: str, decision: str, timeout: float, regression: dict,
+               behaviour: bool = False) -> dict:
     from acode.config.review import ReviewerSettings
     from acode.review.diffparse import changed_new_lines
     from acode.review.service import review_change
@@ -136,27 +142,29 @@ def review_one(model, context, strategy: str, decision: str, timeout: float, reg
     settings = ReviewerSettings(strategy=strategy, decision_strategy=decision, timeout_seconds=timeout,
                                 regression=regression)
     started = time.monotonic()
-    result = review_change(context, model, settings)
+    result = review_change(context, model, settings, behaviour=behaviour)
     changed = {(f.path, n) for f in context.files for n in changed_new_lines(f.diff)}
     counting = [f for f in result.all_findings() if f.source == "model" and f.counts]
     return {**review_record(result, time.monotonic() - started),
             "localised": any((f.file, f.line) in changed for f in counting) if counting else None}
 
 
-DESIGN_HELP = ("comma list of designs, each STRATEGY+REGRESSION or verdict: STRATEGY is single_call, "
+DESIGN_HELP = ("comma list of designs, each STRATEGY+REGRESSION[+diff] or verdict: STRATEGY is single_call, "
                "per_dimension or checks_only (no proposal call); REGRESSION is likelihood, question or off; "
+               "+diff runs the behavioural diff (old and new function on the same inputs, in the sandbox); "
                "verdict is the model's overall APPROVED/REJECTED answer (the naive baseline)")
 
 
-def parse_design(name: str) -> tuple[str, str, str]:
-    """(strategy, decision strategy, regression method) of a design name."""
+def parse_design(name: str) -> tuple[str, str, str, bool]:
+    """(strategy, decision strategy, regression method, behavioural diff) of a design name."""
     if name == "verdict":
-        return "per_dimension", "verdict", "off"
-    strategy, _, regression = name.partition("+")
+        return "per_dimension", "verdict", "off", False
+    diff = name.endswith("+diff")
+    strategy, _, regression = name.removesuffix("+diff").partition("+")
     if (strategy not in ("single_call", "per_dimension", "checks_only")
             or regression not in ("likelihood", "question", "off")):
         raise SystemExit(f"unknown design {name!r}: {DESIGN_HELP}")
-    return strategy, "findings", regression
+    return strategy, "findings", regression, diff
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -192,6 +200,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--evidence-from", type=Path, nargs="+",
                         help="with --rescore: take the deterministic evidence of each review from these "
                         "records (same changes) instead, keeping the model's findings")
+    parser.add_argument("--without", default="",
+                        help="with --rescore: leave out the findings whose rule starts with this (e.g. "
+                        "behaviour/: the same reviews without the behavioural diff)")
+    parser.add_argument("--guess", choices=["high", "medium"], default="",
+                        help="with --rescore: high re-decides with a likelihood regression high on its own "
+                        "(the decision before issue 31)")
+    parser.add_argument("--question-margin", type=float,
+                        help="with --rescore: behaviour.question_margin (re-judges the model's answers)")
+    parser.add_argument("--parity", choices=["tune", "report"],
+                        help="with --rescore: only the even (tune) or odd (report) task numbers")
     parser.add_argument("--tune", action="store_true",
                         help="with --rescore: choose regression.statistic, margin and max_edit_lines on the "
                         "tuning half (even task numbers) of the humanevalpack and commits records, then "
@@ -224,10 +242,10 @@ def main(argv: list[str] | None = None) -> int:
             changes = pair_changes(load_tasks(args.data, args.split, args.limit, args.skip, args.data_file),
                                    Path(tmp))
         for head, context in changes:
-            for design, (strategy, decision, regression) in designs.items():
+            for design, (strategy, decision, regression, diff) in designs.items():
                 record = {**head, "design": design,
                           **review_one(model, context, strategy, decision, args.timeout,
-                                       {"method": regression, **scope})}
+                                       {"method": regression, **scope}, behaviour=diff)}
                 records[design].append(record)
                 print(f"{head['task_id']:>11} {head['direction']:<12} {design:<26} {record['verdict']:<8} "
                       f"(expected {head['expected']}) {record['seconds']:6.1f}s", file=sys.stderr, flush=True)
@@ -248,6 +266,8 @@ def rescore_command(args: argparse.Namespace) -> int:
     from acode.config.review import ReviewerSettings
 
     rows = [row for path in args.rescore for row in load_records(path)]
+    if args.parity:
+        rows = _split(rows, args.parity)
     if args.evidence_from:
         rows = with_evidence_from(rows, [row for path in args.evidence_from for row in load_records(path)])
     if args.tune:
@@ -264,7 +284,8 @@ def rescore_command(args: argparse.Namespace) -> int:
         settings.regression.statistic = args.statistic
     if args.edit_lines is not None:
         settings.regression.max_edit_lines = args.edit_lines
-    print(json.dumps(rescore_rows(rows, settings), indent=2))
+    print(json.dumps(rescore_rows(rows, settings, without=args.without, guess=args.guess,
+                                  question_margin=args.question_margin), indent=2))
     return 0
 
 

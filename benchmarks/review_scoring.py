@@ -28,6 +28,7 @@ def review_record(result, seconds: float) -> dict:
         "plan": result.plan.model_dump() if getattr(result, "plan", None) else None,
         "tokens": result.tokens.model_dump(),
         "tests": _tests_summary(getattr(result, "tests", None)),
+        "behaviour": getattr(result, "behaviour", None),
     }
 
 
@@ -52,14 +53,30 @@ def task_parity(row: dict) -> int:
     return int(row["task_id"].rsplit("/", 1)[1]) % 2
 
 
-def rescore(record: dict, settings) -> str:
-    """The verdict the findings of a stored review give under ``settings``."""
+def rescore(record: dict, settings, *, without: str = "", guess: str = "",
+            question_margin: float | None = None) -> str:
+    """The verdict the findings of a stored review give under ``settings``. ``without``: leave out the
+    findings whose rule starts with it (e.g. ``behaviour/``: the review without the behavioural diff; a
+    likelihood regression then stands on its own: medium unless other evidence backs it). ``guess``:
+    ``high`` re-decides with a likelihood regression high on its own (as before issue 31).
+    ``question_margin``: re-judge each behavioural difference the model was asked about with this margin."""
+    from acode.review.behaviour_findings import ASK, RULE, _judged, backed_or_medium
     from acode.review.decision import REGRESSION_RULE, decide_from_levels, dimension_level
     from acode.review.models import DimensionResult, Finding
     from acode.review.regression import is_regression
 
     findings = [Finding(**{k: v for k, v in f.items() if v is not None or k in ("confidence", "line")})
-                for f in record["findings"] if in_scope(f, settings.regression.max_edit_lines)]
+                for f in record["findings"] if in_scope(f, settings.regression.max_edit_lines)
+                and not (without and f["rule"].startswith(without))]
+    for index, f in enumerate(findings):
+        asked = {"old": f.metrics.get("old_logit"), "new": f.metrics.get("new_logit")}
+        if f.rule == RULE and question_margin is not None and None not in asked.values():
+            base = f.model_copy(update={"severity": "medium", "status": "confirmed", "metrics": {ASK: 1.0}})
+            findings[index] = _judged(base, asked, question_margin)  # type: ignore[arg-type]
+    for index, f in enumerate(findings):
+        if f.rule == REGRESSION_RULE and f.status == "confirmed" and (guess or without):
+            f.severity = "high"
+            findings[index] = f if guess == "high" else backed_or_medium(f, findings, None)
     fixes = {(f.file, f.line) for f in findings if f.rule.startswith("fixed/")}
     for f in findings:
         if f.rule == REGRESSION_RULE and f.status != "unchecked":
@@ -136,8 +153,8 @@ EDIT_LINES = (1, 2, 3, 4, 6, 8)
 
 
 def source_of(row: dict) -> str:
-    """humanevalpack, novel, security or commits, from the task id."""
-    return {"Python": "humanevalpack", "Novel": "novel", "Security": "security",
+    """humanevalpack, novel, security, logic or commits, from the task id."""
+    return {"Python": "humanevalpack", "Novel": "novel", "Security": "security", "Logic": "logic",
             "commit": "commits"}[row["task_id"].rsplit("/", 1)[0]]
 
 
@@ -197,12 +214,13 @@ def tune(rows: list[dict], tune_on: tuple[str, ...] = ("humanevalpack", "commits
             "designs": out}
 
 
-def rescore_rows(rows: list[dict], settings) -> dict:
-    """Figures per source and design with every review re-decided under ``settings``."""
+def rescore_rows(rows: list[dict], settings, **options) -> dict:
+    """Figures per source and design with every review re-decided under ``settings`` (``options``: those of
+    ``rescore``)."""
     groups: dict[str, list[dict]] = {}
     for row in rows:
         if row["design"] != "verdict":
-            row = {**row, "verdict": rescore(row, settings)}
+            row = {**row, "verdict": rescore(row, settings, **options)}
         groups.setdefault(f"{source_of(row)} {row['design']}", []).append(row)
     return {"benchmark": "review_accuracy (rescored)", "thresholds": settings.thresholds.model_dump(),
             "regression": settings.regression.model_dump(include={"statistic", "margin", "max_edit_lines"}),

@@ -293,7 +293,8 @@ def run_review(
         # loaded only if a step asks the model something (the likelihood check, --suggest)
         chat_model = build_model_when_needed(settings.model, say=lambda text: err_console.print(text + " …"))
         result = review_change(
-            context, chat_model, rs, tools, run_tests=run_tests, progress=lambda text: status.update(text)
+            context, chat_model, rs, tools, run_tests=run_tests, behaviour=True,
+            progress=lambda text: status.update(text)
         )
     review_id = store.save(result, identity, source="review")
     _emit(result, json_out=json_out, fmt=fmt, output=output, review_id=review_id)

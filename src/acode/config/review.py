@@ -126,6 +126,26 @@ class RegressionSettings(BaseModel):
     )
 
 
+class BehaviourSettings(BaseModel):
+    """The behavioural diff: the old and new version of each changed function run on the same inputs in the
+    sandbox (acode.review.behaviour_diff)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(
+        True, description="run the old and the new version of each changed function and compare them (in the "
+        "sandbox only, unless run_tests is true)")
+    seconds: float = Field(6.0, gt=0, description="Hypothesis' search per function (seconds)")
+    crosshair_seconds: float = Field(
+        4.0, ge=0, description="CrossHair's symbolic search per annotated function when Hypothesis found "
+        "nothing (CPU seconds; 0: not used)")
+    max_functions: int = Field(8, ge=1, le=100, description="changed functions compared per review")
+    max_examples: int = Field(200, ge=1, le=10_000, description="Hypothesis inputs per function at most")
+    question_margin: float = Field(
+        1.0, ge=0.0, description="the model's yes/no log-odds for the new outcome minus the old: below "
+        "-margin the difference counts high, above +margin it is dismissed, in between medium")
+
+
 class BudgetSettings(BaseModel):
     """How a review plans its work to ``timeout_seconds`` (see acode.review.budget)."""
 
@@ -224,5 +244,6 @@ class ReviewerSettings(BaseModel):
     )
     lookaround: LookAroundSettings = Field(default_factory=LookAroundSettings)
     regression: RegressionSettings = Field(default_factory=RegressionSettings)
+    behaviour: BehaviourSettings = Field(default_factory=BehaviourSettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     reuse_unchanged: bool = Field(True, description="an unchanged context reuses the stored review")

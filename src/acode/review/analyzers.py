@@ -12,6 +12,7 @@ where a count goes, a noqa comment on an added line).
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import logging
 import re
@@ -36,6 +37,8 @@ class RuffHit:
     line: int
     end_line: int
     fix: str
+    column: int = 0  # 1-based start and end columns of the flagged code (0: unknown)
+    end_column: int = 0
 
 
 def run_ruff(files: dict[str, str], timeout: float = 120.0) -> list[RuffHit] | None:
@@ -68,7 +71,9 @@ def run_ruff(files: dict[str, str], timeout: float = 120.0) -> list[RuffHit] | N
             start = (item.get("location") or {}).get("row") or 1
             end = (item.get("end_location") or {}).get("row") or start
             hits.append(RuffHit(path, item.get("code") or "invalid-syntax", item.get("message", ""), start,
-                                end, (item.get("fix") or {}).get("message") or ""))
+                                end, (item.get("fix") or {}).get("message") or "",
+                                (item.get("location") or {}).get("column") or 0,
+                                (item.get("end_location") or {}).get("column") or 0))
         return hits
 
 
@@ -96,14 +101,14 @@ def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]
     old_runs = run_ruff({p: old for p, (old, _, _) in changed.items() if old is not None}) or []
     old_keys: dict[str, Counter] = {}
     for hit in old_runs:
-        old_keys.setdefault(hit.path, Counter())[(hit.code, _span_text(files[hit.path][0] or "", hit))] += 1
+        old_keys.setdefault(hit.path, Counter())[_key(files[hit.path][0] or "", hit)] += 1
     new_keys: dict[str, Counter] = {}
     for hit in new_runs:
-        new_keys.setdefault(hit.path, Counter())[(hit.code, _span_text(files[hit.path][1], hit))] += 1
+        new_keys.setdefault(hit.path, Counter())[_key(files[hit.path][1], hit)] += 1
     resolved: dict[str, list[tuple[RuffHit, RuleMap, str]]] = {}
     for hit in sorted(old_runs, key=lambda h: (h.path, h.line)):
         old = files[hit.path][0] or ""
-        key = (hit.code, _span_text(old, hit))
+        key = _key(old, hit)
         if new_keys.get(hit.path, Counter())[key] > 0:
             new_keys[hit.path][key] -= 1
             continue
@@ -116,7 +121,7 @@ def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]
         _, new, added = files[hit.path]
         if not any(n in added for n in range(hit.line, hit.end_line + 1)):
             continue
-        key = (hit.code, _span_text(new, hit))
+        key = _key(new, hit)
         seen = old_keys.get(hit.path)
         if seen and seen[key] > 0:
             seen[key] -= 1  # the same problem was already there before the change
@@ -222,13 +227,39 @@ def _is_print(node: ast.AST) -> bool:
 
 def _enclosing_function(text: str, line: int) -> str:
     """The name of the innermost function around ``line`` ('' at module level or when it does not parse)."""
+    around = [(start, name) for start, end, name in _function_spans(text) if start <= line <= end]
+    return max(around)[1] if around else ""
+
+
+@functools.lru_cache(maxsize=16)
+def _function_spans(text: str) -> tuple[tuple[int, int, str], ...]:
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
+        return ()
+    return tuple((n.lineno, n.end_lineno or n.lineno, n.name) for n in ast.walk(tree)
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+
+def _key(text: str, hit: RuffHit) -> tuple[str, str, str]:
+    """What makes two findings the same problem: the rule, the function it is in and the code it flags (the
+    call and its arguments, whitespace aside), not the text of its line — a line rewritten around the same
+    call (``shelve.open(path)`` wrapped in ``closing(...)``) keeps its old finding."""
+    return hit.code, _enclosing_function(text, hit.line), _flagged_code(text, hit) or _span_text(text, hit)
+
+
+def _flagged_code(text: str, hit: RuffHit) -> str:
+    """The exact code ruff's range covers ('' when its columns are unknown)."""
+    if not hit.column or not hit.end_column:
         return ""
-    around = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-              and n.lineno <= line <= (n.end_lineno or n.lineno)]
-    return max(around, key=lambda n: n.lineno).name if around else ""
+    lines = text.splitlines()[hit.line - 1: hit.end_line]
+    if not lines:
+        return ""
+    if len(lines) == 1:
+        segment = lines[0][hit.column - 1: hit.end_column - 1]
+    else:
+        segment = " ".join([lines[0][hit.column - 1:], *lines[1:-1], lines[-1][:hit.end_column - 1]])
+    return " ".join(segment.split())
 
 
 def _span_text(text: str, hit: RuffHit) -> str:

@@ -20,7 +20,9 @@ def finding_level(finding: Finding, thresholds: Thresholds) -> Level | None:
             return thresholds.untested_change_level
         return _EVIDENCE_LEVEL[finding.severity]
     if finding.rule == REGRESSION_RULE:
-        return "poor"  # its own threshold (reviewer.regression.margin) already decided that it counts
+        # its own threshold (reviewer.regression.margin) already decided that it counts; on its own a
+        # likelihood guess is medium (a reason to look), high only where executed evidence backs it
+        return "poor" if finding.severity in ("critical", "high") else "needs_work"
     if finding.confidence is None:
         return "needs_work"  # unchecked (an unreadable answer): never approved for want of a check
     if finding.confidence >= thresholds.poor and finding.severity != "low":

@@ -10,11 +10,13 @@ Everything here reads the whole diff of every file (``ChangedFile.whole_diff``),
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from acode.review.analyzers import compare_versions
+from acode.review.behaviour_diff import BehaviourDiff, Limits, run_behaviour_diff
+from acode.review.behaviour_findings import behaviour_findings
 from acode.review.diffparse import added_lines, new_position
 from acode.review.git_context import read_new_text, read_old_text
 from acode.review.history import history_findings
@@ -23,6 +25,7 @@ from acode.review.secret_evidence import secret_findings
 from acode.review.structural import added_helpers, structural_changes
 from acode.review.test_contrast import SuiteContrast, SuitePlan, contrast
 from acode.review.type_contrast import TypeContrast
+from acode.sandbox import Sandbox
 from acode.secrets import redact
 
 log = logging.getLogger("acode.review")
@@ -50,12 +53,24 @@ def structural_severity(what: str, on_input: bool) -> str:
 class Evidence:
     findings: list[Finding] = field(default_factory=list)
     tests: dict | None = None
+    behaviour: BehaviourDiff | None = None
+
+
+@dataclass
+class BehaviourPlan:
+    """Where and how long the behavioural diff runs (sandbox None: as the user, only when asked)."""
+
+    sandbox: Sandbox | None
+    limits: Limits
+    progress: Callable[[str], None] = lambda _: None
 
 
 def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
-                    test_timeout: float = 120.0, ran: Sequence[SuiteContrast] = ()) -> Evidence:
+                    test_timeout: float = 120.0, ran: Sequence[SuiteContrast] = (),
+                    behaviour: BehaviourPlan | None = None) -> Evidence:
     """``tests``: commands run on both sides of the change in turn until one shows a difference. ``ran``:
-    such runs the caller made already (the checks `acode run`'s verifier compared with its start)."""
+    such runs the caller made already (the checks `acode run`'s verifier compared with its start).
+    ``behaviour``: run the old and new version of each changed function on the same inputs."""
     evidence = Evidence()
     for changed in context.files:
         if changed.change_type in ("binary", "deleted"):
@@ -70,6 +85,10 @@ def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
         evidence.findings += findings_of_tests(outcome) + findings_of_types(outcome.types)
     if outcomes:  # the report keeps one run: the first that shows what the change breaks, else the last
         evidence.tests = next((o for o in outcomes if o.regressed or o.new_failing), outcomes[-1]).record()
+    if behaviour:
+        evidence.behaviour = run_behaviour_diff(context, behaviour.sandbox, behaviour.limits,
+                                                behaviour.progress)
+        evidence.findings += behaviour_findings(evidence.behaviour, context.effective_intent())
     if tests_confirm(evidence.findings):
         evidence.findings = [_confirmed_undo(f) if f.rule == "history/undoes-fix" else f
                              for f in evidence.findings]
@@ -228,7 +247,12 @@ def findings_of_tests(tests: SuiteContrast) -> list[Finding]:
             dimension="completeness", source="tests", rule="tests/failed", severity="high",
             message=f"{_count(tests.new_failing)} the change adds fail with it: " + _names(tests.new_failing),
             suggestion="make the new tests pass before merging", confidence=1.0))
-    if head.timed_out:  # neither side's outcome is known: said, not held against the change
+    if tests.could_not_run:  # neither side tested anything: not a failing test, not agreement
+        out.append(Finding(
+            dimension="completeness", source="test-command", rule="tests/could-not-run", severity="info",
+            message=f"tests could not run: {tests.could_not_run}, on both sides; nothing compared",
+            confidence=1.0))
+    elif head.timed_out:  # neither side's outcome is known: said, not held against the change
         out.append(Finding(
             dimension="completeness", source="test-command", rule="tests/timeout", severity="info",
             message=tests.note or f"the test command `{head.command}` did not finish", confidence=1.0))

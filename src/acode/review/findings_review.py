@@ -13,6 +13,7 @@ from acode.errors import ModelOutputError, ModelTimeoutError
 from acode.llm.scoring import scorer_of
 from acode.llm.types import Message
 from acode.review.assessment import PartialProposals, Proposals, line_choices, propose
+from acode.review.behaviour_findings import ASK, ask_about_differences, backed_or_medium
 from acode.review.budget import diff_tokens_for, expected_answer_tokens, proposal_seconds
 from acode.review.checking import check_findings
 from acode.review.decision import decide_from_levels
@@ -37,8 +38,11 @@ class FindingsReview:
         plan.proposals = settings.strategy != "checks_only"  # a time-out must not name what was never planned
         try:
             run.look_around()
+            _behaviour_stage(run)
             if REGRESSION_DIMENSION in assessed.enabled:
                 _regression_stage(run, assessed)
+                assessed.regression = [backed_or_medium(f, run.evidence.findings, run.evidence.behaviour)
+                                       for f in assessed.regression]
             if settings.strategy != "checks_only":
                 _fit_to_time(run, assessed.enabled)
                 if plan.proposals:
@@ -90,6 +94,19 @@ class FindingsReview:
                                    f"the model's answer for {name} could not be read: {why}",
                                    hint="set reviewer.on_model_failure: reject, or use a larger model")
         return proposals
+
+
+def _behaviour_stage(run: ReviewRun) -> None:
+    """The model's yes/no question about each behavioural difference no rule decided (docs/review.md)."""
+    behaviour = run.evidence.behaviour
+    if behaviour is None or not any(ASK in f.metrics for f in run.evidence.findings):
+        return
+    try:
+        run.evidence.findings = ask_about_differences(
+            run.model, run.evidence.findings, behaviour, run.context.effective_intent(),
+            margin=run.settings.behaviour.question_margin, timeout=run.remaining, progress=run.say)
+    finally:
+        run.result.evidence = run.evidence.findings
 
 
 def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:

@@ -25,7 +25,7 @@ def is_test_path(path: str) -> bool:
 ChangeType = Literal["added", "modified", "deleted", "renamed", "binary"]
 Severity = Literal["critical", "high", "medium", "low", "info"]
 FindingSource = Literal["model", "ruff", "structural", "secrets", "risky-call", "tests", "test-command",
-                        "types", "history"]
+                        "types", "history", "behaviour"]
 FindingStatus = Literal["confirmed", "dismissed", "ungrounded", "unchecked"]
 Grounding = Literal["changed", "context", "none"]
 
@@ -166,6 +166,7 @@ class ReviewResult(BaseModel):
     dimensions: list[DimensionResult] = Field(default_factory=list)
     evidence: list[Finding] = Field(default_factory=list)
     tests: dict | None = None  # the test runs on both sides of the change (test_contrast) when tests ran
+    behaviour: dict | None = None  # the behavioural diff (behaviour_diff): functions compared, not run
     packing: PackingSummary = Field(default_factory=PackingSummary)
     tokens: TokenStats = Field(default_factory=TokenStats)
     model: str = ""

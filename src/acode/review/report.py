@@ -85,6 +85,8 @@ def render_terminal(result: ReviewResult, console: Any, *, reused: tuple[int, st
         console.print(f"[yellow]diff cut:[/] {escape(path)}: {escape(note)}")
     if result.tests:
         console.print(f"tests: {escape(describe_tests(result.tests))}")
+    for line in describe_behaviour(result.behaviour):
+        console.print(f"behaviour: {escape(redact(line))}")
     if result.plan and result.plan.regression_note:
         console.print(f"[dim]regression check not run: {escape(result.plan.regression_note)}[/]")
     for item in skipped(result):
@@ -103,6 +105,8 @@ def describe_tests(tests: dict) -> str:
     """One line on the test runs: the command, its exit code with the change and on the base."""
     if not tests.get("command"):
         return tests.get("note") or "not run"
+    if tests.get("could_not_run"):
+        return f"`{tests['command']}`: tests could not run: {tests['could_not_run']}, on both sides"
     base = tests.get("base")
     sides = f"exit {tests['exit_code']} with the change" + (
         f", {base['exit_code']} on the base" if base else "")
@@ -118,6 +122,31 @@ def describe_tests(tests: dict) -> str:
                                                         ("removed", "removed by it")) if types[k])
             or "no difference"))
     return f"`{tests['command']}` {sides}" + (f": {', '.join(counts)}" if counts else "") + note + typed
+
+
+def describe_behaviour(record: dict | None) -> list[str]:
+    """Lines on the behavioural diff: how many functions were compared, each difference with its input and
+    both outcomes, and each function that could not be run with the reason."""
+    if not record:
+        return []
+    functions = record.get("functions") or []
+    if not functions:
+        return [record["note"]] if record.get("note") else []
+    ran = [f for f in functions if f["status"] != "not_run"]
+    differ = sum(f["status"] == "differs" for f in ran)
+    summary = (f"{len(ran)} changed function(s) run old and new, {differ} differ, "
+               f"{len(functions) - len(ran)} could not be run")
+    lines = [summary]
+    for item in functions:
+        where = f"{item['file']}:{item['line']} {item['function']}()"
+        if item["status"] == "differs" and item.get("difference"):
+            d = item["difference"]
+            lines.append(f"{where}: {d['input']} — before: {d['old']}; after: {d['new']} ({d['found_by']})")
+        elif item["status"] == "same":
+            lines.append(f"{where}: no difference on {item['tried']} input(s)")
+        else:
+            lines.append(f"{where}: could not be run: {item['why']}")
+    return lines
 
 
 def render_markdown(result: ReviewResult) -> str:
@@ -145,6 +174,9 @@ def render_markdown(result: ReviewResult) -> str:
                 lines.append(f"  - suggestion: {redact(f.suggestion)}")
     if result.tests:
         lines += ["", "Tests: " + redact(describe_tests(result.tests))]
+    behaviour = describe_behaviour(result.behaviour)
+    if behaviour:
+        lines += ["", "## Behavioural diff", "", *[f"- {redact(line)}" for line in behaviour]]
     if result.plan and result.plan.regression_note:
         lines += ["", "Regression check not run: " + result.plan.regression_note]
     if skipped(result):
@@ -212,7 +244,8 @@ def to_sarif(result: ReviewResult) -> dict[str, Any]:
             "results": results,
             "properties": {"decision": result.decision.verdict, "status": result.status,
                            "diffsCut": result.cut, "reasons": [redact(r) for r in result.decision.reasons],
-                           "model": result.model, "levels": {d.name: d.level for d in result.dimensions}},
+                           "model": result.model, "levels": {d.name: d.level for d in result.dimensions},
+                           "behaviour": redact_data(result.behaviour) if result.behaviour else None},
         }],
     }
 

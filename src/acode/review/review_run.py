@@ -17,9 +17,10 @@ from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
 from acode.prompts import render
 from acode.review.assessment import PKG, base_messages, line_choices, proposal_model
+from acode.review.behaviour_diff import Limits
 from acode.review.budget import Pace, ReviewPlan
 from acode.review.decision import decide_from_verdict
-from acode.review.evidence import Evidence, cut_notes, gather_evidence
+from acode.review.evidence import BehaviourPlan, Evidence, cut_notes, gather_evidence
 from acode.review.lookaround import look_around
 from acode.review.metered import MeteredModel
 from acode.review.models import ChangedFile, Finding, ReviewContext, ReviewResult
@@ -27,6 +28,7 @@ from acode.review.packing import PackedDiffs, omitted_note, pack_diffs
 from acode.review.related import Around, related_test_command
 from acode.review.related import look_around as look_around_change
 from acode.review.test_contrast import SuiteContrast, plan_test_run
+from acode.sandbox import find_sandbox
 from acode.secrets import redact
 from acode.tools.base import ToolRegistry
 
@@ -53,7 +55,7 @@ class ReviewRun:
 
     @classmethod
     def start(cls, context: ReviewContext, model: ChatModel, settings: ReviewerSettings, *,
-              run_tests: bool | Literal["auto"],
+              run_tests: bool | Literal["auto"], behaviour: bool = False,
               progress: Progress | None, tools: ToolRegistry | None = None,
               tests_ran: Sequence[SuiteContrast] = ()) -> ReviewRun:
         """The evidence and the packed diffs; the time limit counts from the end of this. ``tests_ran``:
@@ -70,9 +72,12 @@ class ReviewRun:
         tests, not_run = plan_test_run(run_tests, [related_test_command(around.tests, settings.test_command),
                                                    related_test_command([], settings.test_command)],
                                        use_sandbox=settings.test_sandbox, related=bool(around.tests))
-        say("collecting evidence (ruff, structural check, secrets" + (", tests)" if tests else ")"))
+        behaviour_plan, behaviour_not_run = (plan_behaviour_diff(settings, run_tests, say) if behaviour
+                                             else (None, ""))
+        say("collecting evidence (ruff, structural check, secrets" + (", tests" if tests else "")
+            + (", behavioural diff)" if behaviour_plan else ")"))
         evidence = gather_evidence(context, tests=tests, test_timeout=settings.test_timeout_seconds,
-                                   ran=tests_ran)
+                                   ran=tests_ran, behaviour=behaviour_plan)
         system = render(PKG, "system.j2")
         packed, overhead = _pack(context, evidence.findings, metered, settings, system, around.text())
         if not_run and not tests_ran:  # not a part of the review left out (not partial for it): a note
@@ -80,7 +85,8 @@ class ReviewRun:
         plan = ReviewPlan(limit_seconds=settings.timeout_seconds)
         result = ReviewResult(
             decision=decide_from_verdict(None, "not decided yet", []), evidence=evidence.findings,
-            tests=evidence.tests, packing=packed.summary, model=model.name, target=context.target,
+            tests=evidence.tests, behaviour=_behaviour_record(evidence, behaviour_not_run),
+            packing=packed.summary, model=model.name, target=context.target,
             base_ref=context.base_ref, base_sha=context.base_sha, head_ref=context.head_ref,
             head_sha=context.head_sha, context_hash=context.content_hash(), plan=plan, cut=cut_notes(context),
         )
@@ -135,6 +141,27 @@ class ReviewRun:
         self.result.tokens = self.model.stats
         self.result.duration_seconds = round(time.monotonic() - self.started, 3)
         return self.result
+
+
+def plan_behaviour_diff(settings: ReviewerSettings, run_tests: bool | Literal["auto"], say: Progress
+                        ) -> tuple[BehaviourPlan | None, str]:
+    """(the plan, "") or (None, why the behavioural diff does not run). It runs the change's code: in the
+    sandbox, or as the user only when they asked to run the change's tests without one."""
+    options = settings.behaviour
+    if not options.enabled:
+        return None, ""
+    sandbox, why_not = find_sandbox() if settings.test_sandbox else (None, "reviewer.test_sandbox is off")
+    if sandbox is None and run_tests is not True:
+        return None, f"not run: it would run without a sandbox ({why_not}); --run-tests runs it anyway"
+    limits = Limits(seconds=options.seconds, crosshair_seconds=options.crosshair_seconds,
+                    max_functions=options.max_functions, max_examples=options.max_examples)
+    return BehaviourPlan(sandbox, limits, say), ""
+
+
+def _behaviour_record(evidence: Evidence, not_run: str) -> dict | None:
+    if evidence.behaviour is not None:
+        return evidence.behaviour.record()
+    return {"functions": [], "note": not_run} if not_run else None
 
 
 def redacted_files(context: ReviewContext) -> list[ChangedFile]:

@@ -27,6 +27,7 @@ def review_change(
     tools: ToolRegistry | None = None,
     *,
     run_tests: bool | Literal["auto"] = False,
+    behaviour: bool = False,
     progress: Progress | None = None,
     strategy: ReviewStrategy | None = None,
     tests_ran: Sequence[SuiteContrast] = (),
@@ -35,8 +36,10 @@ def review_change(
     ModelOutputError only with ``on_model_failure: error``. When the limit passes mid-plan, the result
     keeps what was assessed (``status="partial"``); ``status="timeout"`` only when the model assessed
     nothing at all. ``strategy``: how to decide (default: the one ``settings`` names). ``tests_ran``: test
-    runs on both sides of the change the caller made already (`acode run`'s failed checks), evidence too."""
-    run = ReviewRun.start(context, model, settings, run_tests=run_tests, progress=progress, tools=tools,
-                          tests_ran=tests_ran)
+    runs on both sides of the change the caller made already (`acode run`'s failed checks), evidence too.
+    ``behaviour``: run the behavioural diff (when ``settings.behaviour`` enables it; it runs the change's
+    code, so callers opt in, as for the tests)."""
+    run = ReviewRun.start(context, model, settings, run_tests=run_tests, behaviour=behaviour,
+                          progress=progress, tools=tools, tests_ran=tests_ran)
     (strategy or strategy_for(settings)).assess(run)
     return run.finish()

@@ -69,10 +69,11 @@ class SuiteContrast:
     types: TypeContrast | None = None  # mypy on both sides, when the change edits annotations
     related: bool = False  # the first command ran the test files that name the changed code
     passed_both: int | None = None  # tests that pass on both sides (None: compared by exit code)
+    could_not_run: str = ""  # pytest stopped before any test on both sides (usage/collection/internal error)
 
     def agree(self) -> bool:
         """Both sides ran to the end, every test has the same outcome on each, and some pass."""
-        if self.base is None or self.head.timed_out or self.base.timed_out:
+        if self.base is None or self.head.timed_out or self.base.timed_out or self.could_not_run:
             return False
         if self.regressed or self.fixed or self.new_failing:
             return False
@@ -84,7 +85,7 @@ class SuiteContrast:
                 "regressed": self.regressed, "fixed": self.fixed, "failing_before": self.failing_before,
                 "new_failing": self.new_failing, "ran": self.ran, "note": self.note,
                 "types": self.types.record() if self.types else None, "related": self.related,
-                "passed_both": self.passed_both, "agree": self.agree()}
+                "passed_both": self.passed_both, "agree": self.agree(), "could_not_run": self.could_not_run}
 
 
 @dataclass
@@ -198,9 +199,8 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
     with tempfile.TemporaryDirectory(prefix="acode-review-tests-") as tmp:
         where = {"sandbox": plan.sandbox, "writable": Path(tmp)}
         sides = {**where, "env": plan.env}  # the test runs start from the plan's environment
-        head_tree = context.root if context.head_rev is None else _extract(context, context.head_rev,
-                                                                           Path(tmp) / "head")
-        base_tree, why_not = _base_tree(context, Path(tmp) / "base")
+        head_tree = head_tree_of(context, Path(tmp) / "head")
+        base_tree, why_not = base_tree_of(context, Path(tmp) / "base")
         result = None
         for step, command in enumerate(commands):
             head = run_tests(command, head_tree, timeout, Path(tmp) / f"head-{step}.xml", **sides)
@@ -261,7 +261,14 @@ def _join(*notes: str) -> str:
     return "; ".join(n for n in notes if n)
 
 
-def _base_tree(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:
+def head_tree_of(context: ReviewContext, dest: Path) -> Path:
+    """The reviewed version's tree: extracted to ``dest``, or the checkout for uncommitted work."""
+    return context.root if context.head_rev is None else _extract(context, context.head_rev, dest)
+
+
+def base_tree_of(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:
+    """(the base extracted to ``dest`` with the reviewed version's test files over it, "") or (None, why
+    there is none)."""
     if not context.base_sha:
         return None, "no base revision"
     try:
@@ -272,7 +279,27 @@ def _base_tree(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:
     return tree, ""
 
 
+# pytest's exit codes for a run that stopped before testing: interrupted (collection errors), internal
+# error, usage error (a conftest that does not import, an unknown option, no such file)
+_NOT_RUN_EXITS = (2, 3, 4)
+_ERROR_LINE = re.compile(r"^(E\s+\S.*|\S*(Error|ERROR|error)\b.*)$")
+
+
+def could_not_run(run: SuiteRun) -> str:
+    """The error line of a pytest run that stopped before any test ran ('' when tests ran)."""
+    if not _is_pytest(run.command) or run.timed_out or run.exit_code not in _NOT_RUN_EXITS:
+        return ""
+    if any(o in ("passed", "failed") for o in (run.outcomes or {}).values()):
+        return ""
+    lines = [line.strip() for line in run.output_tail.splitlines() if _ERROR_LINE.match(line.strip())]
+    detail = next((line for line in reversed(lines) if line.startswith("E ")), lines[-1] if lines else "")
+    return (detail.removeprefix("E").strip() or "no error line")[:200] + f" (pytest exit {run.exit_code})"
+
+
 def _sides(context: ReviewContext, head: SuiteRun, base: SuiteRun) -> SuiteContrast:
+    unrunnable = could_not_run(head)
+    if unrunnable and could_not_run(base):  # neither side tested anything: nothing fails, nothing agrees
+        return SuiteContrast(head=head, base=base, could_not_run=unrunnable)
     regressed, fixed, before = compare(head, base)
     added = added_tests(context)
     # only where the environment runs tests at all: some test passes with the change

@@ -262,3 +262,17 @@ def test_a_print_added_to_a_library_module_that_never_printed_is_a_debug_print_l
     assert severities("pkg/tool.py", main, new + '\n\nif __name__ == "__main__":\n    process([1], 0)\n') == []
     stderr = new.replace("print(tidx, token, tlist)", "print('warning', file=sys.stderr)")
     assert severities("pkg/filters.py", old, stderr) == []
+
+
+def test_a_rewritten_line_keeps_its_old_finding_when_the_flagged_call_is_the_same():
+    """A real fix wrapped an existing ``shelve.open(path)`` in ``closing(...)``: S301 fires on the new line, but
+    the same call with the same arguments in the same function was flagged in the base (issue 31)."""
+    old = "import shelve\n\n\ndef load(path):\n    db = shelve.open(path)\n    return dict(db)\n"
+    new = ("import shelve\nfrom contextlib import closing\n\n\ndef load(path):\n"
+           "    with closing(shelve.open(path)) as db:\n        return dict(db)\n")
+    assert new_hits("store.py", old, new, {2, 6, 7}) == []
+    # another call, or the same call moved into another function, is new
+    other = new.replace("shelve.open(path)", "shelve.open(path + '.db')")
+    assert [h.code for h, _, _ in new_hits("store.py", old, other, {2, 6, 7})] == ["S301"]
+    moved = new.replace("def load(path)", "def load_all(path)")
+    assert [h.code for h, _, _ in new_hits("store.py", old, moved, {2, 5, 6, 7})] == ["S301"]

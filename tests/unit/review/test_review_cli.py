@@ -29,6 +29,9 @@ def use_script(repo, steps, **reviewer):
     """Project config: the scripted backend replaying ``steps``, plus reviewer settings."""
     script = repo.parent / "script.yml"
     script.write_text(yaml.safe_dump(steps))
+    # the behavioural diff (its own tests: test_review_behaviour_diff.py) asks the model a question these
+    # scripts do not answer
+    reviewer = {"behaviour": {"enabled": False}, **reviewer}
     config = {"model": {"backend": "scripted", "script": str(script)},
               "reviewer": {"require_candidates": False, "strategy": "per_dimension", **reviewer}}
     (repo / ".acode").mkdir(exist_ok=True)

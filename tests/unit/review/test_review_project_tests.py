@@ -75,9 +75,8 @@ def test_the_contrast_reads_each_version_after_the_tests(tmp_path):
     model = ScriptedModel([], scorer=scorer)
     settings = ReviewerSettings(strategy="checks_only", regression=RegressionSettings(tests=True))
     result = review_change(branch_context(_revert(tmp_path)), model, settings)
-    assert result.decision.verdict == "REJECTED"
     found = [f for f in result.all_findings() if f.rule == "review/regression"]
-    assert found and found[0].status == "confirmed"
+    assert found and found[0].status == "confirmed"  # flagged (medium on its own: a reason to look)
     off = ReviewerSettings(strategy="checks_only")
-    assert review_change(branch_context(_revert(tmp_path / "off")), ScriptedModel([], scorer=scorer),
-                         off).decision.verdict == "APPROVED"
+    unread = review_change(branch_context(_revert(tmp_path / "off")), ScriptedModel([], scorer=scorer), off)
+    assert not [f for f in unread.all_findings() if f.rule == "review/regression" and f.counts]

@@ -31,6 +31,11 @@ def checks_only(**regression) -> ReviewerSettings:
     return ReviewerSettings(strategy="checks_only", regression=regression)
 
 
+def regression_counts(result) -> bool:
+    """The likelihood (or question) contrast flagged the change: a counting regression finding."""
+    return any(f.rule == "review/regression" and f.counts for f in result.all_findings())
+
+
 def test_a_region_is_the_changed_lines_after_the_same_documentation_up_to_the_end_of_the_function():
     [region] = changed_regions("pages.py", SOUND, BUGGY)
     assert region.prefix.endswith('"""Page ``number`` (starting at 1) of ``items``."""\n')
@@ -47,14 +52,16 @@ def test_whitespace_only_changes_and_distant_changes_make_separate_or_no_regions
     assert [r.first_line for r in regions] == [3, 16]
 
 
-def test_the_new_version_scoring_lower_than_the_old_rejects_with_a_finding_on_the_changed_line(to_buggy):
+def test_the_new_version_scoring_lower_than_the_old_is_a_medium_finding_on_the_changed_line(to_buggy):
+    # a likelihood guess on its own is a reason to look, never high: it does not reject alone (issue 31)
     model = ScriptedModel([], scorer=likes_sound)
     result = review_change(to_buggy, model, checks_only(method="likelihood"))
     [finding] = [f for f in result.all_findings() if f.rule == "review/regression"]
     assert (finding.file, finding.line, finding.status, finding.quote) == (
         "pages.py", 3, "confirmed", "start = number * size")
     assert finding.metrics["delta_sum"] == pytest.approx(-5.0)
-    assert result.decision.verdict == "REJECTED" and "intent_alignment is poor" in result.decision.reasons[0]
+    assert finding.severity == "medium" and "a reason to look" in finding.message
+    assert result.dimensions[0].level == "needs_work" and result.decision.verdict == "APPROVED"
     assert len(model.scored) == 2 and model.scored[0][0] == model.scored[1][0]  # same prefix for both versions
     assert result.tokens.calls == 2
 
@@ -69,11 +76,11 @@ def test_the_same_scores_in_the_other_direction_approve(to_sound):
 def test_the_margin_decides_how_large_a_drop_rejects(to_buggy):
     model = ScriptedModel([], scorer=likes_sound)
     total = {"method": "likelihood", "statistic": "sum"}
-    assert review_change(to_buggy, model, checks_only(**total, margin=4.9)).decision.verdict == "REJECTED"
-    assert review_change(to_buggy, model, checks_only(**total, margin=5.1)).decision.verdict == "APPROVED"
+    assert regression_counts(review_change(to_buggy, model, checks_only(**total, margin=4.9)))
+    assert not regression_counts(review_change(to_buggy, model, checks_only(**total, margin=5.1)))
     # per token the drop is 5/2 lines: the statistic changes the scale the margin applies to
     mean = checks_only(method="likelihood", statistic="mean", margin=2.4)
-    assert review_change(to_buggy, model, mean).decision.verdict == "REJECTED"
+    assert regression_counts(review_change(to_buggy, model, mean))
 
 
 def test_the_question_method_contrasts_the_two_answers(to_buggy, to_sound):
@@ -81,7 +88,7 @@ def test_the_question_method_contrasts_the_two_answers(to_buggy, to_sound):
         # the old version is asked about first
         return ScriptedModel([yes_no(p_old), yes_no(p_new)])
 
-    assert review_change(to_buggy, answers(0.8, 0.3), checks_only(method="question")).decision.verdict == "REJECTED"
+    assert regression_counts(review_change(to_buggy, answers(0.8, 0.3), checks_only(method="question")))
     assert review_change(to_sound, answers(0.3, 0.8), checks_only(method="question")).decision.verdict == "APPROVED"
     # a model that doubts everything equally sees no regression
     assert review_change(to_sound, answers(0.2, 0.2), checks_only(method="question")).decision.verdict == "APPROVED"
@@ -136,7 +143,7 @@ def test_a_rewrite_larger_than_max_edit_lines_is_not_compared(tmp_path):
     result = review_change(branch_context(repo), model, checks_only(method="likelihood", max_edit_lines=0))
     [finding] = [f for f in result.all_findings() if f.rule == "review/regression"]
     assert finding.metrics["removed_lines"] == 1 and finding.metrics["added_lines"] == 6
-    assert result.decision.verdict == "REJECTED"  # no limit: the longer rewrite reads as less likely
+    assert regression_counts(result)  # no limit: the longer rewrite reads as less likely
 
 
 @pytest.mark.parametrize(("path", "mark"), [("a.py", "#"), ("src/b.ts", "//"), ("q.sql", "--"), ("Makefile", "#")])

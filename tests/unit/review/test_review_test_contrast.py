@@ -223,7 +223,7 @@ def test_when_the_tests_of_the_changed_code_agree_the_likelihood_guess_is_not_ru
 
     compared, model = review(when_tests_agree="run")
     assert model.scored and compared.plan.regions_compared == 1 and not compared.plan.regression_note
-    assert compared.decision.verdict == "REJECTED"
+    assert any(f.rule == "review/regression" and f.counts for f in compared.all_findings())
 
 
 def test_when_the_whole_suite_agrees_and_no_test_names_the_changed_code_the_guess_is_not_run_either(tmp_path):
@@ -345,3 +345,19 @@ def test_the_junit_report_options_go_only_to_a_command_that_ends_in_pytest():
     assert _is_pytest("python -m pytest -q") and _is_pytest("cd sub && python -m pytest -q {tests}")
     assert not _is_pytest("python -m pytest -q && python -m ruff check .")
     assert not _is_pytest("pytest -q; ruff check .") and not _is_pytest("make test")
+
+
+def test_a_suite_that_cannot_run_on_either_side_is_said_so_not_a_failing_test_nor_agreement(tmp_path):
+    """pytest exits 4 on both sides when a conftest imports a dependency that is missing (as in a fresh clone):
+    "tests could not run: <the error line>", not "1 test fails on the base too" and not agreement (issue 31)."""
+    conftest = "import a_dependency_that_is_not_installed  # noqa: F401\n"
+    repo = repo_with_branch(tmp_path / "r", {"src/calc.py": GOOD, "tests/test_calc.py": TEST,
+                                             "tests/conftest.py": conftest},
+                            {"src/calc.py": BAD}, message="Simplify add")
+    evidence = gather_evidence(branch_context(repo, "main"), tests=sandboxed([PYTEST]))
+    assert evidence.tests["exit_code"] == 4 and evidence.tests["base"]["exit_code"] == 4
+    assert not evidence.tests["failing_before"] and not evidence.tests["agree"]
+    assert "a_dependency_that_is_not_installed" in evidence.tests["could_not_run"]
+    assert _rules(evidence) == {"tests/could-not-run": "info"}
+    assert "tests could not run: " in describe_tests(evidence.tests)
+    assert "fail on the base too" not in describe_tests(evidence.tests)

@@ -1,0 +1,45 @@
+"""`acode review` end to end on the real 0.5B with the behavioural diff: the old and new version of each
+changed function run in the sandbox, and the model answers the yes/no question about each difference that
+no rule decides."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from acode.sandbox import find_sandbox
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "review"))
+from review_fakes import repo_with_branch
+from test_review_behaviour_diff import CHANGED, HELPERS
+
+
+@pytest.mark.real_model
+@pytest.mark.skipif(find_sandbox()[0] is None, reason="bubblewrap cannot start here")
+def test_acode_review_runs_both_versions_and_asks_the_real_model_about_each_difference(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS},
+                            {"pkg/helpers.py": CHANGED}, message="Accept more header forms")
+    (repo / ".acode").mkdir()
+    # the shared machine can be very busy: a generous limit for the model's part
+    (repo / ".acode" / "config.yml").write_text(yaml.safe_dump(
+        {"reviewer": {"timeout_seconds": 1200, "behaviour": {"crosshair_seconds": 0}}}))
+    done = subprocess.run([sys.executable, "-m", "acode", "review", "--base", "main", "--json", "--no-run-tests",
+                           "--model", "qwen2.5-coder-0.5b", "--backend", "embedded"], cwd=repo,
+                          capture_output=True, text=True, timeout=1800, check=False)
+    assert done.returncode in (0, 50), done.stderr[-2000:]
+    data = json.loads(done.stdout)
+    functions = {f["function"]: f for f in data["behaviour"]["functions"]}
+    assert functions["bearer_token"]["status"] == "differs"
+    assert functions["bearer_token"]["difference"]["old"] == "raises PermissionError"
+    assert functions["Cache.key"]["status"] == "not_run" and functions["save"]["status"] == "not_run"
+    found = {f["message"].split("`")[1].split("(")[0]: f for f in data["evidence"] if f["rule"] == "behaviour/changed"}
+    # the docstring's example decides timeout_of without the model: high, and the review is rejected on it
+    assert found["timeout_of"]["severity"] == "high" and data["approved"] is False
+    # the others went to the real model, which answered (both sides' log-odds read from its logprobs)
+    for name in ("bearer_token", "first_negative"):
+        assert {"old_logit", "new_logit", "delta"} <= set(found[name]["metrics"]), found[name]

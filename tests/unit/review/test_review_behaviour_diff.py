@@ -1,0 +1,227 @@
+"""The behavioural diff: the old and new version of each changed function run on the same inputs in the
+sandbox (real child processes, real Hypothesis and CrossHair, real bubblewrap); the model only answers the
+narrow question about a difference no rule decides (scripted here; the real 0.5B in
+tests/integration/test_review_behaviour_real.py)."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+from review_fakes import repo_with_branch, yes_no
+
+from acode.config.review import ReviewerSettings
+from acode.llm.scripted import ScriptedModel
+from acode.review.behaviour_diff import Limits, parse_crosshair, run_behaviour_diff
+from acode.review.behaviour_findings import backed_or_medium, claims_no_behaviour_change
+from acode.review.behaviour_inputs import docstring_examples, module_name
+from acode.review.git_context import branch_context
+from acode.review.models import Finding
+from acode.review.report import describe_behaviour, render_markdown, to_sarif
+from acode.review.service import review_change
+from acode.sandbox import find_sandbox
+
+SANDBOX = find_sandbox()[0]
+needs_sandbox = pytest.mark.skipif(SANDBOX is None, reason="bubblewrap cannot start here")
+
+HELPERS = '''"""Small helpers."""
+
+
+def bearer_token(headers: dict) -> str:
+    """The token of an ``Authorization: Bearer`` header; PermissionError without one."""
+    auth = headers.get("Authorization", "")
+    if not auth or not auth.startswith("Bearer "):
+        raise PermissionError("no token")
+    return auth[len("Bearer "):]
+
+
+def timeout_of(options: dict) -> float:
+    """The timeout in seconds; 30 when none is set.
+
+    >>> timeout_of({"timeout": 0})
+    0
+    >>> timeout_of({})
+    30
+    """
+    value = options.get("timeout")
+    return 30 if value is None else value
+
+
+def first_negative(rows: list) -> int | None:
+    for row in rows:
+        if row < 0:
+            return row
+    return None
+
+
+def total(a, b):
+    return a + b
+
+
+def save(path):
+    with open(path, "w") as out:
+        out.write("x")
+    return 1
+
+
+class Cache:
+    def __init__(self, size):
+        self.size = size
+
+    def key(self, a, b):
+        return (a, b)
+'''
+# the five changes: `and` for `or` in the auth check, `x or default` with 0 valid, a loop that returns on its
+# first item, a pure rewrite (no difference), and two functions that cannot be run (I/O, no constructor)
+CHANGED = (HELPERS.replace("if not auth or not auth", "if not auth and not auth")
+           .replace("return 30 if value is None else value", "return value or 30")
+           .replace("            return row\n    return None", "            return row\n        return None")
+           .replace("return a + b", "result = a + b\n    return result")
+           .replace('out.write("x")', 'out.write("y")').replace("return (a, b)", "return (a,)"))
+
+
+def _repo(tmp_path, message: str):
+    return branch_context(repo_with_branch(tmp_path / "r", {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS},
+                                           {"pkg/helpers.py": CHANGED}, message=message), "main")
+
+
+@needs_sandbox
+def test_a_multi_function_change_shows_each_difference_with_its_input_and_lists_what_could_not_run(tmp_path):
+    diff = run_behaviour_diff(_repo(tmp_path, "Tidy up helpers"), SANDBOX, Limits(crosshair_seconds=0))
+    by_name = {r.function.qualname: r for r in diff.results}
+    assert set(by_name) == {"bearer_token", "timeout_of", "first_negative", "total", "save", "Cache.key"}
+
+    auth = by_name["bearer_token"]
+    assert auth.status == "differs" and auth.difference["old"] == "raises PermissionError"
+    assert auth.difference["new"].startswith("returns")  # a header without "Bearer " now gets in
+    assert auth.difference["input"].startswith("bearer_token({'Authorization': ")
+    zero = by_name["timeout_of"]
+    assert zero.difference == {"input": "timeout_of({'timeout': 0})", "old": "returns 0", "new": "returns 30",
+                               "found_by": "docstring", "what": "result"}
+    assert [c["new_ok"] for c in zero.docstring] == [False, True]
+    loop = by_name["first_negative"]
+    assert loop.status == "differs" and loop.difference["new"] == "returns None"
+    assert loop.difference["old"].startswith("returns -")
+    assert by_name["total"].status == "same" and by_name["total"].tried >= 100
+
+    assert by_name["save"].status == "not_run" and "for writing" in by_name["save"].why
+    assert by_name["Cache.key"].status == "not_run"
+    assert "cannot be built without arguments" in by_name["Cache.key"].why
+    lines = describe_behaviour(diff.record())
+    assert lines[0] == "4 changed function(s) run old and new, 3 differ, 2 could not be run"
+    assert any("Cache.key(): could not be run: on the base: its class cannot be built" in line for line in lines)
+
+
+@needs_sandbox
+def test_under_a_refactoring_message_every_difference_is_high_and_the_review_rejects(tmp_path):
+    model = ScriptedModel([])  # no question is needed: the message claims no behaviour change
+    settings = ReviewerSettings(strategy="checks_only", regression={"method": "off"},
+                                behaviour={"crosshair_seconds": 0})
+    result = review_change(_repo(tmp_path, "Tidy up helpers"), model, settings, behaviour=True)
+    found = {f.message.split("`")[1].split("(")[0]: f for f in result.evidence if f.rule == "behaviour/changed"}
+    assert set(found) == {"bearer_token", "timeout_of", "first_negative"}
+    assert all(f.severity == "high" and f.counts for f in found.values())
+    assert "docstring's example timeout_of({'timeout': 0}) gives 0" in found["timeout_of"].message
+    assert "says it is a tidy" in found["bearer_token"].message
+    assert result.decision.verdict == "REJECTED" and model.calls == []
+    # the input and both outcomes in every format
+    assert "timeout_of({'timeout': 0})" in render_markdown(result) and "## Behavioural diff" in render_markdown(result)
+    sarif = to_sarif(result)["runs"][0]
+    assert any(r["ruleId"] == "behaviour/changed" and "before the change it returns 0, now it returns 30"
+               in r["message"]["text"] for r in sarif["results"])
+    assert sarif["properties"]["behaviour"]["functions"]
+    assert json.loads(result.model_dump_json())["behaviour"]["functions"][1]["difference"]["new"] == "returns 30"
+
+
+@needs_sandbox
+def test_otherwise_the_model_is_asked_which_outcome_is_right_once_per_side(tmp_path):
+    # bearer_token, then first_negative (timeout_of is decided by its docstring): old asked first, then new
+    model = ScriptedModel([yes_no(0.9), yes_no(0.1), yes_no(0.2), yes_no(0.9)])
+    settings = ReviewerSettings(strategy="checks_only", regression={"method": "off"},
+                                behaviour={"crosshair_seconds": 0})
+    result = review_change(_repo(tmp_path, "Accept more header forms"), model, settings, behaviour=True)
+    found = {f.message.split("`")[1].split("(")[0]: f for f in result.evidence if f.rule == "behaviour/changed"}
+    assert found["bearer_token"].severity == "high" and "finds the old outcome right" in found["bearer_token"].message
+    assert found["first_negative"].status == "dismissed" and found["first_negative"].severity == "info"
+    assert found["timeout_of"].severity == "high"  # against the docstring's example: no question asked
+    assert len(model.calls) == 4
+    question = model.calls[0]["messages"][-1].content
+    assert "Accept more header forms" in question and "raises PermissionError" in question
+    assert result.decision.verdict == "REJECTED"
+
+
+@needs_sandbox
+def test_crosshair_finds_what_random_inputs_miss(tmp_path):
+    before = "def gate(x: int, y: int) -> int:\n    if x > 1000 and y == x * 3 - 7:\n        return 1\n    return 0\n"
+    after = "def gate(x: int, y: int) -> int:\n    return 0\n"
+    context = branch_context(repo_with_branch(tmp_path / "g", {"gate.py": before}, {"gate.py": after}), "main")
+    without = run_behaviour_diff(context, SANDBOX, Limits(seconds=2, crosshair_seconds=0)).results[0]
+    assert without.status == "same"
+    found = run_behaviour_diff(context, SANDBOX, Limits(seconds=2, crosshair_seconds=5)).results[0]
+    assert found.status == "differs" and found.difference["found_by"] == "crosshair"
+    assert (found.difference["old"], found.difference["new"]) == ("returns 1", "returns 0")
+
+
+ESCAPE = '''import socket
+
+MARKER = {marker!r}
+try:
+    with open(MARKER, "w") as out:  # at import, outside any guard of the runner
+        out.write("escaped")
+except OSError:
+    pass
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=2).sendall(b"escaped")
+except OSError:
+    pass
+
+
+def double(x):
+    return x * 2
+'''
+
+
+@needs_sandbox
+def test_code_under_review_cannot_write_outside_or_reach_the_network(tmp_path):
+    marker = tmp_path / "outside" / "escaped.txt"
+    marker.parent.mkdir()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.5)
+    port = listener.getsockname()[1]
+    old = ESCAPE.format(marker=str(marker), port=port)
+    new = old.replace("return x * 2", "return x + x + 1")
+    context = branch_context(repo_with_branch(tmp_path / "e", {"evil.py": old}, {"evil.py": new}), "main")
+    [result] = run_behaviour_diff(context, SANDBOX, Limits(seconds=2, crosshair_seconds=0)).results
+    assert result.status == "differs"  # it ran, in the sandbox, and its imports' escapes failed
+    assert not marker.exists()
+    with pytest.raises(TimeoutError):
+        listener.accept()  # no connection reached the host's loopback
+    listener.close()
+
+
+def test_what_the_inputs_and_severities_are_read_from():
+    assert module_name("src/pkg/mod.py") == "pkg.mod" and module_name("pkg/__init__.py") == "pkg"
+    assert module_name("scripts/my-tool.py") is None
+    assert docstring_examples(">>> f(1, [2])\n3\n>>> f(x)\n1\n", "f") == [{"args": "(1, [2])", "kwargs": "{}",
+                                                                           "want": "3"}]
+    assert claims_no_behaviour_change("Refactor the parser") == "Refactor"
+    assert claims_no_behaviour_change("Rename helpers; no behaviour change") == "Rename"
+    assert claims_no_behaviour_change("Fix the off-by-one and tidy up") == ""
+    assert claims_no_behaviour_change("Accept more header forms") == ""
+    assert parse_crosshair("Given: (x=1001, y=2996),\n  shim.old : returns 1\n  shim.new : returns 0\n", "g") == {
+        "input": "g(x=1001, y=2996)", "old": "returns 1", "new": "returns 0", "found_by": "crosshair",
+        "what": "result"}
+
+
+def test_a_likelihood_regression_is_high_only_when_a_difference_backs_it():
+    guess = Finding(dimension="intent_alignment", source="model", rule="review/regression", severity="high",
+                    message="less likely", file="pkg/helpers.py", line=6)
+    alone = backed_or_medium(guess, [], None)
+    assert alone.severity == "medium" and "a reason to look" in alone.message
+    assert backed_or_medium(guess, [guess], None).severity == "medium"  # it does not back itself
+    elsewhere = Finding(dimension="safety", source="ruff", rule="ruff/S301", severity="high", message="x",
+                        file="pkg/helpers.py", line=6)
+    assert backed_or_medium(guess, [elsewhere], None).severity == "high"
