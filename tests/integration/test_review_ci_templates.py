@@ -62,7 +62,8 @@ def _run_job(repo: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     script.write_text("[]\n")
     variables = {"CI_PIPELINE_SOURCE": "merge_request_event", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
                  "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME": "feature", "ACODE_MODEL__BACKEND": "scripted",
-                 "ACODE_MODEL__SCRIPT": str(script), "ACODE_REVIEWER__REGRESSION__METHOD": "off"}
+                 "ACODE_MODEL__SCRIPT": str(script), "ACODE_REVIEWER__REGRESSION__METHOD": "off",
+                 "ACODE_REVIEWER__BEHAVIOUR__ENABLED": "false"}
     argv = [GITLAB_CI_LOCAL or "gitlab-ci-local", "--force-shell-executor", "--home", str(tmp_path / "gcl-home")]
     for name, value in variables.items():
         argv += ["--variable", f"{name}={value}"]

@@ -60,7 +60,7 @@ def _env(home: Path) -> dict[str, str]:
     script.write_text("[]\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env.update(PRE_COMMIT_HOME=str(home), ACODE_MODEL__BACKEND="scripted", ACODE_MODEL__SCRIPT=str(script),
-               ACODE_REVIEWER__REGRESSION__METHOD="off")
+               ACODE_REVIEWER__REGRESSION__METHOD="off", ACODE_REVIEWER__BEHAVIOUR__ENABLED="false")
     return env
 
 

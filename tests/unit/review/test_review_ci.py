@@ -109,7 +109,7 @@ def _use_script_in(clone, steps):
     (clone / ".acode").mkdir(exist_ok=True)
     (clone / ".acode" / "config.yml").write_text(yaml.safe_dump(
         {"model": {"backend": "scripted", "script": str(script)},
-         "reviewer": {"require_candidates": False, "strategy": "per_dimension"}}))
+         "reviewer": {"require_candidates": False, "strategy": "per_dimension", "behaviour": {"enabled": False}}}))
 
 
 def test_github_pull_request_job_reviews_against_the_target_fetched_into_a_shallow_clone(repo, tmp_path,
