@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acode.agent.fixing.detect import FixPlan, is_test_file, plan_fix
+from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
 from acode.agent.fixing.harness import ask, output_tokens_for, read_text, tool
 from acode.agent.fixing.outcome import (
     TestOutcome,
@@ -21,7 +22,14 @@ from acode.agent.fixing.outcome import (
     read_outcome,
     trim_output,
 )
-from acode.agent.fixing.rewrite import FileView, feedback_message, parse_reply, task_messages
+from acode.agent.fixing.rewrite import (
+    FileView,
+    close_fence,
+    feedback_message,
+    parse_reply,
+    reply_stop,
+    task_messages,
+)
 from acode.agent.loop.stops import AgentStop
 from acode.llm.types import Message
 
@@ -36,8 +44,10 @@ DIFF_LINES = 40
 @dataclass
 class FixSettings:
     enabled: bool = True
-    max_attempts: int = 4  # model calls
-    greedy_attempts: int = 2  # then sampled at sample_temperature
+    max_attempts: int = 4  # candidates written and tested
+    max_model_calls: int = 6  # a reply that is no candidate (unchanged, unusable) uses a call, not an attempt
+    greedy_attempts: int = 2  # the first call and the first failure fed back; then sampled
+    check_examples: bool = True  # a candidate must also pass its files' docstring examples
     sample_temperature: float = 0.7
     max_file_lines: int = 400  # larger files are left to the tool loop
     whole_file_lines: int = 150  # above this, ask only for the functions that change (merged by name)
@@ -102,7 +112,13 @@ class TestDrivenFixer:
 
 
 class _Attempts:
-    """One fixing session: the state of the attempts for one request."""
+    """One fixing session: the state of the attempts for one request.
+
+    The first call is one call of the model as anyone would make it (the one-call layout, greedy); the
+    tests judge its answer like every later one, so the fixer cannot do worse than that call. Then: the
+    failure fed back (greedy, while ``greedy_attempts`` last), then samples of the first prompt (its
+    whole prefix is in the KV cache, so a sample costs only its answer). A reply that is no candidate
+    (the file unchanged, no usable block) is never written or tested, and the next call samples."""
 
     def __init__(
         self,
@@ -119,18 +135,20 @@ class _Attempts:
         self.before, self.workspace = before, workspace
         self.original = {p: (workspace / p).read_bytes() for p in targets}
         self.views = [FileView(p, read_text(workspace / p)) for p in targets]
-        context = self._context_files(targets)
+        self.context = self._context_files(targets)
         self.partial = sum(len(v.text.splitlines()) for v in self.views) > settings.whole_file_lines
         self.messages = task_messages(
             request,
             self.views,
-            context,
+            self.context,
             plan.test_command,
             trim_output(before.output),
             failing=not before.ok,
             partial=self.partial,
         )
+        self.stop = reply_stop(self.views, self.partial)
         self.best: _Candidate | None = None
+        self.passing: _Candidate | None = None  # passes the tests, fails its own examples
         self.tried: set[tuple[tuple[str, str], ...]] = set()
 
     def _context_files(self, targets: list[str]) -> list[FileView]:
@@ -159,6 +177,9 @@ class _Attempts:
                 self._restore_files()  # a limit or Ctrl-C: never leave an unchecked candidate
         if answer is not None:
             return answer
+        if self.passing is not None:
+            self._write(self.passing.contents)
+            return self._success_answer(self.passing, examples_fail=True)
         self._restore_files()
         message = self._failure_message()
         if self.settings.fallback_to_loop:
@@ -167,74 +188,97 @@ class _Attempts:
         raise AgentStop(message, reason="tests_failing")
 
     def _attempts(self) -> str | None:
-        last_reply, feedback = "", None
-        for attempt in range(1, self.settings.max_attempts + 1):
-            messages = list(self.messages)
-            if feedback is not None:
-                messages += [Message.assistant(last_reply), feedback]
-            greedy = attempt <= self.settings.greedy_attempts
-            last_reply = self._ask(messages, 0.0 if greedy else self.settings.sample_temperature, attempt)
-            parsed = parse_reply(last_reply, self.views)
+        settings = self.settings
+        greedy_left = settings.greedy_attempts
+        follow_up: list[Message] = []  # the last candidate and why it failed, when it was a candidate
+        for call in range(1, settings.max_model_calls + 1):
+            if len(self.tried) >= settings.max_attempts:
+                break
+            greedy = greedy_left > 0 and (call == 1 or bool(follow_up))
+            greedy_left -= greedy
+            messages = self.messages + (follow_up if greedy else [])
+            reply = self._ask(messages, 0.0 if greedy else settings.sample_temperature, call)
+            parsed = parse_reply(reply, self.views, self.context)
+            follow_up = []
             if isinstance(parsed, str):
-                feedback = feedback_message(
-                    self._paths(), self.plan.test_command, problem=parsed, partial=self.partial
-                )
-                continue
+                continue  # not a candidate: never written, and the next call samples
             key = tuple(sorted(parsed.items()))
             if key in self.tried:
-                feedback = feedback_message(
-                    self._paths(),
-                    self.plan.test_command,
-                    partial=self.partial,
-                    problem="this version was already tried and failed the tests",
-                )
                 continue
             self.tried.add(key)
-            outcome = self._try(parsed)
-            if outcome.better_than(self.best.outcome if self.best else None):
-                self.best = _Candidate(parsed, outcome, attempt)
-            if outcome.ok:
-                return self._success_answer(parsed, outcome, attempt)
-            feedback = feedback_message(
-                self._paths(),
-                self.plan.test_command,
-                output=trim_output(outcome.output),
-                partial=self.partial,
-            )
+            candidate = _Candidate(parsed, self._try(parsed), len(self.tried))
+            if candidate.outcome.ok:
+                examples = self._examples(parsed)
+                if examples is None:
+                    return self._success_answer(candidate)
+                self.passing = self.passing or candidate
+                feedback = feedback_message(
+                    self.views, self.plan.test_command, examples=trim_output(examples), partial=self.partial
+                )
+            else:
+                if candidate.outcome.better_than(self.best.outcome if self.best else None):
+                    self.best = candidate
+                feedback = feedback_message(
+                    self.views, self.plan.test_command, output=trim_output(candidate.outcome.output),
+                    partial=self.partial,
+                )
+            follow_up = [Message.assistant(reply), feedback]
         return None
 
-    def _ask(self, messages: list[Message], temperature: float, attempt: int) -> str:
+    def _ask(self, messages: list[Message], temperature: float, call: int) -> str:
         text = "".join(v.text for v in self.views)
-        return ask(
+        return close_fence(ask(
             self.loop,
             self.run,
             messages,
             temperature=temperature,
-            seed=attempt,
+            seed=call,
             max_tokens=output_tokens_for(self.loop, text),
-        )
+            stop=self.stop,
+        ))
 
     def _try(self, contents: dict[str, str]) -> TestOutcome:
-        for path, text in contents.items():
-            step = tool(self.loop, self.run, "write_file", {"file_path": path, "content": text})
-            if step.decision != "allowed" or not step.ok:
-                raise _Refused(step.error or step.decision)
+        self._write_through_tools(contents)
         outcome = TestDrivenFixer._run_tests(self.loop, self.run, self.plan.test_command)
         if outcome is None:
             raise _Refused("the test command was refused")
         return outcome
 
+    def _write_through_tools(self, contents: dict[str, str]) -> None:
+        for path, text in contents.items():
+            step = tool(self.loop, self.run, "write_file", {"file_path": path, "content": text})
+            if step.decision != "allowed" or not step.ok:
+                raise _Refused(step.error or step.decision)
+
+    def _examples(self, contents: dict[str, str]) -> str | None:
+        """The output of the candidate's failing docstring examples, or None when they pass (or there
+        are none, or they could not run)."""
+        command = examples_command(self.plan.test_command, files_with_examples(contents))
+        if not self.settings.check_examples or command is None:
+            return None
+        step = tool(self.loop, self.run, "run_shell_command",
+                    {"command": command, "description": "run the docstring examples"})
+        if step.decision != "allowed" or not step.ok:
+            return None
+        outcome = read_outcome(step.output)
+        return outcome.output if examples_failed(outcome.exit_code) else None
+
     # -- ending --------------------------------------------------------------------------------
     def _restore_files(self) -> None:
         """Back to the original files, unless the best candidate passes more tests than they did."""
         keep = self.best is not None and self.best.outcome.better_than(self.before)
+        self._write(self.best.contents if keep and self.best else {})
+
+    def _write(self, contents: dict[str, str]) -> None:
+        """These contents, the other targets as they were (directly: the tools already wrote each one)."""
         for path, data in self.original.items():
-            if keep and path in self.best.contents:
-                (self.workspace / path).write_text(self.best.contents[path], encoding="utf-8")
+            if path in contents:
+                (self.workspace / path).write_text(contents[path], encoding="utf-8")
             else:
                 (self.workspace / path).write_bytes(data)
 
-    def _success_answer(self, contents: dict[str, str], outcome: TestOutcome, attempt: int) -> str:
+    def _success_answer(self, candidate: _Candidate, *, examples_fail: bool = False) -> str:
+        contents, outcome = candidate.contents, candidate.outcome
         diff = []
         for view in self.views:
             if view.path in contents:
@@ -247,9 +291,13 @@ class _Attempts:
                     lineterm="",
                 )
         shown = "\n".join(diff[:DIFF_LINES]) + ("\n..." if len(diff) > DIFF_LINES else "")
+        caveat = (
+            f" Its docstring examples still fail (no candidate of {len(self.tried)} passed both)."
+            if examples_fail else ""
+        )
         return (
             f"Changed {', '.join(contents)}; `{self.plan.test_command}` passes now ({outcome.summary()}, "
-            f"attempt {attempt} of {self.settings.max_attempts}).\n\n```diff\n{shown}\n```"
+            f"attempt {candidate.attempt} of {self.settings.max_attempts}).{caveat}\n\n```diff\n{shown}\n```"
         )
 
     def _failure_message(self) -> str:

@@ -85,8 +85,21 @@ def imported_files(test_text: str, workspace: Path) -> list[Path]:
     return found
 
 
+# What differs between two runs of the same failing tests: durations and object addresses. Left in the
+# prompt, they made the same task get a different greedy answer in the next run (issue 29).
+_RUN_NOISE = (
+    (re.compile(r"\b(\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)(?:, )?)+ in "
+                r"[\d.]+s(?: \([\d:]+\))?"), lambda m: m.group(0).rsplit(" in ", 1)[0]),
+    (re.compile(r"\bat 0x[0-9a-fA-F]+"), lambda m: "at 0x..."),
+    (re.compile(r"^Ran (\d+ tests?) in [\d.]+s$", re.MULTILINE), lambda m: f"Ran {m.group(1)}"),
+)
+
+
 def trim_output(output: str, limit: int = 2500) -> str:
-    """The part of a test run a model needs: the head (what failed) and the tail (the summary)."""
+    """The part of a test run a model needs: the head (what failed) and the tail (the summary), without
+    what changes from one run to the next (timings, addresses), so the same failure is the same prompt."""
+    for pattern, replace in _RUN_NOISE:
+        output = pattern.sub(replace, output)
     if len(output) <= limit:
         return output
     head = output[: limit * 2 // 3]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,18 +31,33 @@ class FileView:
 
 def task_messages(request: str, files: list[FileView], context: list[FileView], command: str,
                   output: str, failing: bool, *, partial: bool = False) -> list[Message]:
-    """``partial``: ask only for the functions/classes that change (long files; merged by name)."""
-    example = files[0] if files else FileView("app.py", "")
-    system = render("acode.agent", "fix_system.j2", example_path=example.path, language=example.language)
+    """The one-call layout: the request, the tests, the failure, then the file(s) and the instruction last.
+    A prompt shaped like the reply (file, tests, output, each after its path) gets continued by a small
+    model (echoed); this order is the one a single call solves most often with (docs/agent.md).
+    ``partial``: ask only for the functions/classes that change (long files; merged by name)."""
     user = render("acode.agent", "fix_task.j2", request=request, files=files, context=context,
                   command=command, output=output.rstrip(), failing=failing, partial=partial)
-    return [Message.system(system), Message.user(user)]
+    return [Message.user(user)]
 
 
-def feedback_message(paths: list[str], command: str, output: str = "", problem: str = "", *,
-                     partial: bool = False) -> Message:
-    return Message.user(render("acode.agent", "fix_feedback.j2", paths=paths, command=command,
-                               output=output.rstrip(), problem=problem, partial=partial))
+def feedback_message(files: list[FileView], command: str, output: str = "", problem: str = "", *,
+                     examples: str = "", partial: bool = False) -> Message:
+    return Message.user(render("acode.agent", "fix_feedback.j2", files=files, command=command,
+                               output=output.rstrip(), problem=problem, examples=examples.rstrip(),
+                               partial=partial))
+
+
+def reply_stop(files: list[FileView], partial: bool) -> list[str]:
+    """Where generation can end: right after the closing fence of the one file asked for (the reply's
+    only block). Text after it (explanations, copies of the prompt's tests and output) is most of a small
+    model's time. Several files or functions come in several blocks: no stop."""
+    return ["\n```\n"] if len(files) == 1 and not partial else []
+
+
+def close_fence(reply: str) -> str:
+    """A reply cut at its stop string ends inside the block it opened: close it."""
+    fences = sum(1 for line in reply.splitlines() if line.lstrip().startswith("```"))
+    return reply.rstrip("\n") + "\n```\n" if fences % 2 else reply
 
 
 def _path_before(reply: str, start: int) -> str:
@@ -54,8 +70,9 @@ def _path_before(reply: str, start: int) -> str:
     return ""
 
 
-def parse_reply(reply: str, targets: list[FileView]) -> dict[str, str] | str:
-    """{path: new text} for the targets the reply rewrites, or the problem to tell the model."""
+def parse_reply(reply: str, targets: list[FileView], shown: Sequence[FileView] = ()) -> dict[str, str] | str:
+    """{path: new text} for the targets the reply rewrites, or the problem to tell the model. A block that
+    copies one of the ``shown`` files (the tests in the prompt) is never taken for a target."""
     by_path = {t.path: t for t in targets}
     blocks = list(_FENCE.finditer(reply))
     if not blocks:
@@ -66,6 +83,8 @@ def parse_reply(reply: str, targets: list[FileView]) -> dict[str, str] | str:
         path = named if named in by_path else next((p for p in by_path if named.endswith(p)), None)
         if path is None and len(by_path) == 1 and not found:
             path = next(iter(by_path))  # one file asked for: an unlabelled block is that file
+        if any(_same_code(block.group(2), s.text) for s in shown):
+            continue
         if path is not None and path not in found:
             found[path] = block.group(2)
     if not found:
@@ -112,8 +131,26 @@ def _defines(source: str) -> bool:
 
 
 def _same_code(a: str, b: str) -> bool:
-    """Equal but for trailing spaces and blank lines at the end (a reply that changes only those changes
-    nothing the tests could see)."""
+    """The same program: Python that parses to the same tree without its docstrings (a reply that changes
+    only comments, layout or docs changes nothing the tests could see), else equal lines but for
+    trailing spaces and blank lines at the end."""
+    trees = [_tree_without_docs(a), _tree_without_docs(b)]
+    if None not in trees:
+        return trees[0] == trees[1]
     return [line.rstrip() for line in a.rstrip().splitlines()] == [
         line.rstrip() for line in b.rstrip().splitlines()
     ]
+
+
+def _tree_without_docs(source: str) -> str | None:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
