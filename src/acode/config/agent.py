@@ -35,7 +35,7 @@ class FixConfig(BaseModel):
         6, ge=1, le=40, description="model calls per request (a reply that is no candidate uses one)"
     )
     greedy_attempts: int = Field(
-        2, ge=0, description="greedy calls: the first one, then the first failure fed back; then sampled"
+        3, ge=0, description="greedy calls: the one call, the fixer's framing, the last failure fed back"
     )
     check_examples: bool = Field(
         True, description="a candidate must also pass the docstring examples of the files it changes"

@@ -102,27 +102,24 @@ def test_replies_are_read_as_whole_files():
 
 # -- the loop's decisions ------------------------------------------------------------------------
 def test_a_failing_candidate_is_fed_back_and_the_passing_one_kept(project):
-    wrong = BUGGY.replace("a - b", "a * b")
-    model = ScriptedModel([reply(wrong), reply(FIXED)])
+    wrong = [BUGGY.replace("a - b", "a * b"), BUGGY.replace("a - b", "a ** b")]
+    model = ScriptedModel([reply(wrong[0]), reply(wrong[1]), reply(FIXED)])
     s = session(project, model)
     result = s.send(REQUEST)
     s.close()
     assert (
-        result.stop_reason == "answer" and "passes now" in result.answer and "attempt 2 of 4" in result.answer
+        result.stop_reason == "answer" and "passes now" in result.answer and "attempt 3 of 4" in result.answer
     )
     assert (project / "calc.py").read_text() == FIXED
     assert (project / "test_calc.py").read_text() == TESTS  # the specification is never rewritten
     tools = [(t.name, t.ok) for t in result.tool_steps()]
-    assert tools == [
-        ("run_shell_command", True),
-        ("write_file", True),
-        ("run_shell_command", True),
-        ("write_file", True),
-        ("run_shell_command", True),
-    ]
-    second_prompt = model.calls[1]["messages"]
-    assert "still fails" in second_prompt[-1].content and "assert 6 == 5" in second_prompt[-1].content
-    assert second_prompt[:1] == model.calls[0]["messages"]  # the task prefix stays the same (KV reuse)
+    assert tools == [("run_shell_command", True)] + [("write_file", True), ("run_shell_command", True)] * 3
+    # the one call, then the fixer's own framing, then its failure fed back (all greedy)
+    assert [m.role for m in model.calls[1]["messages"]] == ["system", "user"]
+    third_prompt = model.calls[2]["messages"]
+    assert "still fails" in third_prompt[-1].content and "assert 8 == 5" in third_prompt[-1].content
+    assert third_prompt[:2] == model.calls[1]["messages"]  # the framing's prefix stays the same (KV reuse)
+    assert [c["temperature"] for c in model.calls] == [0.0, 0.0, 0.0]
 
 
 def test_after_the_attempt_limit_the_files_are_restored_and_the_run_fails(project):
@@ -155,8 +152,8 @@ def test_a_candidate_with_a_syntax_error_is_never_written(project):
     s.close()
     writes = [t for t in result.tool_steps() if t.name == "write_file"]
     assert len(writes) == 1 and writes[0].arguments["content"] == FIXED
-    # no candidate: the next call samples the first prompt again instead of arguing with the reply
-    assert model.calls[1]["messages"] == model.calls[0]["messages"] and model.calls[1]["temperature"] > 0
+    # no candidate: the next call is the next framing, not an argument with the reply
+    assert model.calls[1]["messages"][0].role == "system" and "syntax" not in str(model.calls[1]["messages"])
     assert result.ok and "attempt 1 of 4" in result.answer
 
 
@@ -304,9 +301,10 @@ def test_an_echoed_or_unchanged_reply_is_never_a_candidate(project):
     assert writes == [FIXED]  # neither the echoes nor the copied tests were written or tested
     assert result.ok and "attempt 1 of 4" in result.answer
     assert (project / "test_calc.py").read_text() == TESTS and (project / "calc.py").read_text() == FIXED
-    # no candidate: the next call samples the first prompt (a greedy repeat would echo again)
-    assert [c["temperature"] > 0 for c in model.calls] == [False, True, True, True]
-    assert all(c["messages"] == model.calls[0]["messages"] for c in model.calls)
+    # the two framings greedy, then (no candidate to feed back) samples of each: never a greedy repeat
+    assert [c["temperature"] > 0 for c in model.calls] == [False, False, True, True]
+    assert model.calls[2]["messages"] == model.calls[0]["messages"]
+    assert model.calls[3]["messages"] == model.calls[1]["messages"]
 
 
 def test_only_echoes_end_as_no_candidate_tried(project):
@@ -376,14 +374,14 @@ def test_a_candidate_that_breaks_its_own_examples_is_not_the_answer(git_repo):
     (git_repo / "test_big.py").write_text(SHOWN)
     overfit = EXAMPLES  # the shown tests pass (they never see a negative list); its own example fails
     right = EXAMPLES.replace("    best = 0\n", "    best = values[0] if values else 0\n")
-    model = ScriptedModel([reply(overfit, "big.py"), reply(right, "big.py")])
+    model = ScriptedModel([reply(overfit, "big.py"), reply(overfit, "big.py"), reply(right, "big.py")])
     request = "The tests in test_big.py fail because big.py has a bug. Fix the bug in big.py."
     s = session(git_repo, model)
     result = s.send(request)
     s.close()
     assert result.ok and "attempt 2 of 4" in result.answer, result.answer
     assert (git_repo / "big.py").read_text() == right
-    assert "examples in the docstrings of big.py fail" in model.calls[1]["messages"][-1].content
+    assert "examples in the docstrings of big.py fail" in model.calls[2]["messages"][-1].content
     commands = [t.arguments["command"] for t in result.tool_steps() if t.name == "run_shell_command"]
     assert sum("--doctest-modules big.py" in c for c in commands) == 2
 

@@ -26,6 +26,7 @@ from acode.agent.fixing.rewrite import (
     FileView,
     close_fence,
     feedback_message,
+    one_call_messages,
     parse_reply,
     reply_stop,
     task_messages,
@@ -46,7 +47,7 @@ class FixSettings:
     enabled: bool = True
     max_attempts: int = 4  # candidates written and tested
     max_model_calls: int = 6  # a reply that is no candidate (unchanged, unusable) uses a call, not an attempt
-    greedy_attempts: int = 2  # the first call and the first failure fed back; then sampled
+    greedy_attempts: int = 3  # the one call, the fixer's framing, the last failure fed back; then sampled
     check_examples: bool = True  # a candidate must also pass its files' docstring examples
     sample_temperature: float = 0.7
     max_file_lines: int = 400  # larger files are left to the tool loop
@@ -115,10 +116,11 @@ class _Attempts:
     """One fixing session: the state of the attempts for one request.
 
     The first call is one call of the model as anyone would make it (the one-call layout, greedy); the
-    tests judge its answer like every later one, so the fixer cannot do worse than that call. Then: the
-    failure fed back (greedy, while ``greedy_attempts`` last), then samples of the first prompt (its
-    whole prefix is in the KV cache, so a sample costs only its answer). A reply that is no candidate
-    (the file unchanged, no usable block) is never written or tested, and the next call samples."""
+    tests judge its answer like every later one, so the fixer cannot do worse than that call. Then the
+    fixer's own framing (greedy), then the last failure fed back (greedy, while ``greedy_attempts``
+    last), then samples of the two framings (their prefixes are in the KV cache, so a sample costs
+    little more than its answer). A reply that is no candidate (the file unchanged, no usable block) is
+    never written or tested."""
 
     def __init__(
         self,
@@ -137,15 +139,11 @@ class _Attempts:
         self.views = [FileView(p, read_text(workspace / p)) for p in targets]
         self.context = self._context_files(targets)
         self.partial = sum(len(v.text.splitlines()) for v in self.views) > settings.whole_file_lines
-        self.messages = task_messages(
-            request,
-            self.views,
-            self.context,
-            plan.test_command,
-            trim_output(before.output),
-            failing=not before.ok,
-            partial=self.partial,
-        )
+        task = (request, self.views, self.context, plan.test_command, trim_output(before.output))
+        self.framings = [
+            one_call_messages(*task, failing=not before.ok, partial=self.partial),
+            task_messages(*task, failing=not before.ok, partial=self.partial),
+        ]
         self.stop = reply_stop(self.views, self.partial)
         self.best: _Candidate | None = None
         self.passing: _Candidate | None = None  # passes the tests, fails its own examples
@@ -189,19 +187,21 @@ class _Attempts:
 
     def _attempts(self) -> str | None:
         settings = self.settings
-        greedy_left = settings.greedy_attempts
-        follow_up: list[Message] = []  # the last candidate and why it failed, when it was a candidate
+        follow_up: list[Message] = []  # the last candidate's framing, its reply and why it failed
         for call in range(1, settings.max_model_calls + 1):
             if len(self.tried) >= settings.max_attempts:
                 break
-            greedy = greedy_left > 0 and (call == 1 or bool(follow_up))
-            greedy_left -= greedy
-            messages = self.messages + (follow_up if greedy else [])
-            reply = self._ask(messages, 0.0 if greedy else settings.sample_temperature, call)
+            framing = self.framings[(call - 1) % len(self.framings)]
+            greedy = call <= settings.greedy_attempts
+            if greedy and call > len(self.framings):
+                if not follow_up:
+                    greedy = False  # nothing to feed back: sample instead of repeating a greedy answer
+                else:
+                    framing, follow_up = follow_up, []
+            reply = self._ask(framing, 0.0 if greedy else settings.sample_temperature, call)
             parsed = parse_reply(reply, self.views, self.context)
-            follow_up = []
             if isinstance(parsed, str):
-                continue  # not a candidate: never written, and the next call samples
+                continue  # not a candidate: never written or tested
             key = tuple(sorted(parsed.items()))
             if key in self.tried:
                 continue
@@ -222,7 +222,8 @@ class _Attempts:
                     self.views, self.plan.test_command, output=trim_output(candidate.outcome.output),
                     partial=self.partial,
                 )
-            follow_up = [Message.assistant(reply), feedback]
+            base = next(f for f in self.framings if framing[: len(f)] == f)
+            follow_up = [*base, Message.assistant(reply), feedback]
         return None
 
     def _ask(self, messages: list[Message], temperature: float, call: int) -> str:

@@ -29,15 +29,27 @@ class FileView:
         return _LANGUAGES.get(Path(self.path).suffix, "")
 
 
-def task_messages(request: str, files: list[FileView], context: list[FileView], command: str,
-                  output: str, failing: bool, *, partial: bool = False) -> list[Message]:
-    """The one-call layout: the request, the tests, the failure, then the file(s) and the instruction last.
-    A prompt shaped like the reply (file, tests, output, each after its path) gets continued by a small
-    model (echoed); this order is the one a single call solves most often with (docs/agent.md).
-    ``partial``: ask only for the functions/classes that change (long files; merged by name)."""
-    user = render("acode.agent", "fix_task.j2", request=request, files=files, context=context,
+def one_call_messages(request: str, files: list[FileView], context: list[FileView], command: str,
+                      output: str, failing: bool, *, partial: bool = False) -> list[Message]:
+    """One call of the model as anyone would make it: no system prompt; the request, the tests, the
+    failure, then the file(s) and the instruction last. The fixer's first candidate, so the tests can
+    never leave it worse than that one call. ``partial``: ask only for the functions/classes that
+    change (long files; merged by name)."""
+    user = render("acode.agent", "fix_one_call.j2", request=request, files=files, context=context,
                   command=command, output=output.rstrip(), failing=failing, partial=partial)
     return [Message.user(user)]
+
+
+def task_messages(request: str, files: list[FileView], context: list[FileView], command: str,
+                  output: str, failing: bool, *, partial: bool = False) -> list[Message]:
+    """The fixer's own framing: a system prompt with the reply's format, the file(s) first, then the tests
+    and the failure. A second, different candidate: on the same bug one framing often echoes the file
+    where the other fixes it (both seen with the 0.5B and the 1.5B)."""
+    example = files[0] if files else FileView("app.py", "")
+    system = render("acode.agent", "fix_system.j2", example_path=example.path, language=example.language)
+    user = render("acode.agent", "fix_task.j2", request=request, files=files, context=context,
+                  command=command, output=output.rstrip(), failing=failing, partial=partial)
+    return [Message.system(system), Message.user(user)]
 
 
 def feedback_message(files: list[FileView], command: str, output: str = "", problem: str = "", *,
