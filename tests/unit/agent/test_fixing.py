@@ -406,3 +406,34 @@ def test_the_same_failure_gives_the_same_prompt_whatever_the_run_took():
 
     assert trim_output(run("0.05", "0x7f3a1c")) == trim_output(run("1.31", "0x7f99ee"))
     assert "1 failed, 1 passed\n" in trim_output(run("0.05", "0x1"))
+
+
+def test_a_test_that_imports_many_modules_points_at_the_one_it_is_named_after(git_repo):
+    from acode.agent.fixing.outcome import imported_files
+
+    for module in ("pkg/__init__.py", "pkg/util.py", "pkg/cli/__init__.py", "pkg/cli/parser.py"):
+        (git_repo / "src" / module).parent.mkdir(parents=True, exist_ok=True)
+        (git_repo / "src" / module).write_text("")
+    test = "import os\nfrom pkg import util\nfrom pkg.cli import parser\n\n\ndef test_x():\n    pass\n"
+    found = [p.as_posix() for p in imported_files(test, git_repo, "test_parser.py")]
+    assert found[0] == "src/pkg/cli/parser.py"
+    assert set(found) == {"src/pkg/__init__.py", "src/pkg/util.py", "src/pkg/cli/__init__.py",
+                          "src/pkg/cli/parser.py"}
+
+
+def test_a_request_that_names_only_a_failing_test_fixes_the_module_the_test_is_named_after(git_repo):
+    for module, text in (("pkg/__init__.py", ""), ("pkg/util.py", "X = 1\n"), ("pkg/calc.py", BUGGY)):
+        (git_repo / "src" / module).parent.mkdir(parents=True, exist_ok=True)
+        (git_repo / "src" / module).write_text(text)
+    (git_repo / "tests").mkdir()
+    (git_repo / "tests" / "test_calc.py").write_text(
+        "from pkg import util\n" + TESTS.replace("from calc import", "from pkg.calc import")
+    )
+    (git_repo / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['src']\n")
+    model = ScriptedModel([reply(FIXED, "src/pkg/calc.py")])
+    s = session(git_repo, model)
+    result = s.send("Make tests/test_calc.py pass: it fails.")
+    s.close()
+    assert result.ok, result.message
+    assert (git_repo / "src/pkg/calc.py").read_text() == FIXED
+    assert "Reply with the whole corrected src/pkg/calc.py in one" in model.calls[0]["messages"][0].content

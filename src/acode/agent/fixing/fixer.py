@@ -100,9 +100,15 @@ class TestDrivenFixer:
             for test in plan.protected or [
                 p for p in implicated_files(before.output, workspace) if is_test_file(p)
             ]:
-                paths += [p for p in imported_files(read_text(workspace / test), workspace) if p not in paths]
+                imports = imported_files(read_text(workspace / test), workspace, test.name)
+                subject = [p for p in imports[:1] if test.stem.removeprefix("test_") == p.stem]
+                paths += [p for p in subject or imports if p not in paths]
         limit = self.settings.max_file_lines
-        return [p.as_posix() for p in paths[:3] if len(read_text(workspace / p).splitlines()) <= limit]
+        return [
+            p.as_posix()
+            for p in paths
+            if 0 < len(read_text(workspace / p).strip().splitlines()) <= limit  # not an empty __init__.py
+        ][:3]
 
     @staticmethod
     def _run_tests(loop: AgentLoop, run: _Run, command: str) -> TestOutcome | None:
