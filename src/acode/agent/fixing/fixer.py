@@ -46,7 +46,7 @@ DIFF_LINES = 40
 class FixSettings:
     enabled: bool = True
     max_attempts: int = 4  # candidates written and tested
-    max_model_calls: int = 6  # a reply that is no candidate (unchanged, unusable) uses a call, not an attempt
+    max_model_calls: int = 4  # a reply that is no candidate (unchanged, unusable) uses a call, not an attempt
     greedy_attempts: int = 3  # the one call, the fixer's framing, the last failure fed back; then sampled
     check_examples: bool = True  # a candidate must also pass its files' docstring examples
     sample_temperature: float = 0.7
