@@ -96,6 +96,8 @@ def test_replies_are_read_as_whole_files():
     assert "unchanged" in parse_reply(reply(BUGGY), [view])
     assert "unchanged" in parse_reply(reply(BUGGY + "\n\n"), [view])  # whitespace at the end is no change
     assert "without any of its functions" in parse_reply(reply("x = 1\n"), [view])
+    # seen with the 0.5B: the tests' import line copied into the module
+    assert "imports itself" in parse_reply(reply("from calc import add\n\n\n" + FIXED), [view])
     long = FileView("big.py", "x = 1\n" * 40)
     assert "only the changed part" in parse_reply(reply("x = 2\n", "big.py"), [long])
 

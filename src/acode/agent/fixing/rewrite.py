@@ -120,6 +120,8 @@ def check_candidate(path: str, old: str, new: str) -> str | None:
             ast.parse(new)
         except SyntaxError as exc:
             return f"{path} has a syntax error at line {exc.lineno}: {exc.msg}"
+        if _imports_itself(path, new) and not _imports_itself(path, old):
+            return f"{path} imports itself (a line copied from the tests)"
         if _defines(old):
             if not _defines(new):
                 return f"{path} came back without any of its functions: reply with the whole file"
@@ -129,6 +131,19 @@ def check_candidate(path: str, old: str, new: str) -> str | None:
         return (f"{path} came back with {new_lines} of its {old_lines} lines: reply with the whole file, "
                 "not only the changed part")
     return None
+
+
+def _imports_itself(path: str, source: str) -> bool:
+    module = Path(path).stem
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return any(
+        (isinstance(n, ast.ImportFrom) and not n.level and (n.module or "").split(".")[-1] == module)
+        or (isinstance(n, ast.Import) and any(a.name.split(".")[-1] == module for a in n.names))
+        for n in tree.body
+    )
 
 
 def _defines(source: str) -> bool:
