@@ -124,8 +124,8 @@ class _Attempts:
     The first call is one call of the model as anyone would make it (the one-call layout, greedy); the
     tests judge its answer like every later one, so the fixer cannot do worse than that call. Then the
     fixer's own framing (greedy), then the last failure fed back (greedy, while ``greedy_attempts``
-    last), then samples of the two framings (their prefixes are in the KV cache, so a sample costs
-    little more than its answer). A reply that is no candidate (the file unchanged, no usable block) is
+    last), then samples of the framing used last (its prompt is still in the KV cache, so a sample
+    costs little more than its answer). A reply that is no candidate (the file unchanged, no usable block) is
     never written or tested."""
 
     def __init__(
@@ -194,16 +194,18 @@ class _Attempts:
     def _attempts(self) -> str | None:
         settings = self.settings
         follow_up: list[Message] = []  # the last candidate's framing, its reply and why it failed
+        base = self.framings[0]
         for call in range(1, settings.max_model_calls + 1):
             if len(self.tried) >= settings.max_attempts:
                 break
-            framing = self.framings[(call - 1) % len(self.framings)]
             greedy = call <= settings.greedy_attempts
-            if greedy and call > len(self.framings):
-                if not follow_up:
-                    greedy = False  # nothing to feed back: sample instead of repeating a greedy answer
-                else:
-                    framing, follow_up = follow_up, []
+            if call <= len(self.framings):
+                base = framing = self.framings[call - 1]
+            elif greedy and follow_up:
+                framing, follow_up = follow_up, []
+                base = next(f for f in self.framings if framing[: len(f)] == f)
+            else:  # a sample of the framing used last: its prompt is still in the KV cache
+                greedy, framing = False, base
             reply = self._ask(framing, 0.0 if greedy else settings.sample_temperature, call)
             parsed = parse_reply(reply, self.views, self.context)
             if isinstance(parsed, str):
@@ -228,7 +230,6 @@ class _Attempts:
                     self.views, self.plan.test_command, output=trim_output(candidate.outcome.output),
                     partial=self.partial,
                 )
-            base = next(f for f in self.framings if framing[: len(f)] == f)
             follow_up = [*base, Message.assistant(reply), feedback]
         return None
 
