@@ -52,11 +52,11 @@ def task_messages(request: str, files: list[FileView], context: list[FileView], 
     return [Message.system(system), Message.user(user)]
 
 
-def feedback_message(files: list[FileView], command: str, output: str = "", problem: str = "", *,
-                     examples: str = "", partial: bool = False) -> Message:
+def feedback_message(files: list[FileView], command: str, output: str = "", *, examples: str = "",
+                     partial: bool = False) -> Message:
+    """Why a candidate failed: the test output, or (tests passing) its failing docstring examples."""
     return Message.user(render("acode.agent", "fix_feedback.j2", files=files, command=command,
-                               output=output.rstrip(), problem=problem, examples=examples.rstrip(),
-                               partial=partial))
+                               output=output.rstrip(), examples=examples.rstrip(), partial=partial))
 
 
 def reply_stop(files: list[FileView], partial: bool) -> list[str]:
