@@ -130,6 +130,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--half", choices=["even", "odd", "all"], default="odd")
+    parser.add_argument("--tasks", choices=["humanevalfix", "novel"], default="humanevalfix",
+                        help="novel: benchmarks/data/novel_bugs.jsonl, never used to tune the fixer")
     parser.add_argument("--limit", type=int, default=0, help="first N tasks of the half (0: all)")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N tasks of the half")
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
@@ -148,7 +150,7 @@ def main() -> None:
                  (item.split("=", 1) for item in args.set)}
     if args.model_timeout:
         overrides["ACODE_MODEL__TIMEOUT_SECONDS"] = str(args.model_timeout)
-    tasks = load_tasks(half=args.half)[args.skip:]
+    tasks = load_tasks(half=args.half, task_set=args.tasks)[args.skip:]
     tasks = tasks[: args.limit] if args.limit else tasks
     records: list[dict] = []
     if args.records and args.resume and args.records.exists():
@@ -182,7 +184,8 @@ def main() -> None:
                     fh.write(json.dumps(record) + "\n")
     except KeyboardInterrupt:
         print("interrupted: reporting the tasks that finished", file=sys.stderr)
-    report = {"model": args.model, "half": args.half, "tasks": len(records), "settings": args.set,
+    report = {"model": args.model, "tasks_set": args.tasks, "half": args.half, "tasks": len(records),
+              "settings": args.set,
               "timeout_s": args.timeout, "model_timeout_s": args.model_timeout or None,
               "arms": {arm: summarize(records, arm) for arm in arms}}
     if {"acode", "oneshot"} <= set(arms) and records:

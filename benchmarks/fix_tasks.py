@@ -1,17 +1,24 @@
-"""HumanEvalFix-style bug-fix tasks for benchmarks/fix_success.py, built from
-../shared/data/humanevalpack-python.jsonl: the file is the task's prompt (signature and docstring) plus
-its buggy solution, the visible test file is its example_test as a pytest test, and the hidden check
-(which decides success and is never shown to anyone) is the full `test`."""
+"""Bug-fix tasks for benchmarks/fix_success.py. Two sets:
+
+- `humanevalfix`: built from ../shared/data/humanevalpack-python.jsonl: the file is the task's prompt
+  (signature and docstring) plus its buggy solution, the visible test file is its example_test as a pytest
+  test, and the hidden check (which decides success and is never shown to anyone) is the full `test`.
+- `novel`: benchmarks/data/novel_bugs.jsonl (48 functions written for acode, never used to tune the
+  fixer): the same layout; the visible test holds two statements of `check` (its first one and the first
+  one the bug makes fail), the hidden check is the whole `check`."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "humanevalpack-python.jsonl"
+NOVEL = Path(__file__).resolve().parent / "data" / "novel_bugs.jsonl"
 PROMPT = ("The tests in {test} fail because {module} has a bug. Fix the bug in {module} so that the tests "
           "pass (run them with: python -m pytest -q). Do not change the tests.")
 
@@ -47,16 +54,56 @@ def _visible_test(row: dict) -> str:
             + f"\n\n\ndef test_examples():\n    check({entry})\n")
 
 
-def load_tasks(path: Path = DATA, half: str = "all") -> list[FixTask]:
+def _check_statements(test: str) -> tuple[list[str], set[int]]:
+    """The top-level statements of ``def check(candidate):``, dedented, and which of them set things up
+    (assignments, imports: always part of the visible test)."""
+    tree = ast.parse(test)
+    check = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check")
+    kinds = ast.Assign | ast.Import | ast.ImportFrom
+    setup = {i for i, stmt in enumerate(check.body) if isinstance(stmt, kinds)}
+    statements = [textwrap.dedent(ast.get_source_segment(test, s, padded=True) or "") for s in check.body]
+    return statements, setup
+
+
+_FAILING = """import json
+{source}
+failing = []
+namespace = {{**globals(), "candidate": {entry}}}
+for index, statement in enumerate(json.loads({statements!r})):
+    try:
+        exec(statement, namespace)
+    except Exception:
+        failing.append(index)
+print(json.dumps(failing))
+"""
+
+
+def _novel_visible_test(row: dict) -> str:
+    statements, setup = _check_statements(row["test"])
+    entry = row["entry_point"]
+    code = _FAILING.format(source=row["prompt"] + row["buggy_solution"], statements=json.dumps(statements),
+                           entry=entry)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30,
+                          check=False)
+    failing = json.loads(done.stdout or "[]")
+    first = min(set(range(len(statements))) - setup)
+    chosen = sorted({*setup, first, *failing[:1]}) if failing else range(len(statements))
+    body = "\n".join(textwrap.indent(statements[i], "    ") for i in chosen)
+    return f"from {entry} import {entry}\n\n\ndef test_{entry}():\n    candidate = {entry}\n{body}\n"
+
+
+def load_tasks(path: Path = DATA, half: str = "all", task_set: str = "humanevalfix") -> list[FixTask]:
+    novel = task_set == "novel"
     tasks = []
-    for line in path.read_text().splitlines():
+    for line in (NOVEL if novel else path).read_text().splitlines():
         row = json.loads(line)
         number = int(row["task_id"].split("/")[1])
         if (half == "even" and number % 2) or (half == "odd" and not number % 2):
             continue
+        hidden = row["test"] if novel else row["test"] + f"\n\ncheck({row['entry_point']})\n"
+        visible = _novel_visible_test(row) if novel else _visible_test(row)
         tasks.append(FixTask(row["task_id"], number, row["entry_point"],
-                             row["prompt"] + row["buggy_solution"], _visible_test(row),
-                             row["test"] + f"\n\ncheck({row['entry_point']})\n"))
+                             row["prompt"] + row["buggy_solution"], visible, hidden))
     return tasks
 
 

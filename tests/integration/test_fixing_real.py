@@ -3,6 +3,7 @@ project whose test fails because of a bug, exactly as a user asks for it."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import runpy
@@ -101,3 +102,25 @@ def test_a_plan_step_is_written_whole_by_the_real_model(tmp_path, real_model):
     assert (
         namespace["add"](2, 3) == 5 and namespace["is_even"](4) is True and namespace["is_even"](3) is False
     )
+
+
+@pytest.mark.real_model
+def test_the_real_model_stops_at_the_end_of_the_requested_file(real_model):
+    from acode.agent.fixing.rewrite import FileView, close_fence, parse_reply, reply_stop, task_messages
+
+    files = [FileView("calc.py", CALC)]
+    failing = (
+        "F.\ntest_calc.py:5: in test_add\n    assert add(2, 3) == 5\nE   assert -1 == 5\n1 failed, 1 passed"
+    )
+    messages = task_messages(PROMPT, files, [FileView("test_calc.py", TESTS)], "python -m pytest -q", failing,
+                             failing=True)
+    completion = real_model.complete(messages, max_tokens=600, temperature=0.0, stop=reply_stop(files, False))
+    # the whole file and nothing after it: no explanation, no copy of the tests or the output
+    assert completion.finish_reason == "stop"
+    assert completion.usage.completion_tokens <= real_model.count_tokens(CALC) + 40, completion.text
+    reply = close_fence(completion.text)
+    assert reply.rstrip().endswith("```") and "test_add" not in reply
+    block = reply.split("```python\n", 1)[1].rsplit("```", 1)[0]
+    ast.parse(block)  # complete: the stop did not cut the file
+    assert "def add(a, b):" in block and "def double(x):" in block
+    assert isinstance(parse_reply(reply, files), dict | str)  # read like any reply (an echo is no candidate)

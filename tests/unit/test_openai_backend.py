@@ -97,6 +97,15 @@ def test_plain_answer_sends_the_request_and_normalises_usage_with_cached_tokens(
     assert "tools" not in sent and "response_format" not in sent
 
 
+def test_stop_strings_are_sent_as_openai_stop(server):
+    server.add(json=chat("calc.py\n```python\nx = 1"))
+    completion = make_model(server).complete([Message.user("Fix it")], stop=["\n```\n"])
+    assert server.chat_requests()[0].json["stop"] == ["\n```\n"] and completion.text.endswith("x = 1")
+    server.add(json=chat("ok"))
+    make_model(server).complete([Message.user("Fix it")])
+    assert "stop" not in server.chat_requests()[1].json  # none asked: the field is not sent
+
+
 def test_usage_without_cached_tokens_counts_everything_as_evaluated(server):
     server.add(json=chat("ok", usage={"prompt_tokens": 20, "completion_tokens": 1}))
     usage = make_model(server).complete(ASK).usage

@@ -30,8 +30,16 @@ class FixConfig(BaseModel):
     test_command: str | None = Field(
         None, description="the tests to run (default: from the request, else pytest)"
     )
-    max_attempts: int = Field(4, ge=1, le=20, description="candidate fixes (model calls) per request")
-    greedy_attempts: int = Field(2, ge=0, description="attempts at temperature 0 before sampling")
+    max_attempts: int = Field(4, ge=1, le=20, description="candidate fixes written and tested per request")
+    max_model_calls: int = Field(
+        4, ge=1, le=40, description="model calls per request (a reply that is no candidate uses one)"
+    )
+    greedy_attempts: int = Field(
+        3, ge=0, description="greedy calls: the one call, the fixer's framing, the last failure fed back"
+    )
+    check_examples: bool = Field(
+        True, description="a candidate must also pass the docstring examples of the files it changes"
+    )
     sample_temperature: float = Field(0.7, ge=0, le=2)
     max_file_lines: int = Field(400, ge=1, description="larger files are left to the tool loop")
     whole_file_lines: int = Field(150, ge=1, description="above this, ask only for the functions that change")

@@ -25,7 +25,15 @@ from acode.llm.chat_template import ChatTemplate
 from acode.llm.kv_cache import CHUNK, AlignedCache, check_deadline, row_logprob
 from acode.llm.scoring import TextScore
 from acode.llm.structured import parse_envelope, tool_envelope_schema
-from acode.llm.types import Completion, InstructionsAt, Message, TokenLogprob, ToolSpec, Usage
+from acode.llm.types import (
+    Completion,
+    InstructionsAt,
+    Message,
+    TokenLogprob,
+    ToolSpec,
+    Usage,
+    cut_at_stop,
+)
 
 log = logging.getLogger("acode.llm")
 
@@ -55,6 +63,13 @@ def default_threads() -> int:
     except OSError:
         busy = 0.0
     return max(1, min(cores, int(cores - busy + 0.5)))
+
+
+def _stopped(text: str, stop: Sequence[str], new: int) -> str | None:
+    """``text`` cut before the first stop string, when the last ``new`` characters completed one."""
+    start = max(0, len(text) - new - max(len(s) for s in stop))
+    cut = cut_at_stop(text[start:], stop)
+    return None if cut is None else text[:start] + cut
 
 
 class EmbeddedModel:
@@ -118,6 +133,7 @@ class EmbeddedModel:
         on_text: Callable[[str], None] | None = None,
         logprobs: int | None = None,
         instructions_at: InstructionsAt = "system",
+        stop: Sequence[str] | None = None,
     ) -> Completion:
         started = time.monotonic()
         deadline = started + timeout if timeout else None
@@ -139,6 +155,7 @@ class EmbeddedModel:
                 timeout=timeout,
                 on_text=stream,
                 logprobs=logprobs,
+                stop=stop or (),
             )
         usage = Usage(
             prompt_tokens=len(tokens),
@@ -235,6 +252,7 @@ class EmbeddedModel:
         timeout: float | None,
         on_text: Callable[[str], None] | None,
         logprobs: int | None,
+        stop: Sequence[str] = (),
     ) -> tuple[str, int, str, list[TokenLogprob] | None]:
         llm = self._llm
         vocab = llm._model.vocab
@@ -268,6 +286,9 @@ class EmbeddedModel:
                     pieces.append(piece)
                     if on_text:
                         on_text(piece)
+                    if stop and (cut := _stopped("".join(pieces), stop, len(piece))) is not None:
+                        pieces, finish = [cut], "stop"
+                        break
                 check_deadline(self.name, deadline, timeout, "generating")
         except StopIteration:
             finish = "stop"

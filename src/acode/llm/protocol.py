@@ -26,6 +26,7 @@ class ChatModel(Protocol):
         on_text: Callable[[str], None] | None = None,
         logprobs: int | None = None,
         instructions_at: InstructionsAt = "system",
+        stop: Sequence[str] | None = None,
     ) -> Completion:
         """One model call.
 
@@ -38,6 +39,8 @@ class ChatModel(Protocol):
         instructions_at: where the explanation of ``tools`` or ``schema`` goes: "system" (the system
             message) or "end" (the end of the last user message, so calls over the same messages with
             other schemas or none share their whole prefix, and a prompt cache can reuse it).
+        stop: generation ends where the text first contains one of these strings; the text is returned
+            without it (as OpenAI's ``stop``), finish_reason "stop".
         """
         ...
 

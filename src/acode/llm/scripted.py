@@ -23,7 +23,7 @@ import yaml
 
 from acode.errors import ConfigError, ModelError
 from acode.llm.scoring import TextScore
-from acode.llm.types import Completion, InstructionsAt, Message, ToolCall, ToolSpec, Usage
+from acode.llm.types import Completion, InstructionsAt, Message, ToolCall, ToolSpec, Usage, cut_at_stop
 
 
 class ScriptedModel:
@@ -84,16 +84,23 @@ class ScriptedModel:
         on_text: Callable[[str], None] | None = None,
         logprobs: int | None = None,
         instructions_at: InstructionsAt = "system",
+        stop: Sequence[str] | None = None,
     ) -> Completion:
         with self._lock:
             self.calls.append({"messages": list(messages), "tools": list(tools or []), "schema": schema,
-                               "instructions_at": instructions_at})
+                               "instructions_at": instructions_at, "stop": list(stop or []),
+                               "max_tokens": max_tokens, "temperature": temperature})
             if not self._steps:
                 raise ModelError("ACODE-MODEL-090", "the scripted model has no answers left")
             step = self._steps.pop(0)
         if callable(step) and not isinstance(step, (Completion, Exception)):
             step = step(list(messages), list(tools or []), schema)
         completion = self._to_completion(step, messages)
+        cut = cut_at_stop(completion.text, stop) if not completion.tool_calls else None
+        if cut is not None:  # as a backend would have stopped there
+            completion = completion.model_copy(update={
+                "text": cut, "finish_reason": "stop",
+                "usage": completion.usage.model_copy(update={"completion_tokens": self.count_tokens(cut)})})
         if on_text and completion.text and not completion.tool_calls:
             on_text(completion.text)
         return completion

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -109,3 +110,9 @@ class Completion(BaseModel):
 
     def as_message(self) -> Message:
         return Message.assistant(self.text, list(self.tool_calls))
+
+
+def cut_at_stop(text: str, stop: Iterable[str] | None) -> str | None:
+    """``text`` up to the earliest of the stop strings it contains, or None when it contains none."""
+    found = [i for s in (stop or ()) if s and (i := text.find(s)) >= 0]
+    return text[: min(found)] if found else None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acode.agent.fixing.detect import FixPlan, is_test_file, plan_fix
+from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
 from acode.agent.fixing.harness import ask, output_tokens_for, read_text, tool
 from acode.agent.fixing.outcome import (
     TestOutcome,
@@ -21,7 +22,15 @@ from acode.agent.fixing.outcome import (
     read_outcome,
     trim_output,
 )
-from acode.agent.fixing.rewrite import FileView, feedback_message, parse_reply, task_messages
+from acode.agent.fixing.rewrite import (
+    FileView,
+    close_fence,
+    feedback_message,
+    one_call_messages,
+    parse_reply,
+    reply_stop,
+    task_messages,
+)
 from acode.agent.loop.stops import AgentStop
 from acode.llm.types import Message
 
@@ -36,8 +45,10 @@ DIFF_LINES = 40
 @dataclass
 class FixSettings:
     enabled: bool = True
-    max_attempts: int = 4  # model calls
-    greedy_attempts: int = 2  # then sampled at sample_temperature
+    max_attempts: int = 4  # candidates written and tested
+    max_model_calls: int = 4  # a reply that is no candidate (unchanged, unusable) uses a call, not an attempt
+    greedy_attempts: int = 3  # the one call, the fixer's framing, the last failure fed back; then sampled
+    check_examples: bool = True  # a candidate must also pass its files' docstring examples
     sample_temperature: float = 0.7
     max_file_lines: int = 400  # larger files are left to the tool loop
     whole_file_lines: int = 150  # above this, ask only for the functions that change (merged by name)
@@ -89,9 +100,15 @@ class TestDrivenFixer:
             for test in plan.protected or [
                 p for p in implicated_files(before.output, workspace) if is_test_file(p)
             ]:
-                paths += [p for p in imported_files(read_text(workspace / test), workspace) if p not in paths]
+                imports = imported_files(read_text(workspace / test), workspace, test.name)
+                subject = [p for p in imports[:1] if test.stem.removeprefix("test_") == p.stem]
+                paths += [p for p in subject or imports if p not in paths]
         limit = self.settings.max_file_lines
-        return [p.as_posix() for p in paths[:3] if len(read_text(workspace / p).splitlines()) <= limit]
+        return [
+            p.as_posix()
+            for p in paths
+            if 0 < len(read_text(workspace / p).strip().splitlines()) <= limit  # not an empty __init__.py
+        ][:3]
 
     @staticmethod
     def _run_tests(loop: AgentLoop, run: _Run, command: str) -> TestOutcome | None:
@@ -102,7 +119,14 @@ class TestDrivenFixer:
 
 
 class _Attempts:
-    """One fixing session: the state of the attempts for one request."""
+    """One fixing session: the state of the attempts for one request.
+
+    The first call is one call of the model as anyone would make it (the one-call layout, greedy); the
+    tests judge its answer like every later one, so the fixer cannot do worse than that call. Then the
+    fixer's own framing (greedy), then the last failure fed back (greedy, while ``greedy_attempts``
+    last), then samples of the framing used last (its prompt is still in the KV cache, so a sample
+    costs little more than its answer). A reply that is no candidate (the file unchanged, no usable block) is
+    never written or tested."""
 
     def __init__(
         self,
@@ -119,18 +143,16 @@ class _Attempts:
         self.before, self.workspace = before, workspace
         self.original = {p: (workspace / p).read_bytes() for p in targets}
         self.views = [FileView(p, read_text(workspace / p)) for p in targets]
-        context = self._context_files(targets)
+        self.context = self._context_files(targets)
         self.partial = sum(len(v.text.splitlines()) for v in self.views) > settings.whole_file_lines
-        self.messages = task_messages(
-            request,
-            self.views,
-            context,
-            plan.test_command,
-            trim_output(before.output),
-            failing=not before.ok,
-            partial=self.partial,
-        )
+        task = (request, self.views, self.context, plan.test_command, trim_output(before.output))
+        self.framings = [
+            one_call_messages(*task, failing=not before.ok, partial=self.partial),
+            task_messages(*task, failing=not before.ok, partial=self.partial),
+        ]
+        self.stop = reply_stop(self.views, self.partial)
         self.best: _Candidate | None = None
+        self.passing: _Candidate | None = None  # passes the tests, fails its own examples
         self.tried: set[tuple[tuple[str, str], ...]] = set()
 
     def _context_files(self, targets: list[str]) -> list[FileView]:
@@ -159,6 +181,9 @@ class _Attempts:
                 self._restore_files()  # a limit or Ctrl-C: never leave an unchecked candidate
         if answer is not None:
             return answer
+        if self.passing is not None:
+            self._write(self.passing.contents)
+            return self._success_answer(self.passing, examples_fail=True)
         self._restore_files()
         message = self._failure_message()
         if self.settings.fallback_to_loop:
@@ -167,74 +192,101 @@ class _Attempts:
         raise AgentStop(message, reason="tests_failing")
 
     def _attempts(self) -> str | None:
-        last_reply, feedback = "", None
-        for attempt in range(1, self.settings.max_attempts + 1):
-            messages = list(self.messages)
-            if feedback is not None:
-                messages += [Message.assistant(last_reply), feedback]
-            greedy = attempt <= self.settings.greedy_attempts
-            last_reply = self._ask(messages, 0.0 if greedy else self.settings.sample_temperature, attempt)
-            parsed = parse_reply(last_reply, self.views)
+        settings = self.settings
+        follow_up: list[Message] = []  # the last candidate's framing, its reply and why it failed
+        base = self.framings[0]
+        for call in range(1, settings.max_model_calls + 1):
+            if len(self.tried) >= settings.max_attempts:
+                break
+            greedy = call <= settings.greedy_attempts
+            if call <= len(self.framings):
+                base = framing = self.framings[call - 1]
+            elif greedy and follow_up:
+                framing, follow_up = follow_up, []
+                base = next(f for f in self.framings if framing[: len(f)] == f)
+            else:  # a sample of the framing used last: its prompt is still in the KV cache
+                greedy, framing = False, base
+            reply = self._ask(framing, 0.0 if greedy else settings.sample_temperature, call)
+            parsed = parse_reply(reply, self.views, self.context)
             if isinstance(parsed, str):
-                feedback = feedback_message(
-                    self._paths(), self.plan.test_command, problem=parsed, partial=self.partial
-                )
-                continue
+                continue  # not a candidate: never written or tested
             key = tuple(sorted(parsed.items()))
             if key in self.tried:
-                feedback = feedback_message(
-                    self._paths(),
-                    self.plan.test_command,
-                    partial=self.partial,
-                    problem="this version was already tried and failed the tests",
-                )
                 continue
             self.tried.add(key)
-            outcome = self._try(parsed)
-            if outcome.better_than(self.best.outcome if self.best else None):
-                self.best = _Candidate(parsed, outcome, attempt)
-            if outcome.ok:
-                return self._success_answer(parsed, outcome, attempt)
-            feedback = feedback_message(
-                self._paths(),
-                self.plan.test_command,
-                output=trim_output(outcome.output),
-                partial=self.partial,
-            )
+            candidate = _Candidate(parsed, self._try(parsed), len(self.tried))
+            if candidate.outcome.ok:
+                examples = self._examples(parsed)
+                if examples is None:
+                    return self._success_answer(candidate)
+                self.passing = self.passing or candidate
+                feedback = feedback_message(
+                    self.views, self.plan.test_command, examples=trim_output(examples), partial=self.partial
+                )
+            else:
+                if candidate.outcome.better_than(self.best.outcome if self.best else None):
+                    self.best = candidate
+                feedback = feedback_message(
+                    self.views, self.plan.test_command, output=trim_output(candidate.outcome.output),
+                    partial=self.partial,
+                )
+            follow_up = [*base, Message.assistant(reply), feedback]
         return None
 
-    def _ask(self, messages: list[Message], temperature: float, attempt: int) -> str:
+    def _ask(self, messages: list[Message], temperature: float, call: int) -> str:
         text = "".join(v.text for v in self.views)
-        return ask(
+        return close_fence(ask(
             self.loop,
             self.run,
             messages,
             temperature=temperature,
-            seed=attempt,
+            seed=call,
             max_tokens=output_tokens_for(self.loop, text),
-        )
+            stop=self.stop,
+        ))
 
     def _try(self, contents: dict[str, str]) -> TestOutcome:
-        for path, text in contents.items():
-            step = tool(self.loop, self.run, "write_file", {"file_path": path, "content": text})
-            if step.decision != "allowed" or not step.ok:
-                raise _Refused(step.error or step.decision)
+        self._write_through_tools(contents)
         outcome = TestDrivenFixer._run_tests(self.loop, self.run, self.plan.test_command)
         if outcome is None:
             raise _Refused("the test command was refused")
         return outcome
 
+    def _write_through_tools(self, contents: dict[str, str]) -> None:
+        for path, text in contents.items():
+            step = tool(self.loop, self.run, "write_file", {"file_path": path, "content": text})
+            if step.decision != "allowed" or not step.ok:
+                raise _Refused(step.error or step.decision)
+
+    def _examples(self, contents: dict[str, str]) -> str | None:
+        """The output of the candidate's failing docstring examples, or None when they pass (or there
+        are none, or they could not run)."""
+        command = examples_command(self.plan.test_command, files_with_examples(contents))
+        if not self.settings.check_examples or command is None:
+            return None
+        step = tool(self.loop, self.run, "run_shell_command",
+                    {"command": command, "description": "run the docstring examples"})
+        if step.decision != "allowed" or not step.ok:
+            return None
+        outcome = read_outcome(step.output)
+        return outcome.output if examples_failed(outcome.exit_code) else None
+
     # -- ending --------------------------------------------------------------------------------
     def _restore_files(self) -> None:
         """Back to the original files, unless the best candidate passes more tests than they did."""
         keep = self.best is not None and self.best.outcome.better_than(self.before)
+        self._write(self.best.contents if keep and self.best else {})
+
+    def _write(self, contents: dict[str, str]) -> None:
+        """These contents, the other targets as they were (directly: the tools already wrote each one)."""
         for path, data in self.original.items():
-            if keep and path in self.best.contents:
-                (self.workspace / path).write_text(self.best.contents[path], encoding="utf-8")
+            if path in contents:
+                (self.workspace / path).write_text(contents[path], encoding="utf-8")
             else:
                 (self.workspace / path).write_bytes(data)
 
-    def _success_answer(self, contents: dict[str, str], outcome: TestOutcome, attempt: int) -> str:
+    def _success_answer(self, candidate: _Candidate, *, examples_fail: bool = False) -> str:
+        contents, outcome = candidate.contents, candidate.outcome
         diff = []
         for view in self.views:
             if view.path in contents:
@@ -247,9 +299,13 @@ class _Attempts:
                     lineterm="",
                 )
         shown = "\n".join(diff[:DIFF_LINES]) + ("\n..." if len(diff) > DIFF_LINES else "")
+        caveat = (
+            f" Its docstring examples still fail (no candidate of {len(self.tried)} passed both)."
+            if examples_fail else ""
+        )
         return (
             f"Changed {', '.join(contents)}; `{self.plan.test_command}` passes now ({outcome.summary()}, "
-            f"attempt {attempt} of {self.settings.max_attempts}).\n\n```diff\n{shown}\n```"
+            f"attempt {candidate.attempt} of {self.settings.max_attempts}).{caveat}\n\n```diff\n{shown}\n```"
         )
 
     def _failure_message(self) -> str:

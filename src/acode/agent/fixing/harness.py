@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def ask(loop: AgentLoop, run: _Run, messages: list[Message], *, temperature: float = 0.0, seed: int = 0,
-        max_tokens: int | None = None) -> str:
+        max_tokens: int | None = None, stop: list[str] | None = None) -> str:
     """One plain-text model call, recorded as a model step; the loop's turn and time limits apply."""
     loop.check_limits(run)
     run.result.turns += 1
@@ -30,6 +30,7 @@ def ask(loop: AgentLoop, run: _Run, messages: list[Message], *, temperature: flo
         seed=loop.config.seed + seed,
         timeout=min(remaining, loop.config.model_timeout or remaining),
         on_text=loop.observers.on_text,
+        **({"stop": stop} if stop else {}),
     )
     seconds = time.perf_counter() - started
     run.result.model_seconds += seconds

@@ -3,6 +3,7 @@ project files a traceback points at."""
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,23 +71,46 @@ def implicated_files(output: str, workspace: Path) -> list[Path]:
     return found
 
 
-def imported_files(test_text: str, workspace: Path) -> list[Path]:
-    """Workspace modules a test file imports (``from x import y``, ``import x``)."""
+def imported_files(test_text: str, workspace: Path, test_name: str = "") -> list[Path]:
+    """Workspace modules a test file imports (``import a.b``, ``from a.b import c`` where ``c`` may be a
+    module too), under the root or ``src/``; the one the test is named after (``test_parser.py`` ->
+    ``parser.py``) first."""
+    try:
+        tree = ast.parse(test_text)
+    except (SyntaxError, ValueError):
+        return []
+    modules: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
     found: list[Path] = []
-    for match in re.finditer(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", test_text, re.MULTILINE):
-        module = (match.group(1) or match.group(2)).lstrip(".")
-        for candidate in (
-            Path(*module.split(".")).with_suffix(".py"),
-            Path(*module.split(".")) / "__init__.py",
-            Path("src", *module.split(".")).with_suffix(".py"),
-        ):
-            if (workspace / candidate).is_file() and candidate not in found:
-                found.append(candidate)
-    return found
+    for module in modules:
+        parts = module.split(".")
+        for base in (Path(), Path("src")):
+            for candidate in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
+                if (workspace / candidate).is_file() and candidate not in found:
+                    found.append(candidate)
+    subject = test_name.removeprefix("test_").removesuffix(".py").removesuffix("_test")
+    return sorted(found, key=lambda p: p.stem != subject)
+
+
+# What differs between two runs of the same failing tests: durations and object addresses. Left in the
+# prompt, they made the same task get a different greedy answer in the next run (issue 29).
+_RUN_NOISE = (
+    (re.compile(r"\b(\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)(?:, )?)+ in "
+                r"[\d.]+s(?: \([\d:]+\))?"), lambda m: m.group(0).rsplit(" in ", 1)[0]),
+    (re.compile(r"\bat 0x[0-9a-fA-F]+"), lambda m: "at 0x..."),
+    (re.compile(r"^Ran (\d+ tests?) in [\d.]+s$", re.MULTILINE), lambda m: f"Ran {m.group(1)}"),
+)
 
 
 def trim_output(output: str, limit: int = 2500) -> str:
-    """The part of a test run a model needs: the head (what failed) and the tail (the summary)."""
+    """The part of a test run a model needs: the head (what failed) and the tail (the summary), without
+    what changes from one run to the next (timings, addresses), so the same failure is the same prompt."""
+    for pattern, replace in _RUN_NOISE:
+        output = pattern.sub(replace, output)
     if len(output) <= limit:
         return output
     head = output[: limit * 2 // 3]

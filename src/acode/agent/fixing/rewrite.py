@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,9 +29,22 @@ class FileView:
         return _LANGUAGES.get(Path(self.path).suffix, "")
 
 
+def one_call_messages(request: str, files: list[FileView], context: list[FileView], command: str,
+                      output: str, failing: bool, *, partial: bool = False) -> list[Message]:
+    """One call of the model as anyone would make it: no system prompt; the request, the tests, the
+    failure, then the file(s) and the instruction last. The fixer's first candidate, so the tests can
+    never leave it worse than that one call. ``partial``: ask only for the functions/classes that
+    change (long files; merged by name)."""
+    user = render("acode.agent", "fix_one_call.j2", request=request, files=files, context=context,
+                  command=command, output=output.rstrip(), failing=failing, partial=partial)
+    return [Message.user(user)]
+
+
 def task_messages(request: str, files: list[FileView], context: list[FileView], command: str,
                   output: str, failing: bool, *, partial: bool = False) -> list[Message]:
-    """``partial``: ask only for the functions/classes that change (long files; merged by name)."""
+    """The fixer's own framing: a system prompt with the reply's format, the file(s) first, then the tests
+    and the failure. A second, different candidate: on the same bug one framing often echoes the file
+    where the other fixes it (both seen with the 0.5B and the 1.5B)."""
     example = files[0] if files else FileView("app.py", "")
     system = render("acode.agent", "fix_system.j2", example_path=example.path, language=example.language)
     user = render("acode.agent", "fix_task.j2", request=request, files=files, context=context,
@@ -38,10 +52,24 @@ def task_messages(request: str, files: list[FileView], context: list[FileView], 
     return [Message.system(system), Message.user(user)]
 
 
-def feedback_message(paths: list[str], command: str, output: str = "", problem: str = "", *,
+def feedback_message(files: list[FileView], command: str, output: str = "", *, examples: str = "",
                      partial: bool = False) -> Message:
-    return Message.user(render("acode.agent", "fix_feedback.j2", paths=paths, command=command,
-                               output=output.rstrip(), problem=problem, partial=partial))
+    """Why a candidate failed: the test output, or (tests passing) its failing docstring examples."""
+    return Message.user(render("acode.agent", "fix_feedback.j2", files=files, command=command,
+                               output=output.rstrip(), examples=examples.rstrip(), partial=partial))
+
+
+def reply_stop(files: list[FileView], partial: bool) -> list[str]:
+    """Where generation can end: right after the closing fence of the one file asked for (the reply's
+    only block). Text after it (explanations, copies of the prompt's tests and output) is most of a small
+    model's time. Several files or functions come in several blocks: no stop."""
+    return ["\n```\n"] if len(files) == 1 and not partial else []
+
+
+def close_fence(reply: str) -> str:
+    """A reply cut at its stop string ends inside the block it opened: close it."""
+    fences = sum(1 for line in reply.splitlines() if line.lstrip().startswith("```"))
+    return reply.rstrip("\n") + "\n```\n" if fences % 2 else reply
 
 
 def _path_before(reply: str, start: int) -> str:
@@ -54,8 +82,9 @@ def _path_before(reply: str, start: int) -> str:
     return ""
 
 
-def parse_reply(reply: str, targets: list[FileView]) -> dict[str, str] | str:
-    """{path: new text} for the targets the reply rewrites, or the problem to tell the model."""
+def parse_reply(reply: str, targets: list[FileView], shown: Sequence[FileView] = ()) -> dict[str, str] | str:
+    """{path: new text} for the targets the reply rewrites, or the problem to tell the model. A block that
+    copies one of the ``shown`` files (the tests in the prompt) is never taken for a target."""
     by_path = {t.path: t for t in targets}
     blocks = list(_FENCE.finditer(reply))
     if not blocks:
@@ -66,11 +95,14 @@ def parse_reply(reply: str, targets: list[FileView]) -> dict[str, str] | str:
         path = named if named in by_path else next((p for p in by_path if named.endswith(p)), None)
         if path is None and len(by_path) == 1 and not found:
             path = next(iter(by_path))  # one file asked for: an unlabelled block is that file
+        if any(_same_code(block.group(2), s.text) for s in shown):
+            continue
         if path is not None and path not in found:
             found[path] = block.group(2)
     if not found:
         return f"the reply names none of {', '.join(by_path)}"
     for path, text in found.items():
+        text = found[path] = _without_self_import(path, by_path[path].text, text)
         problem = check_candidate(path, by_path[path].text, text)
         if problem:
             return problem
@@ -100,6 +132,28 @@ def check_candidate(path: str, old: str, new: str) -> str | None:
     return None
 
 
+def _without_self_import(path: str, old: str, new: str) -> str:
+    """``new`` without top-level imports of its own module that ``old`` did not have: the tests' import
+    line copied into the module (seen with the 0.5B and the 1.5B), a circular import that would fail
+    an otherwise sound fix."""
+    if not path.endswith(".py"):
+        return new
+    module = Path(path).stem
+    try:
+        tree = ast.parse(new)
+    except SyntaxError:
+        return new
+    lines = new.splitlines(keepends=True)
+    for node in reversed(tree.body):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else (
+            [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+        if any(n.split(".")[-1] == module for n in names):
+            text = "".join(lines[node.lineno - 1 : node.end_lineno])
+            if text.strip() not in old:
+                del lines[node.lineno - 1 : node.end_lineno]
+    return "".join(lines).lstrip("\n")
+
+
 def _defines(source: str) -> bool:
     """Whether Python source has a top-level function or class (source that does not parse: no)."""
     try:
@@ -112,8 +166,26 @@ def _defines(source: str) -> bool:
 
 
 def _same_code(a: str, b: str) -> bool:
-    """Equal but for trailing spaces and blank lines at the end (a reply that changes only those changes
-    nothing the tests could see)."""
+    """The same program: Python that parses to the same tree without its docstrings (a reply that changes
+    only comments, layout or docs changes nothing the tests could see), else equal lines but for
+    trailing spaces and blank lines at the end."""
+    trees = [_tree_without_docs(a), _tree_without_docs(b)]
+    if None not in trees:
+        return trees[0] == trees[1]
     return [line.rstrip() for line in a.rstrip().splitlines()] == [
         line.rstrip() for line in b.rstrip().splitlines()
     ]
+
+
+def _tree_without_docs(source: str) -> str | None:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)

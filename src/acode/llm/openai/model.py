@@ -74,6 +74,7 @@ class OpenAIModel:
         on_text: Callable[[str], None] | None = None,
         logprobs: int | None = None,
         instructions_at: InstructionsAt = "system",
+        stop: Sequence[str] | None = None,
     ) -> Completion:
         tools = list(tools or [])
         history_has_tools = any(m.role == "tool" or m.tool_calls for m in messages)
@@ -84,6 +85,8 @@ class OpenAIModel:
             "temperature": temperature,
             "seed": seed,
         }
+        if stop:
+            body["stop"] = list(stop)
         if native and tools and schema is None:
             body["messages"] = payload.native_messages(messages)
             body["tools"] = payload.tools_payload(tools)
