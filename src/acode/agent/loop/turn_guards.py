@@ -12,7 +12,9 @@ So, within one user prompt:
   the read tools are left out of the next call;
 - ``ask_user`` with the user's own question is not run;
 - a plan-mode tool right after another one, with no other tool in between, is not run;
-- after a refused path (outside the workspace), the same call failing (or denied) a second time, one of
+- after a refused path the user's request names ("read ../outside.txt": outside the workspace; a path the
+  model chose on its own is its mistake to correct, and a task with more to do goes on), the same call
+  failing (or denied) a second time, one of
   the last two calls above, or the one command the request consists of having run ("Run the shell
   command: touch x.txt"; the 1.5B went on to invent edits of x.txt), the next model call is constrained
   to a plain answer, which ends the turn.
@@ -110,7 +112,7 @@ class TurnGuards:
     def observe(self, step: ToolStep, result: ToolResult) -> None:
         """After each call: what it means for the next one."""
         self.last_tool = step.name
-        if result.refused:
+        if result.refused and _asked_for(self.typed, step.arguments):
             self.answer_next = f"{step.name} was refused: {result.error}"
         elif not step.ok and step.decision in ("allowed", "denied"):  # repeats, invalid calls: elsewhere
             key = call_key(step.name, step.arguments)
@@ -124,3 +126,8 @@ class TurnGuards:
         """The turn's answer when the model asked for a tool anyway in an answer-only call (a backend that
         could not constrain it): why it was stopped."""
         return f"Stopped: {self.answer_next}."
+
+
+def _asked_for(typed: str, arguments: dict) -> bool:
+    """Whether a path-like argument of the call is something the user's own words name."""
+    return any(isinstance(v, str) and len(v.strip()) >= 3 and v.strip() in typed for v in arguments.values())
