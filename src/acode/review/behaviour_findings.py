@@ -147,23 +147,23 @@ def _judged(finding: Finding, logits: dict[str, float], margin: float) -> Findin
 
 
 def backed_or_medium(finding: Finding, evidence: list[Finding], diff: BehaviourDiff | None) -> Finding:
-    """A likelihood regression is a guess: ``high`` only where executed or deterministic evidence backs it (a
-    behavioural difference the run found in the same function, a high finding on the same line); on its own
-    ``medium``, a reason to look."""
+    """A likelihood regression is a guess, and executed evidence outranks it: where the behavioural diff ran
+    the changed function and found no input on which the two versions differ, the guess is ``medium`` (a
+    reason to look). Where it found a difference, or a high finding stands on the same line, it stays
+    ``high``. Where nothing ran the function (the diff off, not runnable, `acode run`'s reviewer), the guess
+    keeps its measured weight: demoting it there dropped the logic-defect set from 0.90 to 0.50."""
     if finding.rule != REGRESSION_RULE or finding.severity != "high" or finding.status != "confirmed":
         return finding
-    spans = [(r.function.line, r.function.end_line) for r in (diff.results if diff else [])
-             if r.function.path == finding.file]
     line = finding.line or 0
+    ran = [r for r in (diff.results if diff else []) if r.function.path == finding.file
+           and r.function.line <= line <= r.function.end_line and r.status in ("same", "differs")]
+    if not ran or any(r.status == "differs" for r in ran):
+        return finding
     for item in evidence:
         if item is finding or item.rule == REGRESSION_RULE or not item.counts or item.file != finding.file:
             continue
         if item.line == line and item.severity in ("critical", "high"):
             return finding
-        # a difference the run found in the same function (medium: no rule decided which side is right)
-        if item.rule == RULE and item.severity != "info" and any(
-                start <= line <= end and start == item.line for start, end in spans):
-            return finding
     return finding.model_copy(update={
-        "severity": "medium", "message": finding.message + " (a likelihood guess, not backed by executed or "
-                                                           "deterministic evidence: a reason to look)"})
+        "severity": "medium", "message": finding.message + " (a likelihood guess that running both versions "
+                                                           "did not bear out: a reason to look)"})

@@ -216,12 +216,23 @@ def test_what_the_inputs_and_severities_are_read_from():
         "what": "result"}
 
 
-def test_a_likelihood_regression_is_high_only_when_a_difference_backs_it():
+def test_a_likelihood_regression_is_medium_only_where_running_both_versions_did_not_bear_it_out():
+    from acode.review.behaviour_diff import BehaviourDiff, FunctionResult
+    from acode.review.behaviour_inputs import ChangedFunction
+
     guess = Finding(dimension="intent_alignment", source="model", rule="review/regression", severity="high",
                     message="less likely", file="pkg/helpers.py", line=6)
-    alone = backed_or_medium(guess, [], None)
-    assert alone.severity == "medium" and "a reason to look" in alone.message
-    assert backed_or_medium(guess, [guess], None).severity == "medium"  # it does not back itself
+
+    def ran(status: str) -> BehaviourDiff:
+        function = ChangedFunction(path="pkg/helpers.py", module="pkg.helpers", qualname="page", kind="function",
+                                   line=4, end_line=9)
+        return BehaviourDiff(results=[FunctionResult(function, status)])
+
+    assert backed_or_medium(guess, [], None).severity == "high"  # nothing ran it: the guess keeps its weight
+    assert backed_or_medium(guess, [], ran("not_run")).severity == "high"
+    assert backed_or_medium(guess, [], ran("differs")).severity == "high"  # a difference backs it
+    same = backed_or_medium(guess, [guess], ran("same"))  # it does not back itself
+    assert same.severity == "medium" and "a reason to look" in same.message
     elsewhere = Finding(dimension="safety", source="ruff", rule="ruff/S301", severity="high", message="x",
                         file="pkg/helpers.py", line=6)
-    assert backed_or_medium(guess, [elsewhere], None).severity == "high"
+    assert backed_or_medium(guess, [elsewhere], ran("same")).severity == "high"
