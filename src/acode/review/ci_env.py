@@ -15,6 +15,7 @@ from pathlib import Path
 
 from acode.errors import UsageError
 from acode.gitcmd import run_git
+from acode.review.git_context import commit_sha
 
 FETCH_TIMEOUT = 300
 DEEPEN_STEPS = (50, 500)
@@ -56,7 +57,7 @@ def in_ci(env: Mapping[str, str] | None = None) -> bool:
 
 
 def _has_commit(root: Path, rev: str) -> bool:
-    return run_git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False).returncode == 0
+    return commit_sha(root, rev) is not None
 
 
 def _fetch(root: Path, *args: str) -> bool:

@@ -28,7 +28,7 @@ def repo_root(start: Path) -> Path:
     return Path(done.stdout.strip()).resolve()
 
 
-def _verify(root: Path, rev: str) -> str | None:
+def commit_sha(root: Path, rev: str) -> str | None:
     done = _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
     return done.stdout.strip() if done.returncode == 0 else None
 
@@ -38,7 +38,7 @@ def default_base(root: Path) -> str:
     done = _git(root, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD", check=False)
     candidates = [done.stdout.strip()] if done.returncode == 0 and done.stdout.strip() else []
     for name in [*candidates, "main", "master"]:
-        if _verify(root, name):
+        if commit_sha(root, name):
             return name
     raise UsageError(
         "ACODE-GIT-003",
@@ -62,14 +62,14 @@ def branch_context(start: Path, base: str | None = None, *, intent: str = "", ma
                  "<sha>",
         )
     base = base or default_base(root)
-    base_sha = _verify(root, base)
+    base_sha = commit_sha(root, base)
     if base_sha is None:
         raise UsageError(
             "ACODE-GIT-003",
             f"unknown base branch '{base}' in {root}",
             hint="list branches with `git branch -a` and pass one with --base",
         )
-    head_sha = _verify(root, "HEAD")
+    head_sha = commit_sha(root, "HEAD")
     if head_sha is None:
         raise UsageError("ACODE-REVIEW-008", f"the branch in {root} has no commits yet",
                          hint="commit something first")
@@ -92,7 +92,7 @@ def uncommitted_context(start: Path, *, intent: str = "", max_diff_chars: int = 
                         context_lines: int = 3) -> ReviewContext:
     """The working tree and index against HEAD, untracked (not ignored) files included as added."""
     root = repo_root(start)
-    head_sha = _verify(root, "HEAD")
+    head_sha = commit_sha(root, "HEAD")
     against = head_sha or EMPTY_TREE
     files = _changed_files(root, [against], max_diff_chars, context_lines)
     files += _untracked_files(root, max_diff_chars)
@@ -113,7 +113,7 @@ def staged_context(start: Path, *, intent: str = "", max_diff_chars: int = 10_00
     """The index against HEAD: what `git commit` would record (a pre-commit hook's view). The index is
     written as a tree so the review reads the staged contents, not the working tree's."""
     root = repo_root(start)
-    head_sha = _verify(root, "HEAD")
+    head_sha = commit_sha(root, "HEAD")
     written = _git(root, "write-tree", check=False)
     if written.returncode != 0:
         raise UsageError("ACODE-GIT-008", f"the index of {root} cannot be reviewed: {written.stderr.strip()}",
@@ -137,7 +137,7 @@ def pipeline_context(start: Path, *, request: str, sections: dict[str, str] | No
     commit the run started from; default HEAD), with the request as the intent and the plan, execution
     and verification results as extra sections."""
     root = repo_root(start)
-    against = base_sha or _verify(root, "HEAD") or EMPTY_TREE
+    against = base_sha or commit_sha(root, "HEAD") or EMPTY_TREE
     files = (_changed_files(root, [against], max_diff_chars, context_lines)
              + _untracked_files(root, max_diff_chars))
     if not files:
@@ -152,11 +152,11 @@ def pipeline_context(start: Path, *, request: str, sections: dict[str, str] | No
 def commit_context(start: Path, sha: str, *, intent: str = "", max_diff_chars: int = 10_000,
                    context_lines: int = 3) -> ReviewContext:
     root = repo_root(start)
-    full = _verify(root, sha)
+    full = commit_sha(root, sha)
     if full is None:
         raise UsageError("ACODE-REVIEW-006", f"unknown commit '{sha}' in {root}",
                          hint="check the hash with `git log`")
-    parent = _verify(root, f"{full}^") or EMPTY_TREE
+    parent = commit_sha(root, f"{full}^") or EMPTY_TREE
     files = _changed_files(root, [parent, full], max_diff_chars, context_lines)
     if not files:
         raise UsageError("ACODE-GIT-005", f"commit {full[:12]} changes no files", hint="pick another commit")
