@@ -286,8 +286,8 @@ def test_the_first_call_is_the_one_call_and_its_passing_answer_is_kept(project):
     first = model.calls[0]
     assert first["temperature"] == 0.0 and [m.role for m in first["messages"]] == ["user"]
     prompt = first["messages"][0].content
-    # the one-call layout: the request, the tests, the failure, then the file and the instruction last
-    order = [prompt.index(part) for part in (REQUEST, "def test_add", "fails:", "def add(a, b):")]
+    # the one-call layout: the request, the file, the tests, the failure and the instruction last
+    order = [prompt.index(part) for part in (REQUEST, "def add(a, b):", "def test_add", "prints:")]
     assert order == sorted(order)
     assert prompt.endswith("Reply with the whole corrected calc.py in one ```python block.")
 

@@ -32,8 +32,9 @@ class FileView:
 
 def one_call_messages(request: str, files: list[FileView], context: list[FileView], command: str,
                       output: str, failing: bool, *, partial: bool = False) -> list[Message]:
-    """One call of the model as anyone would make it: no system prompt; the request, the tests, the
-    failure, then the file(s) and the instruction last. The fixer's first candidate, so the tests can
+    """One call of the model as anyone would make it: no system prompt; the request, the file(s), the
+    tests, what the test command prints, the instruction last (the layout of the one call that
+    benchmarks/fix_success.py measures acode against). The fixer's first candidate, so the tests can
     never leave it worse than that one call. ``partial``: ask only for the functions/classes that
     change (long files; merged by name)."""
     user = render("acode.agent", "fix_one_call.j2", request=request, files=files, context=context,
