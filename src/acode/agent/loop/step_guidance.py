@@ -8,7 +8,9 @@ stopped it; with them it writes, runs, and answers.
   constrained decoding the model then has to choose something else - a message alone did not do it);
 - reminder: each successful tool result ends with one line restating the request and the steps done
   (small models read the latest tool result as the instruction);
-- turn guards (acode.agent.loop.turn_guards): when the next call may only answer.
+- turn guards (acode.agent.loop.turn_guards): when the next call may only answer;
+- requested run (acode.agent.loop.requested_run): an answer before the run the request ordered gets
+  one reminder, the next call may only run a command, and the one after it only answer.
 
 What the model is told stays between the loop and the model: people see a short ``display`` line.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from acode.agent.loop.requested_run import RequestedRun
 from acode.agent.loop.result import ToolStep
 from acode.agent.loop.turn_guards import ANSWER_ONLY_SCHEMA, TurnGuards
 from acode.llm.types import ToolCall, ToolSpec, call_key, without_titles
@@ -44,6 +47,7 @@ class StepGuide:
         self.done: list[str] = []  # successful actions, for the reminder
         self.blocked: set[str] = set()  # tools not offered in the next call
         self.guards = TurnGuards(request)
+        self.requested_run = RequestedRun(self.guards.typed, registry)
 
     def offered(self) -> list[ToolSpec]:
         specs = compact_specs(self.registry.specs())
@@ -95,3 +99,5 @@ class StepGuide:
             tool.kind for s in steps if s.decision == "repeated" and (tool := self.registry.get(s.name))
         }
         self.blocked = {tool.name for tool in self.registry if tool.kind in repeated}
+        if self.requested_run.ran_after_reminder(steps):
+            self.guards.answer_next = "the command the user asked to run has run"

@@ -91,7 +91,7 @@ def build_session(settings: Settings, workspace: Path, options: SessionOptions |
         model,
         registry,
         ctx,
-        config=replace(LoopConfig.from_settings(settings), judge_edits=not options.interactive),
+        config=replace(LoopConfig.from_settings(settings), judge_outcome=not options.interactive),
         middlewares=middlewares.in_order(),
         policy=ApprovalPolicy(settings.agent.rules, approver=options.approver),
         observers=options.observers,
