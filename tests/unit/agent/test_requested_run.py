@@ -65,10 +65,10 @@ def test_a_model_that_still_does_not_run_it_ends_with_exit_1_and_one_truthful_li
     assert out.returncode == 1, out.stderr
     assert (repo / "hello.py").is_file()  # what was done stays done
     lines = [line for line in out.stderr.splitlines() if line.startswith("action_not_done:")]
-    assert lines == [
+    assert lines == [(
         "action_not_done: the requested run did not happen (asked: 'run it'): nothing ran after "
         "write_file hello.py"
-    ], out.stderr
+    )], out.stderr
     assert out.stdout.strip() == CLAIM  # the answer is still printed; the exit status says what happened
 
     out = one_shot(repo, [WRITE, CLAIM, CLAIM])

@@ -230,8 +230,8 @@ class AgentLoop:
             self.append(state, Message.user(follow_up))
 
     def _run_reminder(self, run: _Run) -> str | None:
-        """Once, when the model answers before running what the request ordered (acode.agent.loop.
-        requested_run): not in plan mode, not when the loop itself asked for an answer, not on the last turn."""
+        """Once, when the model answers before running what the request ordered (see acode.agent.loop.
+        requested_run): not in plan mode, not when the loop asked for this answer, not on the last turn."""
         if run.state.approval_mode == "plan" or run.answer_only or run.result.turns >= self.config.max_turns:
             return None
         return run.guide.requested_run.reminder(run.result.tool_steps())

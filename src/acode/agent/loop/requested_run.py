@@ -82,7 +82,9 @@ def _went_through(step: ToolStep) -> bool:
     return step.decision == "allowed" and step.ok
 
 
-def _since_last_edit(steps: Sequence[ToolStep], registry: ToolRegistry) -> tuple[list[ToolStep], ToolStep | None]:
+def _since_last_edit(
+    steps: Sequence[ToolStep], registry: ToolRegistry
+) -> tuple[list[ToolStep], ToolStep | None]:
     """The steps after the last edit that went through, and that edit (None: no edit)."""
     for index in range(len(steps) - 1, -1, -1):
         if _kind(steps[index], registry) == "edit" and _went_through(steps[index]):
@@ -149,7 +151,8 @@ class RequestedRun:
         if not self.run_next:
             return None
         self.run_next = False
-        return tool_envelope_schema([t.spec() for t in self.registry if t.kind == "execute"], allow_answer=False)
+        commands = [tool.spec() for tool in self.registry if tool.kind == "execute"]
+        return tool_envelope_schema(commands, allow_answer=False)
 
     def ran_after_reminder(self, steps: Sequence[ToolStep]) -> bool:
         """Whether these steps (one turn's) ran a command after the reminder."""
