@@ -146,7 +146,7 @@ def test_the_call_after_the_reminder_may_only_run_a_command(tmp_path, scripted):
 
     model = scripted(WRITE, CLAIM, {"tool": "run_shell_command", "arguments": {"command": "python hello.py"}},
                      "hello.py printed: hello")
-    loop = make_loop(model, tmp_path, judge_outcome=True)
+    loop = make_loop(model, tmp_path, judge_outcome=True, requested_run=True)
     result = loop.run(new_state(loop), HELLO)
     assert result.ok and loop.ctx.state["ran"] == ["python hello.py"], (result.stop_reason, result.message)
     schemas = [call["schema"] for call in model.calls]
@@ -168,6 +168,7 @@ def test_the_call_after_the_reminder_may_only_run_a_command(tmp_path, scripted):
         ("Can you run the tests?", "Can you run the tests"),
         ("fix the bug, then rerun the tests", "rerun the tests"),
         ("Run: python hello.py", "Run: python hello.py"),
+        ("Run `make build and test` now", "Run `make build and test` now"),
         ("test it", "test it"),
         ("execute main.py", "execute main.py"),
         ("how do I run the tests?", ""),
@@ -180,6 +181,8 @@ def test_the_call_after_the_reminder_may_only_run_a_command(tmp_path, scripted):
         ("run.py is broken, fix it", ""),
         ("write tests for util.py", ""),
         ("`npm run build` fails, why?", ""),
+        ("fix this:\n```\nrun(config)\nexecute(query)\n```", ""),
+        ("rename run(x) to start(x)", ""),
         ("I ran the tests and they fail: fix util.py", ""),
     ],
 )

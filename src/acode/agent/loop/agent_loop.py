@@ -61,6 +61,9 @@ class LoopConfig:
     model_timeout: float | None = None
     parallel_workers: int = 4
     remind_request: bool = True  # end each successful tool result with the user's request
+    # a user's request that orders a run ("... then run it") is run before the answer (requested_run); off
+    # where the prompt is generated (the pipeline's steps quote the whole plan and the files)
+    requested_run: bool = False
     # one-shot runs: an answer after every edit was refused, or before the run the request ordered, is a
     # failure (acode.agent.loop.outcome)
     judge_outcome: bool = False
@@ -163,7 +166,8 @@ class AgentLoop:
                     prompt = middleware.on_user_prompt(state, prompt) or prompt
                 self.append(state, Message.user(prompt))
             request = next((m.content for m in reversed(state.history) if m.role == "user"), "")
-            run.guide = StepGuide(self.registry, request, remind=self.config.remind_request)
+            run.guide = StepGuide(self.registry, request, remind=self.config.remind_request,
+                                  requested_run=self.config.requested_run)
             answer = self.solver.solve(self, run, request) if self.solver and prompt is not None else None
             run.result.answer = answer if answer is not None else self._cycle(run)
             self._judge_outcome(run)

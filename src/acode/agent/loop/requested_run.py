@@ -38,6 +38,8 @@ QUESTION_WORDS = {"how", "what", "why", "where", "when", "which", "who", "whose"
 # words before the verb that keep a clause an order ("then run it", "could you please run the tests")
 LEAD_INS = ("please", "also", "then", "and", "now", "finally", "just", "next", "afterwards", "after that",
             "can you", "could you", "would you", "will you", "kindly", "go ahead and", "try to", "pls")
+_FENCED = re.compile(r"```.*?(```|$)", re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 _CLAUSES = re.compile(r",|\band then\b|\band\b|\bthen\b", re.IGNORECASE)
 _WORD = re.compile(r"[\w'-]+")
@@ -46,13 +48,22 @@ QUOTE_CHARS = 200
 
 
 def asked_to_run(typed: str) -> str:
-    """The clause of the request that orders a run ("run it"), or "" when it asks for none."""
-    for sentence in _SENTENCES.split(typed.strip()):
+    """The clause of the request that orders a run ("run it"), or "" when it asks for none. Code the
+    request quotes is not read as words ("`npm run build` fails"; a pasted block)."""
+    quoted: list[str] = []
+
+    def hide(match: re.Match) -> str:
+        quoted.append(match.group(0))
+        return f"\0{len(quoted) - 1}\0"
+
+    prose = _INLINE_CODE.sub(hide, _FENCED.sub("\n", typed))
+    for sentence in _SENTENCES.split(prose.strip()):
         words = _WORD.findall(sentence.lower())
         if not words or (sentence.rstrip().endswith("?") and words[0] in QUESTION_WORDS):
             continue
         for clause in _CLAUSES.split(sentence):
             if _is_run_order(clause):
+                clause = re.sub(r"\0(\d+)\0", lambda m: quoted[int(m.group(1))], clause)
                 return " ".join(clause.split()).rstrip(".!?;:")
     return ""
 
@@ -69,7 +80,7 @@ def _is_run_order(clause: str) -> bool:
     if not words or not text.startswith(words[0]):
         return False
     if words[0] in RUN_VERBS:
-        return not text[len(words[0]) :].startswith(".")  # "run.py ..." names a file
+        return not text[len(words[0]) :].startswith((".", "("))  # "run.py": a file; "run(x)": code
     return words[0] == "test" and len(words) > 1 and (words[1] in TEST_OBJECTS or "." in text.split()[1])
 
 

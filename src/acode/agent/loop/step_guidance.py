@@ -39,7 +39,8 @@ def compact_specs(specs: Iterable[ToolSpec]) -> list[ToolSpec]:
 class StepGuide:
     """State of the aids for one user prompt (the loop makes one per ``send``)."""
 
-    def __init__(self, registry: ToolRegistry, request: str = "", *, remind: bool = True):
+    def __init__(self, registry: ToolRegistry, request: str = "", *, remind: bool = True,
+                 requested_run: bool = False):
         self.registry = registry
         self.request = request
         self.remind = remind
@@ -47,7 +48,7 @@ class StepGuide:
         self.done: list[str] = []  # successful actions, for the reminder
         self.blocked: set[str] = set()  # tools not offered in the next call
         self.guards = TurnGuards(request)
-        self.requested_run = RequestedRun(self.guards.typed, registry)
+        self.requested_run = RequestedRun(self.guards.typed if requested_run else "", registry)
 
     def offered(self) -> list[ToolSpec]:
         specs = compact_specs(self.registry.specs())
