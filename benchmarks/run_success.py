@@ -13,6 +13,10 @@ Baselines, measured in the same run so that both see the same machine load:
                       shares it fairly);
   --agent-baseline    the plain agent loop (no plan / verify / review) on the same task.
 
+The embedded model keeps the KV state of system prompts on disk (model.prompt_cache_mb): here in a new
+empty folder, so the first run reads every prompt from scratch (as a first `acode run` does) and the
+later ones load the planner's and the step writer's system prompts (as every later `acode run` does).
+
     python benchmarks/run_success.py [--runs 5] [--model qwen2.5-coder-1.5b] [--compare-src DIR]
                                      [--dump-calls DIR]
 
@@ -260,12 +264,15 @@ def main() -> None:
     config = {"model": {"backend": "embedded", "name": args.model, "timeout_seconds": 1200},
               "pipeline": {"max_cycles": args.max_cycles}}
     load_at_start = load_average()
-    loaded = time.monotonic()
-    model = RecordingModel(build_model(ModelSettings(backend="embedded", name=args.model)))
-    load_seconds = time.monotonic() - loaded
     runs, baseline, compared = [], [], []
     interrupted = False
     with tempfile.TemporaryDirectory(prefix="acode-run-bench-") as tmp:
+        model_settings = {"backend": "embedded", "name": args.model}
+        if "prompt_cache_dir" in ModelSettings.model_fields:  # an empty prompt cache: the first run is cold
+            model_settings["prompt_cache_dir"] = Path(tmp) / "prompt-cache"
+        loaded = time.monotonic()
+        model = RecordingModel(build_model(ModelSettings(**model_settings)))
+        load_seconds = time.monotonic() - loaded
         try:
             for i in range(args.runs):
                 runs.append(one_pipeline_run(Path(tmp), i, model, config, args.dump_calls))
