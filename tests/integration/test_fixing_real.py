@@ -73,7 +73,8 @@ def test_one_shot_fixes_a_failing_test_through_the_test_driven_path(tmp_path):
     else:  # no candidate passed: never a success, and the file is as it was or strictly better
         assert data["stop_reason"] == "tests_failing" and out.returncode == 1
         assert (repo / "calc.py").read_text() == CALC or "Kept the version" in data["message"]
-    # this bug is within the 0.5B's reach (greedy decoding: the same answer every run on one machine)
+    # within the 0.5B's reach: its greedy calls echo the file here, a sampled call fixes it (11 of 11 seeds
+    # with 6 calls; with 4 calls 5 of 6 here, and the CI machine, computing in another order, failed)
     assert data["stop_reason"] == "answer", data["message"]
     assert "return a + b" in (repo / "calc.py").read_text()
 

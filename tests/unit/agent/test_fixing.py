@@ -333,8 +333,8 @@ def test_the_first_call_is_the_one_call_and_its_passing_answer_is_kept(project):
     first = model.calls[0]
     assert first["temperature"] == 0.0 and [m.role for m in first["messages"]] == ["user"]
     prompt = first["messages"][0].content
-    # the one-call layout: the request, the tests, the failure, then the file and the instruction last
-    order = [prompt.index(part) for part in (REQUEST, "def test_add", "fails:", "def add(a, b):")]
+    # the one-call layout: the request, the file, the tests, the failure and the instruction last
+    order = [prompt.index(part) for part in (REQUEST, "def add(a, b):", "def test_add", "prints:")]
     assert order == sorted(order)
     assert prompt.endswith("Reply with the whole corrected calc.py in one ```python block.")
 
@@ -351,9 +351,20 @@ def test_an_echoed_or_unchanged_reply_is_never_a_candidate(project):
     assert result.ok and "attempt 1 of 4" in result.answer
     assert (project / "test_calc.py").read_text() == TESTS and (project / "calc.py").read_text() == FIXED
     # the two framings greedy, then (no candidate to feed back) samples of the last one, whose prompt is
-    # still in the KV cache: never a greedy repeat
+    # still in the KV cache: never a greedy repeat (telling the 0.5B its reply was unchanged made it echo
+    # more: 1 of 7 seeds solved against 5 of 7)
     assert [c["temperature"] > 0 for c in model.calls] == [False, False, True, True]
     assert model.calls[2]["messages"] == model.calls[3]["messages"] == model.calls[1]["messages"]
+
+
+def test_a_reply_that_appends_the_prompts_tests_is_the_file_unchanged(project):
+    appended = BUGGY.rstrip() + "\n\n\n" + TESTS  # seen with the 0.5B: the file, then the prompt's tests
+    model = ScriptedModel([reply(appended), reply(FIXED)])
+    s = session(project, model)
+    result = s.send(REQUEST)
+    s.close()
+    writes = [t.arguments["content"] for t in result.tool_steps() if t.name == "write_file"]
+    assert writes == [FIXED] and result.ok and "attempt 1 of 4" in result.answer and len(model.calls) == 2
 
 
 def test_only_echoes_end_as_no_candidate_tried(project):

@@ -15,6 +15,7 @@ from acode.llm.types import Message
 from acode.prompts import render
 
 _FENCE = re.compile(r"^```[ \t]*([\w+.-]*)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+_DEFINITION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".toml": "toml", ".json": "json",
               ".md": "markdown", ".yml": "yaml", ".yaml": "yaml", ".sh": "bash"}
 
@@ -31,8 +32,9 @@ class FileView:
 
 def one_call_messages(request: str, files: list[FileView], context: list[FileView], command: str,
                       output: str, failing: bool, *, partial: bool = False) -> list[Message]:
-    """One call of the model as anyone would make it: no system prompt; the request, the tests, the
-    failure, then the file(s) and the instruction last. The fixer's first candidate, so the tests can
+    """One call of the model as anyone would make it: no system prompt; the request, the file(s), the
+    tests, what the test command prints, the instruction last (the layout of the one call that
+    benchmarks/fix_success.py measures acode against). The fixer's first candidate, so the tests can
     never leave it worse than that one call. ``partial``: ask only for the functions/classes that
     change (long files; merged by name)."""
     user = render("acode.agent", "fix_one_call.j2", request=request, files=files, context=context,
@@ -102,7 +104,8 @@ def parse_reply(reply: str, targets: list[FileView], shown: Sequence[FileView] =
     if not found:
         return f"the reply names none of {', '.join(by_path)}"
     for path, text in found.items():
-        text = found[path] = _without_self_import(path, by_path[path].text, text)
+        text = _without_self_import(path, by_path[path].text, text)
+        text = found[path] = _without_copied_definitions(path, by_path[path].text, text, shown)
         problem = check_candidate(path, by_path[path].text, text)
         if problem:
             return problem
@@ -154,13 +157,41 @@ def _without_self_import(path: str, old: str, new: str) -> str:
     return "".join(lines).lstrip("\n")
 
 
+def _without_copied_definitions(path: str, old: str, new: str, shown: Sequence[FileView]) -> str:
+    """``new`` without top-level functions and classes copied from the ``shown`` files (the tests) that
+    ``old`` did not define: a small model continues a file with the prompt's tests (seen with the 0.5B),
+    which changes nothing the tests could see but passed for a change."""
+    if not path.endswith(".py") or not shown:
+        return new
+    copied = {d for s in shown for d in _definitions(s.text)} - set(_definitions(old))
+    try:
+        tree = ast.parse(new)
+    except SyntaxError:
+        return new
+    lines = new.splitlines(keepends=True)
+    removed = False
+    for node in reversed(tree.body):
+        if isinstance(node, _DEFINITION) and ast.dump(node) in copied:
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            del lines[start - 1 : node.end_lineno]
+            removed = True
+    return "".join(lines).rstrip() + "\n" if removed else new
+
+
+def _definitions(source: str) -> list[str]:
+    """The dumped trees of the top-level functions and classes of Python source (none if it does not
+    parse)."""
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return []
+    return [ast.dump(n) for n in body if isinstance(n, _DEFINITION)]
+
+
 def _defines(source: str) -> bool:
     """Whether Python source has a top-level function or class (source that does not parse: no)."""
     try:
-        return any(
-            isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            for n in ast.parse(source).body
-        )
+        return any(isinstance(n, _DEFINITION) for n in ast.parse(source).body)
     except SyntaxError:
         return False
 
