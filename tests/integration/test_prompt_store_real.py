@@ -46,3 +46,11 @@ def test_the_next_process_reads_the_system_prompt_from_the_store_and_answers_the
     assert second["prompt_tokens_reused"] >= 5 * CHUNK
     assert second["prompt_tokens_reused"] + second["prompt_tokens_evaluated"] == second["prompt_tokens"]
     assert second["text"] == first["text"]  # the stored state is what an evaluation computes
+
+
+def test_a_stored_state_that_does_not_load_is_evaluated_instead(tmp_path, real_model_settings):
+    first = ask_in_a_new_process(real_model_settings.name, tmp_path)
+    for stored in tmp_path.glob("*.kv"):
+        stored.write_bytes(stored.read_bytes()[: stored.stat().st_size // 2])  # cut short
+    again = ask_in_a_new_process(real_model_settings.name, tmp_path)
+    assert again["prompt_tokens_reused"] == 0 and again["text"] == first["text"]

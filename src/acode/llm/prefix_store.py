@@ -42,15 +42,15 @@ class PrefixStore:
         return self._file(tokens).is_file()
 
     def load(self, llm: Any, tokens: list[int]) -> bool:
-        """Put the stored state of ``tokens`` in the (emptied) cache of ``llm``; False when there is none
-        or it does not fit (the cache is then empty)."""
+        """Put the stored state of ``tokens`` in the emptied cache of ``llm``; False when there is none
+        (another process may have just removed it) or it does not load: the cache is then empty."""
+        llm.reset()
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
         path = self._file(tokens)
         try:
             data = path.read_bytes()
         except OSError:
             return False
-        llm.reset()
-        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
         buffer = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
         if self._llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(data), 0) != len(data):
             llm._ctx.kv_cache_seq_rm(-1, 0, -1)
