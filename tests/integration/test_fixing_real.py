@@ -108,6 +108,34 @@ def test_a_plan_step_is_written_whole_by_the_real_model(tmp_path, real_model):
 
 
 @pytest.mark.real_model
+def test_a_real_step_reply_stops_at_the_fence_of_the_one_file_asked_for(tmp_path, real_model):
+    """The step names the test file; util.py, named by the task, is shown and not asked back, so the
+    one block asked for ends generation at its closing fence (nothing written after it)."""
+    from acode.agent.fixing.writer import StepWriter, targets_and_context
+    from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
+    from acode.tools.base import ToolContext
+    from acode.tools.builtin import default_registry
+
+    util = "def add(a, b):\n    return a + b\n\n\ndef is_even(n):\n    return n % 2 == 0\n"
+    repo = make_git_repo(tmp_path / "repo", {"util.py": util})
+    task = "add a function is_even(n) to util.py and a pytest test for it"
+    step = "Add a pytest test for is_even(n) in tests/test_util.py."
+    targets, context = targets_and_context(step, task, repo)
+    assert (targets, context) == (["tests/test_util.py"], ["util.py"])
+    loop = AgentLoop(real_model, default_registry(), ToolContext(workspace=repo),
+                     config=LoopConfig(max_tokens=400, max_turns=4), solver=StepWriter(targets, context))
+    result = loop.run(loop.new_state("You are a coding agent.", session_id="t", approval_mode="yolo"), step)
+    assert result.answer == "Wrote tests/test_util.py.", (result.answer, result.message)
+    reply = result.model_steps()[0]
+    # one block and nothing after it: cut at the stop string (the closing fence then added back) or
+    # ended by the model right at the fence
+    assert reply.finish_reason == "stop" and reply.text.count("```") <= 2, reply.text
+    assert reply.text.count("```") == 1 or reply.text.rstrip().endswith("```"), reply.text
+    assert "is_even" in (repo / "tests" / "test_util.py").read_text()
+    assert (repo / "util.py").read_text() == util
+
+
+@pytest.mark.real_model
 def test_the_real_model_stops_at_the_end_of_the_requested_file(real_model):
     from acode.agent.fixing.rewrite import FileView, close_fence, parse_reply, reply_stop, task_messages
 

@@ -61,3 +61,49 @@ def test_a_command_that_reads_settings_still_loads_them(tmp_path):
     modules, done = imported_by(["config", "show", "--json"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert SETTINGS_MODELS in modules and json.loads(done.stdout)["model"]["backend"]
+
+
+# typer's help renderer imports these for markdown help text and pretty tracebacks, which --help never uses
+HELP_NEVER = ("rich.markdown", "rich.traceback", "rich.pretty", "markdown_it", "attr")
+
+PRELOAD_AND_RUN = """
+import runpy, sys
+import rich.markdown, rich.traceback  # the real modules first: typer's renderer as it comes
+sys.argv = ["acode", *sys.argv[1:]]
+runpy.run_module("acode", run_name="__main__")
+"""
+
+
+def test_help_does_not_import_what_only_markdown_help_and_tracebacks_need(tmp_path):
+    modules, done = imported_by(["--help"], tmp_path)
+    assert done.returncode == 0 and "Commands" in done.stdout
+    assert not modules & set(HELP_NEVER), modules & set(HELP_NEVER)
+    # the same help as typer's renderer gives with every module it imports really imported
+    full = subprocess.run([sys.executable, "-c", PRELOAD_AND_RUN, "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60, check=False,
+                          env={**os.environ, "COLUMNS": "100"})
+    assert full.returncode == 0 and full.stdout == done.stdout
+
+
+def test_after_the_help_renderer_the_real_modules_import_and_the_stand_ins_work():
+    code = """
+import sys
+from acode.cli.help_imports import DEFERRED, import_help_renderer
+import_help_renderer()
+assert not any(m in sys.modules for m in DEFERRED), "a stand-in stayed"
+import rich.markdown, typer.rich_utils
+assert rich.markdown.Markdown.__module__ == "rich.markdown"
+made = typer.rich_utils._make_rich_text(text="**bold**", markup_mode="markdown")
+assert type(made) is rich.markdown.Markdown, type(made)
+try:
+    raise ValueError("x")
+except ValueError as exc:
+    from typer.models import DeveloperExceptionConfig
+    shown = typer.rich_utils.get_traceback(exc, DeveloperExceptionConfig(), [])
+import rich.traceback
+assert type(shown) is rich.traceback.Traceback
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.stdout.strip() == "ok", done.stderr

@@ -25,6 +25,12 @@ def debug_logging(verbose: bool) -> None:
 
 
 class AcodeGroup(TyperGroup):
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from acode.cli.help_imports import import_help_renderer
+
+        import_help_renderer()
+        return super().format_help(ctx, formatter)
+
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, self._resume_defaults_to_latest(args))
 

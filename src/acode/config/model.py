@@ -20,6 +20,12 @@ class ModelSettings(BaseModel):
         None, ge=1, description="CPU threads for llama.cpp (default: the idle cores when the model loads)"
     )
     gpu_layers: int = Field(0, ge=-1)
+    prompt_cache_mb: int = Field(
+        512, ge=0, description="embedded: disk space (in the user cache folder) for the KV state of system "
+        "prompts, read back by later processes instead of evaluated again; 0: off"
+    )
+    prompt_cache_dir: Path | None = Field(None, description="where that state is kept (default: "
+                                          "prompt-cache in the user cache folder)")
     max_tokens: int = Field(1024, ge=1)
     seed: int = 0
     base_url: str = "http://127.0.0.1:11434/v1"

@@ -3,6 +3,8 @@
 One llama context per model, guarded by a lock. Every call formats its own prompt with the model's chat
 template, finds the prefix it shares with the tokens already in the KV cache and evaluates only the
 rest (acode.llm.kv_cache), so an agent turn that appends to the conversation pays only for what is new.
+A system prompt's state is also kept on disk (acode.llm.prefix_store), so the next process does not
+evaluate it again.
 Tool calls and JSON output are decoded under a grammar built from their JSON schema, which is what makes
 small models reliable tool users.
 """
@@ -23,6 +25,7 @@ from acode.config.model import ModelSettings
 from acode.errors import ModelError, ModelNotInstalledError, ModelOutputError
 from acode.llm.chat_template import ChatTemplate
 from acode.llm.kv_cache import CHUNK, AlignedCache, check_deadline, row_logprob
+from acode.llm.prefix_store import PrefixStore
 from acode.llm.scoring import TextScore
 from acode.llm.structured import parse_envelope, tool_envelope_schema
 from acode.llm.types import (
@@ -103,6 +106,12 @@ class EmbeddedModel:
         self._lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
         self._cache = AlignedCache(self._llm, self.name)
+        self._store = None
+        if settings.prompt_cache_mb > 0:
+            from acode.paths import user_cache_dir
+
+            folder = settings.prompt_cache_dir or user_cache_dir() / "prompt-cache"
+            self._store = PrefixStore(folder, self.path, settings.prompt_cache_mb * 1024 * 1024, llama_cpp)
         self._template = ChatTemplate(
             self._llm.metadata.get("tokenizer.chat_template"),
             bos_token=self._token_text(self._llm.token_bos()),
@@ -142,9 +151,12 @@ class EmbeddedModel:
         constraint = schema if schema is not None else tool_envelope_schema(tools) if tools else None
         grammar = self._grammar(constraint) if constraint is not None else None
         stream = on_text if constraint is None else None
+        fixed = self._system_part(messages, tools, schema, instructions_at, tokens)
         with self._lock:
-            reused = self._cache.reuse_prefix(tokens)
-            self._cache.evaluate(tokens[reused:], reused, deadline, timeout)
+            reused = start = self._cache.reuse_prefix(tokens)
+            if fixed > reused:
+                reused, start = self._read_system_part(tokens[:fixed], reused, deadline, timeout)
+            self._cache.evaluate(tokens[start:], start, deadline, timeout)
             text, generated, finish, token_logprobs = self._generate(
                 tokens,
                 max_new=min(max_tokens, self.context_window - len(tokens)),
@@ -214,6 +226,41 @@ class EmbeddedModel:
         # A template that writes the BOS token itself must not get a second one from the tokenizer.
         add_bos = not (bos and prompt.startswith(bos))
         return self._llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
+
+    def _system_part(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None,
+        schema: dict[str, Any] | None,
+        instructions_at: InstructionsAt,
+        tokens: list[int],
+    ) -> int:
+        """How many leading tokens of the prompt are its system message (with the instructions it holds),
+        in whole aligned chunks: the part a later process can read from the prefix store. 0 when the
+        store is off or the prompt has no system message before the others."""
+        if self._store is None or len(messages) < 2 or messages[0].role != "system":
+            return 0
+        head = self._tokenize_prompt(self._template.prompt(messages[:1], tools, schema, instructions_at))
+        common = 0
+        for a, b in zip(head, tokens[: len(tokens) - 1]):
+            if a != b:
+                break
+            common += 1
+        return common - common % CHUNK
+
+    def _read_system_part(self, head: list[int], reused: int, deadline: float | None,
+                          timeout: float | None) -> tuple[int, int]:
+        """The cache made to hold ``head``, whose first ``reused`` tokens it holds already: loaded from the
+        prefix store, else evaluated and stored. (tokens reused, where evaluation goes on)."""
+        assert self._store is not None
+        if self._store.has(head):
+            if self._store.load(self._llm, head):
+                self._cache.whole_chunks = len(head)
+                return len(head), len(head)
+            self._cache.whole_chunks = reused = 0  # a failed load leaves the cache empty
+        self._cache.evaluate(head[reused:], reused, deadline, timeout)
+        self._store.save(self._llm, head)
+        return reused, len(head)
 
     def _check_fits(self, needed: int) -> None:
         if needed >= self.context_window:

@@ -32,7 +32,8 @@ def build_model(settings: ModelSettings) -> ChatModel:
     from acode.llm.embedded import EmbeddedModel
 
     path = resolve_model_path(settings)
-    key = (str(path), settings.context_window, settings.threads, settings.gpu_layers)
+    key = (str(path), settings.context_window, settings.threads, settings.gpu_layers,
+           settings.prompt_cache_mb, settings.prompt_cache_dir)
     with _lock:  # one llama.cpp instance per file and shape per process: loading costs seconds
         if key not in _embedded_cache:
             _embedded_cache[key] = EmbeddedModel(path, settings)

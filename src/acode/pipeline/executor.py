@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from acode.agent.approval.policy import ApprovalPolicy
-from acode.agent.fixing.writer import StepWriter, step_files
+from acode.agent.fixing.writer import StepWriter, targets_and_context
 from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
 from acode.agent.loop.middleware import AgentState, Middleware
 from acode.agent.loop.result import AgentResult
@@ -52,19 +52,18 @@ class ExecutorStage(Stage):
         ctx.events.emit("step_start", index=index, total=total, description=description)
         before = gitops.fingerprint(ctx.root, state.start_commit)
         started = time.monotonic()
-        prompt = render(
-            "acode.pipeline",
-            "executor_step.j2",
-            task=state.task,
-            plan=state.plan,
-            current=index,
-            done=[r for r in state.step_results if r.status == "done"],
-            failure=failure,
-            attempt=state.verify_attempt,
-            files=mentioned_files(ctx.root, f"{description}\n{failure}"),
-        )
-        paths = step_files(f"{description}\n{failure}\n{state.task}", ctx.root)
-        agent = run_agent(ctx, prompt, f"{state.session_id}-s{index}a{state.verify_attempt}", paths=paths)
+        done = [r for r in state.step_results if r.status == "done"]
+        values = {"task": state.task, "plan": state.plan, "current": index, "failure": failure,
+                  "attempt": state.verify_attempt, "done": done}
+        prompt = render("acode.pipeline", "executor_step.j2", **values,
+                        files=mentioned_files(ctx.root, f"{description}\n{failure}"))
+        writer = None
+        if ctx.settings.pipeline.whole_file_steps:
+            paths, context = targets_and_context(f"{description}\n{failure}", state.task, ctx.root)
+            # the writer shows the files itself: its copy of the step leaves them out
+            request = render("acode.pipeline", "executor_step.j2", **values, files=[])
+            writer = StepWriter(paths, context, request) if paths else None
+        agent = run_agent(ctx, prompt, f"{state.session_id}-s{index}a{state.verify_attempt}", writer=writer)
         after = gitops.fingerprint(ctx.root, state.start_commit)
         result = StepResult(
             index=index,
@@ -125,10 +124,10 @@ def executor_tools(ctx: RunContext) -> ToolRegistry:
 
 
 def run_agent(
-    ctx: RunContext, prompt: str, session_id: str, *, paths: list[str] | None = None
+    ctx: RunContext, prompt: str, session_id: str, *, writer: StepWriter | None = None
 ) -> AgentResult:
-    """The step through the agent loop; with ``paths`` (and ``pipeline.whole_file_steps``) the loop first
-    asks for those files whole in one call, and the tool loop only takes over when that fails."""
+    """The step through the agent loop; with a ``writer`` the loop first asks for the step's files whole
+    in one call, and the tool loop only takes over when that fails."""
     settings = ctx.settings
     options = settings.pipeline
     config = LoopConfig.from_settings(settings)
@@ -138,7 +137,6 @@ def run_agent(
         ctx.root, settings.agent, outputs_dir=ctx.run_dir / "outputs", session_id=session_id
     )
     tools = executor_tools(ctx)
-    solver = StepWriter(paths) if paths and options.whole_file_steps else None
     loop = AgentLoop(
         ctx.model,
         tools,
@@ -146,7 +144,7 @@ def run_agent(
         config=config,
         policy=ApprovalPolicy(settings.agent.rules),
         middlewares=[InsistOnEdits(tools)],
-        solver=solver,
+        solver=writer,
     )
     system = render("acode.pipeline", "executor_system.j2", workspace=str(ctx.root))
     state = loop.new_state(

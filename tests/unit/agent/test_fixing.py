@@ -179,13 +179,14 @@ def test_questions_and_plan_mode_go_to_the_tool_loop(project):
 
 
 # -- whole-file plan steps (acode run's executor) --------------------------------------------------
-def step_loop(root: Path, model, paths: list[str]):
+def step_loop(root: Path, model, paths: list[str], context: list[str] | None = None):
     from acode.agent.fixing.writer import StepWriter
     from acode.agent.loop.agent_loop import AgentLoop
     from acode.tools.base import ToolContext
     from acode.tools.builtin import default_registry
 
-    loop = AgentLoop(model, default_registry(), ToolContext(workspace=root), solver=StepWriter(paths))
+    solver = StepWriter(paths, context) if context else StepWriter(paths)
+    loop = AgentLoop(model, default_registry(), ToolContext(workspace=root), solver=solver)
     return loop, loop.new_state("system", session_id="t", approval_mode="yolo")
 
 
@@ -203,6 +204,52 @@ def test_a_step_writes_its_files_whole_in_one_call(project):
     assert (project / "calc.py").read_text() == new_calc and (project / "test_even.py").read_text() == test
     assert "Current content of calc.py" in model.calls[0]["messages"][1].content
     assert "test_even.py does not exist yet" in model.calls[0]["messages"][1].content
+
+
+def test_a_step_that_writes_one_file_stops_at_its_closing_fence(project):
+    """As the test-driven fixer: the stop string ends generation after the one block asked for, and the
+    block cut there is closed again before it is read."""
+    new_calc = FIXED + "\n\ndef is_even(n):\n    return n % 2 == 0\n"
+    chatty = reply(new_calc) + "\nI added is_even. The tests:\n```python\n" + TESTS + "```\n" * 5
+    model = ScriptedModel([chatty])
+    loop, state = step_loop(project, model, ["calc.py"])
+    result = loop.run(state, "Carry out step 1: add is_even to calc.py")
+    assert model.calls[0]["stop"] == ["\n```\n"]
+    assert result.ok and result.answer == "Wrote calc.py." and len(model.calls) == 1
+    assert (project / "calc.py").read_text() == new_calc
+    text = result.model_steps()[0].text
+    assert "I added" not in text and text.rstrip().endswith("return n % 2 == 0")
+
+
+def test_files_the_task_names_but_the_step_does_not_are_shown_and_not_asked_for(project):
+    from acode.agent.fixing.writer import targets_and_context
+
+    task = "add is_even to calc.py and a pytest test for it in test_even.py"
+    step = "Add a test of is_even in test_even.py"
+    targets, context = targets_and_context(step, task, project)
+    assert (targets, context) == (["test_even.py"], ["calc.py"])
+    assert targets_and_context("Add is_even", task, project) == (["calc.py", "test_even.py"], [])
+    test = "from calc import is_even\n\n\ndef test_is_even():\n    assert is_even(2)\n"
+    model = ScriptedModel([reply(test, "test_even.py") + "\ncalc.py\n```python\n" + BUGGY + "```\n"])
+    loop, state = step_loop(project, model, targets, context)
+    result = loop.run(state, step)
+    prompt = model.calls[0]["messages"][1].content
+    assert "calc.py (as it is; not to be rewritten in this step)" in prompt and BUGGY in prompt
+    assert prompt.rstrip().endswith("Reply with the whole new content of test_even.py.")
+    assert model.calls[0]["stop"] == ["\n```\n"]  # one file asked for
+    assert result.answer == "Wrote test_even.py." and (project / "test_even.py").read_text() == test
+    assert (project / "calc.py").read_text() == BUGGY
+
+
+def test_every_step_starts_with_the_same_system_prompt(project):
+    """The next step's call reuses the prefix it shares with the last one from the KV cache: the system
+    prompt must not name the step's own files."""
+    model = ScriptedModel([reply(FIXED), reply("x = 1\n", "new.py")])
+    for paths in (["calc.py"], ["new.py"]):
+        loop, state = step_loop(project, model, paths)
+        loop.run(state, "a step")
+    first, second = (call["messages"][0].content for call in model.calls)
+    assert first == second and "calc.py" not in first
 
 
 def test_an_unusable_step_reply_is_asked_again_then_left_to_the_tool_loop(project):
