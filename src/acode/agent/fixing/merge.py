@@ -55,15 +55,16 @@ class _Edits:
         return self.lines
 
 
-def merge_partial(old: str, new: str) -> str:
+def merge_partial(old: str, new: str, *, whole: bool = True) -> str:
     """``new`` as the whole file when it keeps every top-level definition of ``old``; else ``old`` with the
-    reply's definitions and imports merged in. Both must parse (callers check ``new``)."""
+    reply's definitions and imports merged in. Both must parse (callers check ``new``). ``whole=False``:
+    the reply can only be part of the file (the prompt showed only part of it), always merged."""
     try:
         old_tree, new_tree = ast.parse(old), ast.parse(new)
     except SyntaxError:
         return new
     old_defs, new_defs = _defs(old_tree.body), _defs(new_tree.body)
-    if not old_defs or not new_defs or set(old_defs) <= set(new_defs):
+    if not old_defs or not new_defs or (whole and set(old_defs) <= set(new_defs)):
         return new
     new_lines = new.splitlines()
     edits, appended = _Edits(old), []
