@@ -148,11 +148,17 @@ def test_an_echoed_excerpt_is_no_candidate_and_never_replaces_the_file():
 
     original = big_module()
     shown = excerpt(original, "big.py", Focus(names={"mean"}))
-    whole = FileView("big.py", original, shown_in_part=True)
+    whole = FileView("big.py", original, shown_part=shown)
     assert "unchanged" in parse_reply(reply("big.py", shown), [whole])
     # every definition the excerpt shows, changed: merged into the file, the rest kept
     merged = parse_reply(reply("big.py", shown.replace(MEAN, MEAN_FIXED)), [whole])
     assert merged == {"big.py": original.replace(MEAN, MEAN_FIXED)}
+    # seen with the 0.5B: the fix written under the name of a function the prompt only listed; a
+    # definition it did not show is never rewritten blind (here that leaves the file unchanged)
+    blind = MEAN_FIXED.replace("def mean(values)", "def offset_3(values)")
+    assert "unchanged" in parse_reply(reply("big.py", blind), [whole])
+    both = parse_reply(reply("big.py", blind + "\n\n" + MEAN_FIXED), [whole])
+    assert both == {"big.py": original.replace(MEAN, MEAN_FIXED)}
 
 
 def test_a_long_class_shows_only_the_method_the_traceback_goes_through():
@@ -170,7 +176,7 @@ def test_a_long_class_shows_only_the_method_the_traceback_goes_through():
     assert "class Table:\n    \"\"\"Rows.\"\"\"\n" in shown and "    def total(self, rows):" in shown
     assert "return 7" not in shown and "# other methods, not shown (unchanged): m0, m1," in shown
     assert "def helper_3(x)" in shown and "return x\n" not in shown
-    whole = FileView("table.py", source, shown_in_part=True)
+    whole = FileView("table.py", source, shown_part=shown)
     fixed = "class Table:\n    def total(self, rows):\n        return sum(rows)\n"
     assert parse_reply(reply("table.py", fixed), [whole]) == {
         "table.py": source.replace("return sum(rows) - 1", "return sum(rows)")

@@ -6,6 +6,7 @@ shown stays byte for byte as it was."""
 from __future__ import annotations
 
 import ast
+import re
 
 from acode.agent.fixing.locate import Focus
 
@@ -13,7 +14,7 @@ _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEFS = (*_FUNCS, ast.ClassDef)
 CLASS_LINES = 80  # a focused class up to this long is shown whole; a longer one only its focused methods
 MAX_SHOWN_LINES = 300  # of focused definitions: the prompt of a long file stays about this size
-MAX_OUTLINE = 30  # signatures of the definitions left out
+MAX_OUTLINE = 20  # signatures of the definitions left out
 
 
 def _span(node: ast.stmt) -> tuple[int, int]:
@@ -97,7 +98,11 @@ def excerpt(text: str, path: str, focus: Focus, *, outline: bool = True) -> str 
             continue
         shown.add(node, focus)
     chosen = {start for start, _ in shown.blocks}
-    left_out = [_signature(n) for n in definitions if _span(n)[0] not in chosen]
+    used = set(re.findall(r"\w+", "\n".join(line for _, block in shown.blocks for line in block)))
+    # what the shown code calls first: the outline is cut at MAX_OUTLINE
+    left_out = [_signature(n) for n in sorted(
+        (n for n in definitions if _span(n)[0] not in chosen), key=lambda n: n.name not in used
+    )]
     imports = [
         segment for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)
         if (segment := ast.get_source_segment(text, n))

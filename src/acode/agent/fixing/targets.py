@@ -21,7 +21,7 @@ MAX_CONTEXT_CHARS = 4000  # of test files shown whole as the specification; a lo
 @dataclass(frozen=True)
 class Target:
     whole: FileView  # the file as it is: what a reply is merged into
-    shown: FileView  # what the prompt shows: the whole file, or an excerpt (then ``whole.shown_in_part``)
+    shown: FileView  # what the prompt shows: the whole file, or an excerpt (then ``whole.shown_part``)
 
 
 def failing_test_files(plan: FixPlan, before: TestOutcome, workspace: Path) -> dict[Path, set[str]]:
@@ -58,7 +58,7 @@ def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_l
             continue
         shown = excerpt(text, path.as_posix(), focus.get(path, Focus()))
         if shown is not None:  # a long file nothing failing reaches is not rewritten blind
-            targets.append(Target(replace(whole, shown_in_part=True), FileView(path.as_posix(), shown)))
+            targets.append(Target(replace(whole, shown_part=shown), FileView(path.as_posix(), shown)))
     return targets[:MAX_TARGETS]
 
 
