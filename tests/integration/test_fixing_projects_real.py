@@ -3,14 +3,11 @@ failing test whose bug is in a 600-line module of a `src/` package, exactly as a
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from tests.conftest import make_git_repo, run_one_shot
+from tests.conftest import fix_one_shot, make_git_repo
 from tests.fixing_project import MEAN, TEST_BIG, big_module, project_files
 
 REQUEST = "tests/test_big.py::test_mean fails; fix the bug (do not change the tests)"
@@ -20,12 +17,7 @@ REQUEST = "tests/test_big.py::test_mean fails; fix the bug (do not change the te
 def test_a_600_line_module_is_fixed_from_an_excerpt_by_the_real_model(tmp_path):
     repo = make_git_repo(tmp_path / "repo", project_files())
     original = big_module()
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # `python` has pytest
-    env["ACODE_MODEL__TIMEOUT_SECONDS"] = "900"
-    out = run_one_shot(repo, REQUEST, env, timeout=1200)
-    assert out.returncode in (0, 1), out.stderr[-2000:]
-    data = json.loads(out.stdout)
+    data = fix_one_shot(repo, REQUEST)
     tools = [s for s in data["trajectory"] if s["type"] == "tool"]
     models = [s for s in data["trajectory"] if s["type"] == "model"]
     # only the named test runs; no tool loop: every model reply is code, not a tool call

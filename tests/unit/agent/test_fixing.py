@@ -84,7 +84,8 @@ def test_a_test_run_is_read_from_the_shell_tool_output(project):
     assert (outcome.exit_code, outcome.passed, outcome.failed, outcome.ok) == (1, 1, 1, False)
     assert [p.as_posix() for p in implicated_files(output, project)] == ["calc.py", "test_calc.py"]
     (project / "test_calc.py").write_text(TESTS)
-    assert [f.path.as_posix() for f in locate("", {Path("test_calc.py"): {"test_add"}}, project)] == ["calc.py"]
+    located = locate("", {Path("test_calc.py"): {"test_add"}}, project)
+    assert [f.path.as_posix() for f in located] == ["calc.py"]
     assert read_outcome("1 passed\n[exit code: 0]").better_than(outcome)
     assert not read_outcome("$ x\nbash: x: command not found\n[exit code: 127]").runnable
 
