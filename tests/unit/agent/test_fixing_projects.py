@@ -128,6 +128,18 @@ def test_the_module_the_traceback_goes_through_comes_first(project):
     assert located[0].focus.names == {"parse_args"} and located[0].focus.lines == {11}
 
 
+def test_a_test_that_gets_its_subject_from_a_fixture_points_at_the_test_files_imports(project):
+    from acode.agent.fixing.locate import locate
+
+    (project / "tests/test_fixture.py").write_text(
+        "import pytest\n\nfrom tool.cli import parse_args\nfrom tool import mod_2\n\n\n@pytest.fixture\n"
+        "def options():\n    return parse_args(['-v'])\n\n\ndef test_verbose(options):\n"
+        "    assert options['verbose'] is True\n"
+    )
+    located = locate("", {Path("tests/test_fixture.py"): {"test_verbose"}}, project)
+    assert [f.path.as_posix() for f in located] == ["src/tool/cli.py", "src/tool/mod_2.py"]
+
+
 # -- 3. a long file without the tool loop --------------------------------------------------------
 def test_a_600_line_module_shows_only_the_failing_function_and_is_merged(project):
     original = big_module()

@@ -18,6 +18,7 @@ from acode.agent.fixing.outcome import traceback_frames
 _FAILED = re.compile(r"^(?:FAILED|ERROR) ([\w./-]+\.py)((?:::[\w\[\]./=,-]+)*)", re.MULTILINE)
 _REEXPORT_DEPTH = 3
 Reference = tuple[Path, str | None]  # a file, and the top-level name used there (None: the module)
+Imported = tuple[str, str | None]  # a module, and the name imported from it (None: the module itself)
 
 
 @dataclass
@@ -77,7 +78,8 @@ def locate(output: str, tests: dict[Path, set[str]], workspace: Path) -> list[Lo
 
 def _referenced(workspace: Path, test: Path, functions: set[str]) -> list[Reference]:
     """(file, top-level name or None for the module as a whole) for each imported name the failing test
-    functions of ``test`` use (all of the file's imports when no function is named or found)."""
+    functions of ``test`` use; all of the file's imports when no function is named or found, or when the
+    functions use no imported name (a fixture builds what they test)."""
     try:
         tree = ast.parse(read_text(workspace / test))
     except (SyntaxError, ValueError):
@@ -85,7 +87,11 @@ def _referenced(workspace: Path, test: Path, functions: set[str]) -> list[Refere
     imports = _imports(tree)
     bodies = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
               and n.name in functions]
-    used = _used_chains(bodies) if bodies else [[local] for local in imports]
+    everything = [[local] for local in imports]
+    return _resolved(workspace, imports, _used_chains(bodies)) or _resolved(workspace, imports, everything)
+
+
+def _resolved(workspace: Path, imports: dict[str, Imported], used: list[list[str]]) -> list[Reference]:
     found: list[Reference] = []
     for chain in used:
         if chain[0] not in imports:
@@ -98,9 +104,9 @@ def _referenced(workspace: Path, test: Path, functions: set[str]) -> list[Refere
     return found
 
 
-def _imports(tree: ast.Module) -> dict[str, tuple[str, str | None]]:
+def _imports(tree: ast.Module) -> dict[str, Imported]:
     """{local name: (module, imported attribute or None)} of a test file's absolute imports."""
-    imports: dict[str, tuple[str, str | None]] = {}
+    imports: dict[str, Imported] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
