@@ -188,6 +188,9 @@ def test_a_long_class_shows_only_the_method_the_traceback_goes_through():
     assert "class Table:\n    \"\"\"Rows.\"\"\"\n" in shown and "    def total(self, rows):" in shown
     assert "return 7" not in shown and "# other methods, not shown (unchanged): m0, m1," in shown
     assert "def helper_3(x)" in shown and "return x\n" not in shown
+    # without a traceback into it: the methods the failing test calls (`Table().total(...)`)
+    called = excerpt(source, "table.py", Focus(names={"Table"}, attributes={"total", "append"}))
+    assert "    def total(self, rows):" in called and "return 7" not in called
     whole = FileView("table.py", source, shown_part=shown)
     fixed = "class Table:\n    def total(self, rows):\n        return sum(rows)\n"
     assert parse_reply(reply("table.py", fixed), [whole]) == {

@@ -42,7 +42,6 @@ class _Shown:
     def __init__(self, lines: list[str]):
         self.lines = lines
         self.blocks: list[tuple[int, list[str]]] = []  # (first line, text lines), put in file order
-        self.left_out: list[str] = []
         self.count = 0
 
     def add(self, node: ast.stmt, focus: Focus) -> None:
@@ -54,11 +53,12 @@ class _Shown:
         self.count += end - start + 1
 
     def _add_class_part(self, node: ast.ClassDef, focus: Focus) -> None:
-        """The class's header, its other methods as one comment line, and its focused methods."""
+        """The class's header, its other methods as one comment line, and the methods the traceback goes
+        through or the tests call (else ``__init__``)."""
         first_body = node.body[0]
         header_end = first_body.end_lineno if _is_docstring(first_body) else _span(first_body)[0] - 1
         methods = [n for n in node.body if isinstance(n, _FUNCS)]
-        shown = [m for m in methods if any(_reached(m, focus))] or [
+        shown = [m for m in methods if any(_reached(m, focus)) or m.name in focus.attributes] or [
             m for m in methods if m.name == "__init__"
         ]
         block = self.lines[_span(node)[0] - 1 : header_end or node.lineno]

@@ -23,10 +23,12 @@ Imported = tuple[str, str | None]  # a module, and the name imported from it (No
 
 @dataclass
 class Focus:
-    """What a failing test reaches in one file: top-level names it uses, lines its traceback goes through."""
+    """What a failing test reaches in one file: top-level names it uses, lines its traceback goes through,
+    and the attribute names it uses (``Parser().parse(...)``: the methods of a long class to show)."""
 
     names: set[str] = field(default_factory=set)
     lines: set[int] = field(default_factory=set)
+    attributes: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -64,11 +66,13 @@ def locate(output: str, tests: dict[Path, set[str]], workspace: Path) -> list[Lo
         found.in_traceback = True
         found.focus.lines.add(line)
     for test, functions in tests.items():
-        for path, name in _referenced(workspace, test, functions):
+        references, attributes = _referenced(workspace, test, functions)
+        for path, name in references:
             if is_test_file(path):
                 continue
             found = entry(path)
             found.referenced = True
+            found.focus.attributes |= attributes
             if name:
                 found.focus.names.add(name)
     ranked = list(by_path.values())
@@ -76,19 +80,21 @@ def locate(output: str, tests: dict[Path, set[str]], workspace: Path) -> list[Lo
     return [f for f in ranked if f.path.suffix == ".py"]
 
 
-def _referenced(workspace: Path, test: Path, functions: set[str]) -> list[Reference]:
+def _referenced(workspace: Path, test: Path, functions: set[str]) -> tuple[list[Reference], set[str]]:
     """(file, top-level name or None for the module as a whole) for each imported name the failing test
     functions of ``test`` use; all of the file's imports when no function is named or found, or when the
-    functions use no imported name (a fixture builds what they test)."""
+    functions use no imported name (a fixture builds what they test); and the attribute names they use."""
     try:
         tree = ast.parse(read_text(workspace / test))
     except (SyntaxError, ValueError):
-        return []
+        return [], set()
     imports = _imports(tree)
     bodies = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
               and n.name in functions]
+    attributes = {n.attr for body in bodies for n in ast.walk(body) if isinstance(n, ast.Attribute)}
     everything = [[local] for local in imports]
-    return _resolved(workspace, imports, _used_chains(bodies)) or _resolved(workspace, imports, everything)
+    used = _resolved(workspace, imports, _used_chains(bodies)) or _resolved(workspace, imports, everything)
+    return used, attributes
 
 
 def _resolved(workspace: Path, imports: dict[str, Imported], used: list[list[str]]) -> list[Reference]:
