@@ -147,7 +147,7 @@ def test_a_600_line_module_shows_only_the_failing_function_and_is_merged(project
     result = send(project, model, "tests/test_big.py::test_mean fails; fix the bug (do not change the tests)")
     assert result.ok, result.message
     prompt = model.calls[0]["messages"][0].content
-    assert MEAN in prompt and "import math" in prompt and "#   def offset_3(x)" in prompt  # outline
+    assert MEAN in prompt and "import math" in prompt and "# 119 other definitions, not shown" in prompt
     assert "return x + 3\n" not in prompt and len(prompt) < len(original) // 3
     assert "leave out the ones you do not change" in prompt
     assert (project / "src/tool/big.py").read_text() == original.replace(MEAN, MEAN_FIXED)
@@ -180,21 +180,22 @@ def test_a_long_class_shows_only_the_method_the_traceback_goes_through():
     methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(60))
     source = (
         "import os\n\n\nclass Table:\n    \"\"\"Rows.\"\"\"\n\n    size = 3\n\n" + methods
-        + "    def total(self, rows):\n        return sum(rows) - 1\n\n" + "".join(
+        + "    def total(self, rows):\n        return helper_3(sum(rows)) - 1\n\n" + "".join(
             f"\ndef helper_{i}(x):\n    return x\n" for i in range(120))
     )
-    line = source.splitlines().index("        return sum(rows) - 1") + 1
+    line = source.splitlines().index("        return helper_3(sum(rows)) - 1") + 1
     shown = excerpt(source, "table.py", Focus(lines={line}))
     assert "class Table:\n    \"\"\"Rows.\"\"\"\n" in shown and "    def total(self, rows):" in shown
     assert "return 7" not in shown and "# other methods, not shown (unchanged): m0, m1," in shown
-    assert "def helper_3(x)" in shown and "return x\n" not in shown
+    # the outline: the signatures of what the shown code calls, the others counted
+    assert "#   def helper_3(x)\n# and 119 other definitions" in shown and "return x\n" not in shown
     # without a traceback into it: the methods the failing test calls (`Table().total(...)`)
     called = excerpt(source, "table.py", Focus(names={"Table"}, attributes={"total", "append"}))
     assert "    def total(self, rows):" in called and "return 7" not in called
     whole = FileView("table.py", source, shown_part=shown)
-    fixed = "class Table:\n    def total(self, rows):\n        return sum(rows)\n"
+    fixed = "class Table:\n    def total(self, rows):\n        return helper_3(sum(rows))\n"
     assert parse_reply(reply("table.py", fixed), [whole]) == {
-        "table.py": source.replace("return sum(rows) - 1", "return sum(rows)")
+        "table.py": source.replace("return helper_3(sum(rows)) - 1", "return helper_3(sum(rows))")
     }
 
 

@@ -14,7 +14,8 @@ _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEFS = (*_FUNCS, ast.ClassDef)
 CLASS_LINES = 80  # a focused class up to this long is shown whole; a longer one only its focused methods
 MAX_SHOWN_LINES = 300  # of focused definitions: the prompt of a long file stays about this size
-MAX_OUTLINE = 20  # signatures of the definitions left out
+MAX_OUTLINE = 10  # this few definitions left out are all listed; of more, those the shown code calls
+MAX_CALLED = 20
 
 
 def _span(node: ast.stmt) -> tuple[int, int]:
@@ -99,20 +100,22 @@ def excerpt(text: str, path: str, focus: Focus, *, outline: bool = True) -> str 
         shown.add(node, focus)
     chosen = {start for start, _ in shown.blocks}
     used = set(re.findall(r"\w+", "\n".join(line for _, block in shown.blocks for line in block)))
-    # what the shown code calls first: the outline is cut at MAX_OUTLINE
-    left_out = [_signature(n) for n in sorted(
-        (n for n in definitions if _span(n)[0] not in chosen), key=lambda n: n.name not in used
-    )]
+    hidden = [n for n in definitions if _span(n)[0] not in chosen]
+    called = [n for n in hidden if n.name in used]
+    # the signatures of what the shown code calls; the rest only when few: a small model copies the
+    # outline into its reply (the 1.5B: 110 of 194 tokens), so a long one costs every answer
+    listed = called[:MAX_CALLED] if len(hidden) > MAX_OUTLINE else hidden
     imports = [
         segment for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)
         if (segment := ast.get_source_segment(text, n))
     ]
     head = [f"# {path} ({len(lines)} lines): shown are its imports and what the failing tests reach"]
-    if left_out and outline:
-        head.append("# the others are not shown and stay as they are:")
-        head += [f"#   {signature[:100]}" for signature in left_out[:MAX_OUTLINE]]
-        if len(left_out) > MAX_OUTLINE:
-            head.append(f"#   ... and {len(left_out) - MAX_OUTLINE} more")
+    if outline and listed:
+        head.append("# not shown, unchanged:")
+        head += [f"#   {_signature(n)[:100]}" for n in listed]
+    if outline and len(hidden) > len(listed):
+        others = len(hidden) - len(listed)
+        head.append(f"# {'and ' if listed else ''}{others} other definitions, not shown, unchanged")
     parts = ["\n".join(head + imports)]
     parts += ["\n".join(block) for _, block in sorted(shown.blocks)]
     return "\n\n\n".join(parts) + "\n"
