@@ -140,6 +140,27 @@ def test_a_test_that_gets_its_subject_from_a_fixture_points_at_the_test_files_im
     assert [f.path.as_posix() for f in located] == ["src/tool/cli.py", "src/tool/mod_2.py"]
 
 
+def test_the_module_the_failing_statement_uses_is_chosen_over_what_the_test_only_patches(project):
+    from acode.agent.fixing.detect import FixPlan
+    from acode.agent.fixing.outcome import TestOutcome
+    from acode.agent.fixing.targets import choose_targets
+
+    # seen on acode's own history (139 modules): the test patched one module, built a value with a
+    # second and asserted on a third; all three whole made a 21,000-character prompt
+    (project / "tests/test_patch.py").write_text(
+        "from tool import mod_2, mod_5, parse_args\n\n\ndef test_patched(monkeypatch):\n"
+        "    monkeypatch.setattr(mod_2, 'value', lambda: 0)\n    start = mod_5.value()\n"
+        "    assert parse_args(['-v'])['verbose'] is True, start\n"
+    )
+    output = (
+        "tests/test_patch.py:7: AssertionError\nFAILED tests/test_patch.py::test_patched - AssertionError\n"
+        "1 failed\n[exit code: 1]"
+    )
+    plan = FixPlan("pytest", [], [Path("tests/test_patch.py")], ["tests/test_patch.py::test_patched"])
+    chosen = choose_targets(plan, TestOutcome(output, 1), project, max_lines=4000, excerpt_lines=400)
+    assert [t.whole.path for t in chosen] == ["src/tool/cli.py"]
+
+
 # -- 3. a long file without the tool loop --------------------------------------------------------
 def test_a_600_line_module_shows_only_the_failing_function_and_is_merged(project):
     original = big_module()

@@ -37,6 +37,7 @@ class Located:
     focus: Focus
     in_traceback: bool = False
     referenced: bool = False  # a name the failing tests use is defined here
+    on_failing_line: bool = False  # ... used in the test's statement that failed (its traceback line)
 
 
 def failing_tests(output: str, named: list[str]) -> dict[Path, set[str]]:
@@ -53,48 +54,65 @@ def failing_tests(output: str, named: list[str]) -> dict[Path, set[str]]:
 
 def locate(output: str, tests: dict[Path, set[str]], workspace: Path) -> list[Located]:
     """Source files (no tests), best first: those both in the traceback and defining a name the failing
-    tests use, then the rest of the traceback (the frame that raised first), then the other files whose
+    tests use, then the rest of the traceback (the frame that raised first), then those defining a name
+    the test's failing statement uses (not what it only sets up or patches), then the other files whose
     names the tests use."""
     by_path: dict[Path, Located] = {}
 
     def entry(path: Path) -> Located:
         return by_path.setdefault(path, Located(path, Focus()))
 
-    frames = [(p, line) for p, line in traceback_frames(output, workspace) if not is_test_file(p)]
+    all_frames = traceback_frames(output, workspace)
+    frames = [(p, line) for p, line in all_frames if not is_test_file(p)]
     for path, line in reversed(frames):
         found = entry(path)
         found.in_traceback = True
         found.focus.lines.add(line)
     for test, functions in tests.items():
-        references, attributes = _referenced(workspace, test, functions)
+        failing_lines = {line for path, line in all_frames if path == test}
+        references, attributes, on_failing_line = _referenced(workspace, test, functions, failing_lines)
         for path, name in references:
             if is_test_file(path):
                 continue
             found = entry(path)
             found.referenced = True
+            found.on_failing_line |= (path, name) in on_failing_line
             found.focus.attributes |= attributes
             if name:
                 found.focus.names.add(name)
     ranked = list(by_path.values())
-    ranked.sort(key=lambda f: (not (f.in_traceback and f.referenced), not f.in_traceback))
+    ranked.sort(key=lambda f: (not (f.in_traceback and f.referenced), not f.in_traceback,
+                               not f.on_failing_line))
     return [f for f in ranked if f.path.suffix == ".py"]
 
 
-def _referenced(workspace: Path, test: Path, functions: set[str]) -> tuple[list[Reference], set[str]]:
+def _referenced(
+    workspace: Path, test: Path, functions: set[str], failing_lines: set[int]
+) -> tuple[list[Reference], set[str], list[Reference]]:
     """(file, top-level name or None for the module as a whole) for each imported name the failing test
-    functions of ``test`` use; all of the file's imports when no function is named or found, or when the
-    functions use no imported name (a fixture builds what they test); and the attribute names they use."""
+    functions of ``test`` use (all of the file's imports when no function is named or found, or when the
+    functions use no imported name: a fixture builds what they test); the attribute names they use; and
+    the references of the statements at ``failing_lines`` (the test's own traceback lines)."""
     try:
         tree = ast.parse(read_text(workspace / test))
     except (SyntaxError, ValueError):
-        return [], set()
+        return [], set(), []
     imports = _imports(tree)
     bodies = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
               and n.name in functions]
     attributes = {n.attr for body in bodies for n in ast.walk(body) if isinstance(n, ast.Attribute)}
     everything = [[local] for local in imports]
     used = _resolved(workspace, imports, _used_chains(bodies)) or _resolved(workspace, imports, everything)
-    return used, attributes
+    failing = [_innermost_statement(body, line) for body in bodies for line in failing_lines]
+    on_failing_line = _resolved(workspace, imports, _used_chains([s for s in failing if s is not None]))
+    return used, attributes, on_failing_line
+
+
+def _innermost_statement(body: ast.AST, line: int) -> ast.stmt | None:
+    """The smallest statement of ``body`` (not the function itself) that spans ``line``."""
+    spanning = [n for n in ast.walk(body) if isinstance(n, ast.stmt) and n is not body
+                and n.lineno <= line <= (n.end_lineno or n.lineno)]
+    return min(spanning, key=lambda n: (n.end_lineno or n.lineno) - n.lineno, default=None)
 
 
 def _resolved(workspace: Path, imports: dict[str, Imported], used: list[list[str]]) -> list[Reference]:

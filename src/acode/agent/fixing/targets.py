@@ -15,6 +15,7 @@ from acode.agent.fixing.outcome import TestOutcome, implicated_files
 from acode.agent.fixing.rewrite import FileView
 
 MAX_TARGETS = 3
+MAX_SHOWN_CHARS = 10000  # of the files to fix, all together (the first is always shown)
 MAX_CONTEXT_CHARS = 4000  # of test files shown whole as the specification; a longer one: its failing tests
 
 
@@ -45,7 +46,8 @@ def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_l
         subjects = {t.stem.removeprefix("test_").removesuffix("_test") for t in tests}
         named_after = [f.path for f in located if f.referenced and f.path.stem in subjects]
         in_traceback = [f.path for f in located if f.in_traceback]
-        paths = in_traceback or named_after[:1] or [f.path for f in located]
+        on_failing_line = [f.path for f in located if f.on_failing_line]
+        paths = in_traceback or named_after[:1] or on_failing_line or [f.path for f in located]
     targets = []
     for path in paths:
         text = read_text(workspace / path)
@@ -59,7 +61,20 @@ def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_l
         shown = excerpt(text, path.as_posix(), focus.get(path, Focus()))
         if shown is not None:  # a long file nothing failing reaches is not rewritten blind
             targets.append(Target(replace(whole, shown_part=shown), FileView(path.as_posix(), shown)))
-    return targets[:MAX_TARGETS]
+    return _within_budget(targets)
+
+
+def _within_budget(targets: list[Target]) -> list[Target]:
+    """The best target, then the next ones while the prompt's files stay within ``MAX_SHOWN_CHARS``: three
+    whole modules of a real project made a 21,000-character prompt the 1.5B was still reading after 300 s
+    on 2 cores."""
+    kept, size = [], 0
+    for target in targets[:MAX_TARGETS]:
+        size += len(target.shown.text)
+        if kept and size > MAX_SHOWN_CHARS:
+            break
+        kept.append(target)
+    return kept
 
 
 def spec_views(plan: FixPlan, before: TestOutcome, workspace: Path, targets: list[Target]) -> list[FileView]:
