@@ -126,6 +126,15 @@ def summarize(records: list[dict], arm: str) -> dict:
             "outcomes": dict(sorted(reasons.items()))}
 
 
+def per_task(records: list[dict]) -> dict[str, list[str]]:
+    """Which tasks acode solved that the one call did not (wins), and the reverse (losses)."""
+    solved = {arm: {r["task_id"] for r in records if r.get(arm, {}).get("outcome") == "solved"}
+              for arm in ("acode", "oneshot")}
+    return {"wins": sorted(solved["acode"] - solved["oneshot"]),
+            "losses": sorted(solved["oneshot"] - solved["acode"]),
+            "both": sorted(solved["acode"] & solved["oneshot"])}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -192,6 +201,7 @@ def main() -> None:
         a, b = report["arms"]["acode"], report["arms"]["oneshot"]
         report["acode_minus_oneshot_points"] = round(100 * (a["rate"] - b["rate"]), 1)
         report["median_time_ratio"] = round(a["median_s"] / max(b["median_s"], 0.1), 2)
+        report["per_task"] = per_task(records)
     print(json.dumps(report, indent=2))
 
 

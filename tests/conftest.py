@@ -53,11 +53,12 @@ def run_one_shot(repo: Path, prompt: str, env: dict[str, str], timeout: float) -
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 
-def fix_one_shot(repo: Path, prompt: str) -> dict:
-    """``run_one_shot`` of a fixing request where `python` runs the project's pytest: its JSON result."""
+def fix_one_shot(repo: Path, prompt: str, **settings: str) -> dict:
+    """``run_one_shot`` of a fixing request where `python` runs the project's pytest, with ``settings`` as
+    extra ``ACODE_*`` variables: its JSON result."""
     import json
 
-    env = dict(os.environ)
+    env = dict(os.environ) | settings
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # `python` has pytest
     env["ACODE_MODEL__TIMEOUT_SECONDS"] = "900"
     out = run_one_shot(repo, prompt, env, timeout=1200)

@@ -32,7 +32,7 @@ class FixConfig(BaseModel):
     )
     max_attempts: int = Field(4, ge=1, le=20, description="candidate fixes written and tested per request")
     max_model_calls: int = Field(
-        6, ge=1, le=40,
+        4, ge=1, le=40,
         description="model calls per request (a reply that is no candidate uses one, and is not tested)"
     )
     greedy_attempts: int = Field(

@@ -17,6 +17,7 @@ from typing import Any
 from acode.tools.shell_env import env_effect, git_config_call, git_config_effect
 from acode.tools.shell_eval import (
     ARITHMETIC_TESTS,
+    DECLARATIONS,
     arithmetic_names,
     builtin_names,
     expansion_arithmetic,
@@ -96,6 +97,8 @@ class CodeRules:
                     self.arithmetic(expression, text)
             if callback != "":
                 self._run_string(callback, text, f"{base} -C")
+        elif base in DECLARATIONS:  # read as a plain command (after `!`, `command`, `builtin`)
+            self._declaration_words(words[1:], text, assigns=True)
         elif base == "trap":
             self._trap(words, text)
         elif base in ("compgen", "complete"):
@@ -174,16 +177,19 @@ class CodeRules:
         self.assign(text_of(name_node), static_word(value) if value is not None else "", text_of(node))
 
     def _declaration(self, node) -> None:
-        text = text_of(node)
-        for child in node.children[1:]:
-            if child.type in ("variable_assignment", "variable_name"):
-                continue  # an assignment is visited on its own; a plain name is just a name
-            value = static_word(child)
+        words = [static_word(c) for c in node.children[1:]
+                 if c.type not in ("variable_assignment", "variable_name")]  # visited on their own
+        self._declaration_words(words, text_of(node), assigns=node.type == "declaration_command")
+
+    def _declaration_words(self, words, text: str, *, assigns: bool) -> None:
+        """The arguments of ``declare``/``export``/``unset``...: names whose subscripts are arithmetic,
+        and the flags that make later assignments code."""
+        for value in words:
             if value is not None and value.startswith(("-", "+")):
-                if node.type == "declaration_command" and any(flag in value for flag in "in"):
+                if assigns and any(flag in value for flag in "in"):
                     self.hide(f"`{text}` makes later assignments evaluate as code (-i / -n)")
                 continue
-            self.name_word(value, text, assigns=node.type == "declaration_command")
+            self.name_word(value, text, assigns=assigns)
 
     def _test(self, node, *, double: bool) -> None:
         stack = list(node.named_children)

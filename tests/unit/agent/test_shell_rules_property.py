@@ -137,6 +137,9 @@ def decide(command: str, mode: str, workspace: Path) -> str:
 
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(line=lines, mode=st.sampled_from(["default", "auto_edit", "yolo"]))
+# found by this property: behind `!` (or `command`/`builtin`) a declaration is read as a plain command
+@example(line=("! declare 'a[$(touch m23)]=1'", True), mode="yolo")
+@example(line=("command export 'a[$(rm -f m50)]=1'", True), mode="yolo")
 def test_no_denied_command_is_ever_allowed(line, mode, tmp_path):
     command, has_denied = line
     decision = decide(command, mode, tmp_path)

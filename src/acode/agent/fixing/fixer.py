@@ -39,10 +39,10 @@ DIFF_LINES = 40
 class FixSettings:
     enabled: bool = True
     max_attempts: int = 4  # candidates written and tested
-    # a reply that is no candidate (unchanged, unusable) uses a call, not an attempt: the 0.5B echoes the
-    # file on most greedy calls and fixes it on some samples (a tiny fix solved on 5 of 6 seeds with 4
-    # calls, 7 of 7 with 6); an echo costs one file's tokens and no test run
-    max_model_calls: int = 6
+    # a reply that is no candidate (unchanged, unusable) uses a call, not an attempt. More calls help the
+    # 0.5B (it echoes on most greedy calls, fixes on some samples) but not the 1.5B: on 8 unseen tasks its
+    # calls 5 and 6 solved nothing and cost a third of the time
+    max_model_calls: int = 4
     greedy_attempts: int = 3  # the one call, the fixer's framing, the last failure fed back; then sampled
     check_examples: bool = True  # a candidate must also pass its files' docstring examples
     sample_temperature: float = 0.7

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from acode.agent.approval.policy import ApprovalPolicy
 from acode.agent.loop.middleware import AgentState, Middleware
 from acode.agent.loop.observer import LoopObserver, Observers
-from acode.agent.loop.outcome import ChangeNotMade, unmade_change
+from acode.agent.loop.outcome import ActionNotDone, ChangeNotMade, unmade_change
 from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
 from acode.agent.loop.step_guidance import StepGuide
 from acode.agent.loop.stops import (
@@ -61,8 +61,12 @@ class LoopConfig:
     model_timeout: float | None = None
     parallel_workers: int = 4
     remind_request: bool = True  # end each successful tool result with the user's request
-    # one-shot runs: an answer after every edit was refused is a failure (acode.agent.loop.outcome)
-    judge_edits: bool = False
+    # a user's request that orders a run ("... then run it") is run before the answer (requested_run); off
+    # where the prompt is generated (the pipeline's steps quote the whole plan and the files)
+    requested_run: bool = False
+    # one-shot runs: an answer after every edit was refused, or before the run the request ordered, is a
+    # failure (acode.agent.loop.outcome)
+    judge_outcome: bool = False
 
     @classmethod
     def from_settings(cls, settings: Any) -> LoopConfig:
@@ -162,10 +166,11 @@ class AgentLoop:
                     prompt = middleware.on_user_prompt(state, prompt) or prompt
                 self.append(state, Message.user(prompt))
             request = next((m.content for m in reversed(state.history) if m.role == "user"), "")
-            run.guide = StepGuide(self.registry, request, remind=self.config.remind_request)
+            run.guide = StepGuide(self.registry, request, remind=self.config.remind_request,
+                                  requested_run=self.config.requested_run)
             answer = self.solver.solve(self, run, request) if self.solver and prompt is not None else None
             run.result.answer = answer if answer is not None else self._cycle(run)
-            self._check_change_made(run)
+            self._judge_outcome(run)
         except KeyboardInterrupt:
             self._close_open_calls(run)
             self._stop(run, UserInterrupted("the agent loop", partial=run.last_text))
@@ -178,12 +183,16 @@ class AgentLoop:
         self.observers.on_stop(state, run.result)
         return run.result
 
-    def _check_change_made(self, run: _Run) -> None:
-        if not self.config.judge_edits or run.state.approval_mode == "plan":  # a plan changes nothing
+    def _judge_outcome(self, run: _Run) -> None:
+        if not self.config.judge_outcome or run.state.approval_mode == "plan":  # a plan changes nothing
             return
-        problem = unmade_change(run.result.tool_steps(), self.registry)
+        steps = run.result.tool_steps()
+        problem = unmade_change(steps, self.registry)
         if problem is not None:
             raise ChangeNotMade(problem, partial=run.result.answer)
+        problem = run.guide.requested_run.missing(steps)
+        if problem is not None:
+            raise ActionNotDone(problem, partial=run.result.answer)
 
     def _cycle(self, run: _Run) -> str:
         state = run.state
@@ -216,13 +225,20 @@ class AgentLoop:
                 continue
             run.last_text = text
             self.append(state, Message.assistant(text))
-            follow_up = None
-            for middleware in self.middlewares:
+            follow_up = self._run_reminder(run)
+            for middleware in self.middlewares if follow_up is None else ():
                 message = middleware.on_final_answer(state, text)
                 follow_up = follow_up or message
             if not follow_up:
                 return text
             self.append(state, Message.user(follow_up))
+
+    def _run_reminder(self, run: _Run) -> str | None:
+        """Once, when the model answers before running what the request ordered (see acode.agent.loop.
+        requested_run): not in plan mode, not when the loop asked for this answer, not on the last turn."""
+        if run.state.approval_mode == "plan" or run.answer_only or run.result.turns >= self.config.max_turns:
+            return None
+        return run.guide.requested_run.reminder(run.result.tool_steps())
 
     # -- model -------------------------------------------------------------------------------
     def check_limits(self, run: _Run) -> None:
@@ -237,6 +253,7 @@ class AgentLoop:
         self.observers.on_model_start(run.state)
         schema = run.guide.answer_only()
         run.answer_only = schema is not None
+        schema = schema or run.guide.requested_run.run_only()
         started = time.perf_counter()
         try:
             completion = self.model.complete(

@@ -1,12 +1,18 @@
-"""Did a one-shot run make the change it went for? A model whose every edit was refused or failed still
-ends with "Done." more often than not; the run must not report success on the strength of that text.
+"""Did a one-shot run do what it went for? A model whose every edit was refused or failed still ends with
+"Done." more often than not, and one asked to run what it wrote says it ran it when nothing ran; the
+run must not report success on the strength of that text.
 
-The rule reads only what the run's tool calls did, so it holds whatever the model says:
+The rules read only the request and what the run's tool calls did, so they hold whatever the model says.
+The change (``change_not_made``):
 
 - no edit was attempted (a question, a review, a plan): nothing to judge;
 - at least one edit went through: a change was made;
 - every edit was denied or failed, and no command or sub-agent ran that could have changed a file in
   its place: the requested change was not made.
+
+The run (``action_not_done``): the request ordered a run ("... then run it", "run the tests") and no
+command ran after the last edit that went through, even after the loop's one reminder (see
+acode.agent.loop.requested_run for how the request is read).
 """
 
 from __future__ import annotations
@@ -23,6 +29,10 @@ _MAY_CHANGE_FILES = ("execute", "agent")
 
 class ChangeNotMade(AgentStop):
     reason = "change_not_made"
+
+
+class ActionNotDone(AgentStop):
+    reason = "action_not_done"
 
 
 def unmade_change(steps: Sequence[ToolStep], registry: ToolRegistry) -> str | None:

@@ -8,7 +8,9 @@ stopped it; with them it writes, runs, and answers.
   constrained decoding the model then has to choose something else - a message alone did not do it);
 - reminder: each successful tool result ends with one line restating the request and the steps done
   (small models read the latest tool result as the instruction);
-- turn guards (acode.agent.loop.turn_guards): when the next call may only answer.
+- turn guards (acode.agent.loop.turn_guards): when the next call may only answer;
+- requested run (acode.agent.loop.requested_run): an answer before the run the request ordered gets
+  one reminder, the next call may only run a command, and the one after it only answer.
 
 What the model is told stays between the loop and the model: people see a short ``display`` line.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from acode.agent.loop.requested_run import RequestedRun
 from acode.agent.loop.result import ToolStep
 from acode.agent.loop.turn_guards import ANSWER_ONLY_SCHEMA, TurnGuards
 from acode.llm.types import ToolCall, ToolSpec, call_key, without_titles
@@ -36,7 +39,8 @@ def compact_specs(specs: Iterable[ToolSpec]) -> list[ToolSpec]:
 class StepGuide:
     """State of the aids for one user prompt (the loop makes one per ``send``)."""
 
-    def __init__(self, registry: ToolRegistry, request: str = "", *, remind: bool = True):
+    def __init__(self, registry: ToolRegistry, request: str = "", *, remind: bool = True,
+                 requested_run: bool = False):
         self.registry = registry
         self.request = request
         self.remind = remind
@@ -44,6 +48,7 @@ class StepGuide:
         self.done: list[str] = []  # successful actions, for the reminder
         self.blocked: set[str] = set()  # tools not offered in the next call
         self.guards = TurnGuards(request)
+        self.requested_run = RequestedRun(self.guards.typed if requested_run else "", registry)
 
     def offered(self) -> list[ToolSpec]:
         specs = compact_specs(self.registry.specs())
@@ -95,3 +100,5 @@ class StepGuide:
             tool.kind for s in steps if s.decision == "repeated" and (tool := self.registry.get(s.name))
         }
         self.blocked = {tool.name for tool in self.registry if tool.kind in repeated}
+        if self.requested_run.ran_after_reminder(steps):
+            self.guards.answer_next = "the command the user asked to run has run"
