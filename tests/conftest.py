@@ -53,6 +53,19 @@ def run_one_shot(repo: Path, prompt: str, env: dict[str, str], timeout: float) -
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 
+def fix_one_shot(repo: Path, prompt: str, **settings: str) -> dict:
+    """``run_one_shot`` of a fixing request where `python` runs the project's pytest, with ``settings`` as
+    extra ``ACODE_*`` variables: its JSON result."""
+    import json
+
+    env = dict(os.environ) | settings
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # `python` has pytest
+    env["ACODE_MODEL__TIMEOUT_SECONDS"] = "900"
+    out = run_one_shot(repo, prompt, env, timeout=1200)
+    assert out.returncode in (0, 1), out.stderr[-2000:]
+    return json.loads(out.stdout) | {"returncode": out.returncode}
+
+
 def git(cwd: Path, *args: str) -> str:
     out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
     return out.stdout.strip()

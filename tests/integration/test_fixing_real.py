@@ -4,15 +4,13 @@ project whose test fails because of a bug, exactly as a user asks for it."""
 from __future__ import annotations
 
 import ast
-import json
-import os
 import runpy
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import make_git_repo, run_one_shot
+from tests.conftest import fix_one_shot, make_git_repo
 
 CALC = '''def add(a, b):
     """Return the sum of a and b."""
@@ -54,13 +52,8 @@ def pytest_passes(repo: Path) -> bool:
 @pytest.mark.real_model
 def test_one_shot_fixes_a_failing_test_through_the_test_driven_path(tmp_path):
     repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # `python` has pytest
-    env["ACODE_MODEL__TIMEOUT_SECONDS"] = "900"
-    env["ACODE_AGENT__FIX__MAX_MODEL_CALLS"] = "6"  # the 0.5B's echoes: see the comment at the end
-    out = run_one_shot(repo, PROMPT, env, timeout=1200)
-    assert out.returncode in (0, 1), out.stderr[-2000:]
-    data = json.loads(out.stdout)
+    # the 0.5B's echoes: see the comment at the end
+    data = fix_one_shot(repo, PROMPT, ACODE_AGENT__FIX__MAX_MODEL_CALLS="6")
     tools = [s for s in data["trajectory"] if s["type"] == "tool"]
     # the harness ran the tests first, and every model reply is a whole file, not a tool call
     assert (
@@ -72,7 +65,7 @@ def test_one_shot_fixes_a_failing_test_through_the_test_driven_path(tmp_path):
         assert pytest_passes(repo), "reported as fixed while the tests fail"
         assert "passes now" in data["answer"]
     else:  # no candidate passed: never a success, and the file is as it was or strictly better
-        assert data["stop_reason"] == "tests_failing" and out.returncode == 1
+        assert data["stop_reason"] == "tests_failing" and data["returncode"] == 1
         assert (repo / "calc.py").read_text() == CALC or "Kept the version" in data["message"]
     # within the 0.5B's reach with 6 calls: its greedy calls echo the file here and a sampled call fixes it
     # (11 of 11 seeds); with the default 4 calls, 5 of 6 seeds here, and the CI machine (another CPU,

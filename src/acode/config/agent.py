@@ -42,8 +42,13 @@ class FixConfig(BaseModel):
         True, description="a candidate must also pass the docstring examples of the files it changes"
     )
     sample_temperature: float = Field(0.7, ge=0, le=2)
-    max_file_lines: int = Field(400, ge=1, description="larger files are left to the tool loop")
+    max_file_lines: int = Field(
+        4000, ge=1, le=20000, description="larger files are left to the tool loop"
+    )
     whole_file_lines: int = Field(150, ge=1, description="above this, ask only for the functions that change")
+    excerpt_file_lines: int = Field(
+        400, ge=1, description="above this, the prompt shows only the definitions the failing tests reach"
+    )
     fallback_to_loop: bool = Field(False, description="after failed attempts, go on with the tool loop")
 
 

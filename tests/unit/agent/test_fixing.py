@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from acode.agent.fixing.detect import command_in_request, is_test_file, plan_fix
-from acode.agent.fixing.outcome import implicated_files, imported_files, read_outcome
+from acode.agent.fixing.locate import locate
+from acode.agent.fixing.outcome import implicated_files, read_outcome
 from acode.agent.fixing.rewrite import FileView, parse_reply
 from acode.agent.session.agent_session import AgentSession, SessionOptions
 from acode.agent.session.builder import build_session
@@ -59,7 +60,8 @@ def test_the_request_can_name_its_test_command():
 
 def test_a_plan_needs_a_change_request_and_a_test_command(project):
     plan = plan_fix(REQUEST, project)
-    assert plan is not None and plan.test_command == "python -m pytest -q"
+    assert plan is not None and plan.test_command == "python -m pytest -q test_calc.py"  # the named tests
+    assert plan_fix("fix the bug in calc.py", project).test_command == "python -m pytest -q"  # discovered
     assert [p.as_posix() for p in plan.targets] == ["calc.py"]
     assert [p.as_posix() for p in plan.protected] == ["test_calc.py"]
     assert plan_fix("explain what calc.py does", project) is None
@@ -81,7 +83,9 @@ def test_a_test_run_is_read_from_the_shell_tool_output(project):
     outcome = read_outcome(output)
     assert (outcome.exit_code, outcome.passed, outcome.failed, outcome.ok) == (1, 1, 1, False)
     assert [p.as_posix() for p in implicated_files(output, project)] == ["calc.py", "test_calc.py"]
-    assert [p.as_posix() for p in imported_files(TESTS, project)] == ["calc.py"]
+    (project / "test_calc.py").write_text(TESTS)
+    located = locate("", {Path("test_calc.py"): {"test_add"}}, project)
+    assert [f.path.as_posix() for f in located] == ["calc.py"]
     assert read_outcome("1 passed\n[exit code: 0]").better_than(outcome)
     assert not read_outcome("$ x\nbash: x: command not found\n[exit code: 127]").runnable
 
@@ -469,16 +473,21 @@ def test_the_same_failure_gives_the_same_prompt_whatever_the_run_took():
 
 
 def test_a_test_that_imports_many_modules_points_at_the_one_it_is_named_after(git_repo):
-    from acode.agent.fixing.outcome import imported_files
+    from acode.agent.fixing.detect import FixPlan
+    from acode.agent.fixing.outcome import TestOutcome
+    from acode.agent.fixing.targets import choose_targets
 
     for module in ("pkg/__init__.py", "pkg/util.py", "pkg/cli/__init__.py", "pkg/cli/parser.py"):
         (git_repo / "src" / module).parent.mkdir(parents=True, exist_ok=True)
-        (git_repo / "src" / module).write_text("")
-    test = "import os\nfrom pkg import util\nfrom pkg.cli import parser\n\n\ndef test_x():\n    pass\n"
-    found = [p.as_posix() for p in imported_files(test, git_repo, "test_parser.py")]
-    assert found[0] == "src/pkg/cli/parser.py"
-    assert set(found) == {"src/pkg/__init__.py", "src/pkg/util.py", "src/pkg/cli/__init__.py",
-                          "src/pkg/cli/parser.py"}
+        (git_repo / "src" / module).write_text("def f():\n    return 1\n")
+    (git_repo / "test_parser.py").write_text(
+        "import os\nfrom pkg import util\nfrom pkg.cli import parser\n\n\ndef test_x():\n    pass\n"
+    )
+    plan = FixPlan("pytest", [], [Path("test_parser.py")])
+    found = choose_targets(plan, TestOutcome("", 1), git_repo, max_lines=400, excerpt_lines=400)
+    assert [t.whole.path for t in found] == ["src/pkg/cli/parser.py"]
+    located = {f.path.as_posix() for f in locate("", {Path("test_parser.py"): set()}, git_repo)}
+    assert located == {"src/pkg/util.py", "src/pkg/cli/parser.py"}
 
 
 def test_a_request_that_names_only_a_failing_test_fixes_the_module_the_test_is_named_after(git_repo):

@@ -30,6 +30,9 @@ _TEST_RUNNERS = (
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
 _AFTER_WITH = re.compile(r"\bwith:?\s+([^\n()]+?)\s*(?:\)|$|\.\s|\.$)", re.IGNORECASE | re.MULTILINE)
 _PATH_LIKE = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,6})(?![\w/])")
+# a pytest node id: tests/test_x.py::TestC::test_m[param]
+_NODE_ID = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)*[\w.-]+\.py)((?:::\w+)+(?:\[[^\]\s]*\])?)")
+_K_EXPR = re.compile(r"(?<![\w-])-k\s*(?:\"([^\"\n]+)\"|'([^'\n]+)'|([^\s`'\"]+))")
 SOURCE_SUFFIXES = {".py"}  # languages whose candidates the fixer can syntax-check and splice
 
 
@@ -38,6 +41,7 @@ class FixPlan:
     test_command: str
     targets: list[Path]  # workspace-relative files the change may rewrite
     protected: list[Path] = field(default_factory=list)  # named test files: the specification, never edited
+    tests: list[str] = field(default_factory=list)  # the named node ids (tests/test_x.py::test_y) and files
 
 
 def is_test_file(path: Path) -> bool:
@@ -86,18 +90,54 @@ def named_files(request: str, workspace: Path) -> list[Path]:
     """Existing files the request names, in order, relative to the workspace. A bare file name that is
     not at the root stands for the one project file of that name (``parser.py`` -> ``src/pkg/parser.py``)."""
     found: list[Path] = []
-    root = workspace.resolve()
     for match in _PATH_LIKE.finditer(request):
-        name = match.group(1)
-        candidate = (root / name).resolve()
-        if not candidate.is_file() and "/" not in name:
-            same_name = _project_files(root, name)
-            candidate = same_name[0] if len(same_name) == 1 else candidate
-        if candidate.is_file() and candidate.is_relative_to(root):
-            rel = candidate.relative_to(root)
-            if rel not in found and not any(part.startswith(".") for part in rel.parts[:-1]):
-                found.append(rel)
+        rel = _project_file(match.group(1), workspace.resolve())
+        if rel is not None and rel not in found:
+            found.append(rel)
     return found
+
+
+def _project_file(name: str, root: Path) -> Path | None:
+    candidate = (root / name).resolve()
+    if not candidate.is_file() and "/" not in name:
+        same_name = _project_files(root, name)
+        candidate = same_name[0] if len(same_name) == 1 else candidate
+    if candidate.is_file() and candidate.is_relative_to(root):
+        rel = candidate.relative_to(root)
+        if not any(part.startswith(".") for part in rel.parts[:-1]):
+            return rel
+    return None
+
+
+def named_tests(request: str, workspace: Path) -> list[str]:
+    """The tests the request names, as pytest takes them: node ids (``test_x.py::TestC::test_m``) and
+    test files, each file as its workspace-relative path (a bare name found in the project)."""
+    root = workspace.resolve()
+    tests: list[str] = []
+    for match in _NODE_ID.finditer(request):
+        rel = _project_file(match.group(1), root)
+        if rel is not None and is_test_file(rel):
+            tests.append(rel.as_posix() + match.group(2))
+    covered = {t.split("::")[0] for t in tests}
+    for rel in named_files(request, workspace):
+        runnable = is_test_file(rel) and rel.suffix == ".py" and rel.name != "conftest.py"
+        if runnable and rel.as_posix() not in covered:
+            tests.append(rel.as_posix())
+    return list(dict.fromkeys(tests))
+
+
+def keyword_expression(request: str) -> str | None:
+    """The ``-k`` expression the request gives pytest, if any."""
+    match = _K_EXPR.search(request)
+    return next((g for g in match.groups() if g), None) if match else None
+
+
+def named_tests_command(tests: list[str], keyword: str | None) -> str | None:
+    """pytest on only the named tests (a real project's whole suite is minutes, and other failures)."""
+    if not tests and not keyword:
+        return None
+    selection = ["-k", shlex.quote(keyword)] if keyword else []
+    return " ".join(["python -m pytest -q", *map(shlex.quote, tests), *selection])
 
 
 def _project_files(root: Path, name: str, limit: int = 5000) -> list[Path]:
@@ -118,10 +158,16 @@ def plan_fix(request: str, workspace: Path, *, configured_command: str | None = 
     """A plan when the request asks for a change that tests can judge; None otherwise."""
     if not asks_for_change(request):
         return None
-    command = configured_command or command_in_request(request) or discover_test_command(workspace)
+    tests = named_tests(request, workspace)
+    command = (
+        configured_command
+        or command_in_request(request)
+        or named_tests_command(tests, keyword_expression(request))
+        or discover_test_command(workspace)
+    )
     if not command:
         return None
     named = named_files(request, workspace)
     targets = [p for p in named if not is_test_file(p) and p.suffix in SOURCE_SUFFIXES]
     protected = [p for p in named if is_test_file(p)]
-    return FixPlan(test_command=command, targets=targets, protected=protected)
+    return FixPlan(test_command=command, targets=targets, protected=protected, tests=tests)

@@ -12,18 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acode.agent.fixing.detect import FixPlan, is_test_file, plan_fix
+from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
-from acode.agent.fixing.harness import ask, output_tokens_for, read_text, tool
-from acode.agent.fixing.outcome import (
-    TestOutcome,
-    implicated_files,
-    imported_files,
-    read_outcome,
-    trim_output,
-)
+from acode.agent.fixing.harness import ask, output_tokens_for, tool
+from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
 from acode.agent.fixing.rewrite import (
-    FileView,
     close_fence,
     feedback_message,
     one_call_messages,
@@ -31,6 +24,7 @@ from acode.agent.fixing.rewrite import (
     reply_stop,
     task_messages,
 )
+from acode.agent.fixing.targets import Target, choose_targets, spec_views
 from acode.agent.loop.stops import AgentStop
 from acode.llm.types import Message
 
@@ -38,7 +32,6 @@ if TYPE_CHECKING:
     from acode.agent.loop.agent_loop import AgentLoop, _Run
 
 NEEDED_TOOLS = {"write_file", "run_shell_command"}
-MAX_CONTEXT_CHARS = 4000  # of test files shown as the specification
 DIFF_LINES = 40
 
 
@@ -53,8 +46,9 @@ class FixSettings:
     greedy_attempts: int = 3  # the one call, the fixer's framing, the last failure fed back; then sampled
     check_examples: bool = True  # a candidate must also pass its files' docstring examples
     sample_temperature: float = 0.7
-    max_file_lines: int = 400  # larger files are left to the tool loop
+    max_file_lines: int = 4000  # larger files are left to the tool loop
     whole_file_lines: int = 150  # above this, ask only for the functions that change (merged by name)
+    excerpt_file_lines: int = 400  # above this, show only what the failing tests reach (excerpt.py)
     test_command: str | None = None  # else: from the request, else discovered
     fallback_to_loop: bool = False  # after failed attempts, continue with the tool loop
 
@@ -89,29 +83,11 @@ class TestDrivenFixer:
         before = self._run_tests(loop, run, plan.test_command)
         if before is None or not before.runnable:
             return None
-        targets = self._targets(plan, before, workspace)
+        targets = choose_targets(plan, before, workspace, max_lines=self.settings.max_file_lines,
+                                 excerpt_lines=self.settings.excerpt_file_lines)
         if not targets:
             return None
         return _Attempts(self.settings, loop, run, request, plan, before, targets, workspace).work()
-
-    def _targets(self, plan: FixPlan, before: TestOutcome, workspace: Path) -> list[str]:
-        paths = list(plan.targets)
-        if not paths:
-            implicated = implicated_files(before.output, workspace)
-            paths = [p for p in implicated if not is_test_file(p) and p.suffix == ".py"]
-        if not paths:
-            for test in plan.protected or [
-                p for p in implicated_files(before.output, workspace) if is_test_file(p)
-            ]:
-                imports = imported_files(read_text(workspace / test), workspace, test.name)
-                subject = [p for p in imports[:1] if test.stem.removeprefix("test_") == p.stem]
-                paths += [p for p in subject or imports if p not in paths]
-        limit = self.settings.max_file_lines
-        return [
-            p.as_posix()
-            for p in paths
-            if 0 < len(read_text(workspace / p).strip().splitlines()) <= limit  # not an empty __init__.py
-        ][:3]
 
     @staticmethod
     def _run_tests(loop: AgentLoop, run: _Run, command: str) -> TestOutcome | None:
@@ -139,16 +115,17 @@ class _Attempts:
         request: str,
         plan: FixPlan,
         before: TestOutcome,
-        targets: list[str],
+        targets: list[Target],
         workspace: Path,
     ):
         self.settings, self.loop, self.run, self.plan = settings, loop, run, plan
         self.before, self.workspace = before, workspace
-        self.original = {p: (workspace / p).read_bytes() for p in targets}
-        self.views = [FileView(p, read_text(workspace / p)) for p in targets]
-        self.context = self._context_files(targets)
+        self.original = {t.whole.path: (workspace / t.whole.path).read_bytes() for t in targets}
+        self.views = [t.whole for t in targets]  # what replies are read against and merged into
+        self.shown = [t.shown for t in targets]  # what the prompts show: a long file as an excerpt
+        self.context = spec_views(plan, before, workspace, targets)
         self.partial = sum(len(v.text.splitlines()) for v in self.views) > settings.whole_file_lines
-        task = (request, self.views, self.context, plan.test_command, trim_output(before.output))
+        task = (request, self.shown, self.context, plan.test_command, trim_output(before.output))
         self.framings = [
             one_call_messages(*task, failing=not before.ok, partial=self.partial),
             task_messages(*task, failing=not before.ok, partial=self.partial),
@@ -157,19 +134,6 @@ class _Attempts:
         self.best: _Candidate | None = None
         self.passing: _Candidate | None = None  # passes the tests, fails its own examples
         self.tried: set[tuple[tuple[str, str], ...]] = set()
-
-    def _context_files(self, targets: list[str]) -> list[FileView]:
-        tests = list(self.plan.protected) or [
-            p for p in implicated_files(self.before.output, self.workspace) if is_test_file(p)
-        ]
-        views, budget = [], MAX_CONTEXT_CHARS
-        for path in tests:
-            text = read_text(self.workspace / path)
-            if path.as_posix() in targets or len(text) > budget:
-                continue
-            views.append(FileView(path.as_posix(), text))
-            budget -= len(text)
-        return views
 
     def work(self) -> str | None:
         finished = False
@@ -237,7 +201,7 @@ class _Attempts:
         return None
 
     def _ask(self, messages: list[Message], temperature: float, call: int) -> str:
-        text = "".join(v.text for v in self.views)
+        text = "".join(v.text for v in self.shown)
         return close_fence(ask(
             self.loop,
             self.run,

@@ -8,7 +8,9 @@ replacing it, so nothing the reply leaves out is lost:
 - a function that is not a top-level name of the file but the method of exactly one class replaces
   that method, indented to fit;
 - a definition new to the file is added at the end; an import the file lacks goes after its imports;
-- a reply that keeps every top-level definition of the file is taken as the whole file."""
+- a reply that keeps every top-level definition of the file is taken as the whole file;
+- when the prompt showed only part of a long file (excerpt.py), a definition it did not show is never
+  replaced (the model saw at most its signature), and the reply is never the whole file."""
 
 from __future__ import annotations
 
@@ -55,16 +57,19 @@ class _Edits:
         return self.lines
 
 
-def merge_partial(old: str, new: str) -> str:
+def merge_partial(old: str, new: str, *, shown: str | None = None) -> str:
     """``new`` as the whole file when it keeps every top-level definition of ``old``; else ``old`` with the
-    reply's definitions and imports merged in. Both must parse (callers check ``new``)."""
+    reply's definitions and imports merged in. Both must parse (callers check ``new``). ``shown``: the
+    part of ``old`` the prompt showed (an excerpt): the reply is always merged, and a definition of
+    ``old`` that ``shown`` does not hold is kept as it is (the model saw at most its signature)."""
     try:
         old_tree, new_tree = ast.parse(old), ast.parse(new)
     except SyntaxError:
         return new
     old_defs, new_defs = _defs(old_tree.body), _defs(new_tree.body)
-    if not old_defs or not new_defs or set(old_defs) <= set(new_defs):
+    if not old_defs or not new_defs or (shown is None and set(old_defs) <= set(new_defs)):
         return new
+    seen = _Seen(shown)
     new_lines = new.splitlines()
     edits, appended = _Edits(old), []
     methods = _methods_by_name(old_tree)
@@ -72,11 +77,14 @@ def merge_partial(old: str, new: str) -> str:
         body = new_lines[slice(*_span(node))]
         target = old_defs.get(name)
         if isinstance(target, ast.ClassDef) and isinstance(node, ast.ClassDef):
-            _merge_class(edits, target, node, new_lines)
+            if seen(name):
+                _merge_class(edits, target, node, new_lines, seen)
         elif target is not None:
-            edits.replace(target, body)
+            if seen(name):
+                edits.replace(target, body)
         elif isinstance(node, _FUNCS) and len(methods.get(name, [])) == 1:
-            edits.replace(methods[name][0], body)
+            if seen(name):
+                edits.replace(methods[name][0], body)
         else:
             appended += ["", "", *body]
     lines = edits.apply() + appended
@@ -100,16 +108,35 @@ def merge_partial(old: str, new: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _merge_class(edits: _Edits, old: ast.ClassDef, new: ast.ClassDef, new_lines: list[str]) -> None:
+class _Seen:
+    """Whether the prompt showed a definition of this name (everything, when it showed the whole file)."""
+
+    def __init__(self, shown: str | None):
+        self.names: set[str] | None = None
+        if shown is not None:
+            try:
+                tree = ast.parse(shown)
+            except SyntaxError:
+                tree = ast.Module(body=[], type_ignores=[])
+            self.names = {n.name for n in ast.walk(tree) if isinstance(n, _DEFS)}
+
+    def __call__(self, name: str) -> bool:
+        return self.names is None or name in self.names
+
+
+def _merge_class(
+    edits: _Edits, old: ast.ClassDef, new: ast.ClassDef, new_lines: list[str], seen: _Seen
+) -> None:
     old_methods, new_methods = _defs(old.body), _defs(new.body)
-    if set(old_methods) <= set(new_methods):
+    if set(old_methods) <= set(new_methods) and all(seen(name) for name in old_methods):
         edits.replace(old, new_lines[slice(*_span(new))])
         return
     last = old.body[-1]
     for name, node in new_methods.items():
         body = new_lines[slice(*_span(node))]
         if name in old_methods:
-            edits.replace(old_methods[name], body)
+            if seen(name):
+                edits.replace(old_methods[name], body)
         else:
             edits.insert_after(last, body, last.col_offset)
 

@@ -3,15 +3,15 @@ project files a traceback points at."""
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 _EXIT = re.compile(r"^\[exit code: (-?\d+)\]\s*$", re.MULTILINE)
 _COUNT = re.compile(r"(\d+) (passed|failed|errors?|error)\b")
-_FRAME = re.compile(r"""(?:File "([^"]+)", line \d+|^([\w./-]+\.py):\d+:)""", re.MULTILINE)
+_FRAME = re.compile(r"""(?:File "([^"]+)", line (\d+)|^([\w./-]+\.py):(\d+):)""", re.MULTILINE)
 _NOT_RUNNABLE = ("command not found", "No module named pytest", "No module named unittest")
+_VIRTUALENV_PARTS = ("site-packages", "venv", "node_modules")
 MISSING_COMMAND_EXIT = 127
 
 
@@ -56,44 +56,25 @@ def read_outcome(tool_output: str) -> TestOutcome:
     return TestOutcome(tool_output, exit_code, passed, failed)
 
 
-def implicated_files(output: str, workspace: Path) -> list[Path]:
-    """Workspace files named by traceback frames, most recent frame last, relative to the workspace."""
+def traceback_frames(output: str, workspace: Path) -> list[tuple[Path, int]]:
+    """(workspace file, line) of each traceback frame, in the order printed (pytest: the test first, the
+    line that raised last); files outside the workspace, hidden or in a virtualenv left out."""
     root = workspace.resolve()
-    found: list[Path] = []
+    frames: list[tuple[Path, int]] = []
     for match in _FRAME.finditer(output):
-        raw = match.group(1) or match.group(2)
+        raw, line = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
         path = Path(raw)
         candidate = (path if path.is_absolute() else root / path).resolve()
         if candidate.is_file() and candidate.is_relative_to(root):
             rel = candidate.relative_to(root)
-            if rel not in found and not any(p.startswith(".") for p in rel.parts[:-1]):
-                found.append(rel)
-    return found
+            if not any(p.startswith(".") or p in _VIRTUALENV_PARTS for p in rel.parts[:-1]):
+                frames.append((rel, int(line)))
+    return frames
 
 
-def imported_files(test_text: str, workspace: Path, test_name: str = "") -> list[Path]:
-    """Workspace modules a test file imports (``import a.b``, ``from a.b import c`` where ``c`` may be a
-    module too), under the root or ``src/``; the one the test is named after (``test_parser.py`` ->
-    ``parser.py``) first."""
-    try:
-        tree = ast.parse(test_text)
-    except (SyntaxError, ValueError):
-        return []
-    modules: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            modules += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-    found: list[Path] = []
-    for module in modules:
-        parts = module.split(".")
-        for base in (Path(), Path("src")):
-            for candidate in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
-                if (workspace / candidate).is_file() and candidate not in found:
-                    found.append(candidate)
-    subject = test_name.removeprefix("test_").removesuffix(".py").removesuffix("_test")
-    return sorted(found, key=lambda p: p.stem != subject)
+def implicated_files(output: str, workspace: Path) -> list[Path]:
+    """Workspace files named by traceback frames, in the order first printed, relative to the workspace."""
+    return list(dict.fromkeys(path for path, _ in traceback_frames(output, workspace)))
 
 
 # What differs between two runs of the same failing tests: durations and object addresses. Left in the

@@ -24,6 +24,9 @@ _LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".toml"
 class FileView:
     path: str  # workspace-relative, with forward slashes
     text: str
+    # what the prompt showed instead of ``text`` (excerpt.py): a reply is merged by name, never taken for
+    # the whole file, and a definition the prompt did not show is not rewritten blind
+    shown_part: str | None = None
 
     @property
     def language(self) -> str:
@@ -110,7 +113,7 @@ def parse_reply(reply: str, targets: list[FileView], shown: Sequence[FileView] =
         if problem:
             return problem
         if path.endswith(".py"):
-            found[path] = merge_partial(by_path[path].text, text)
+            found[path] = merge_partial(by_path[path].text, text, shown=by_path[path].shown_part)
     if all(_same_code(found[p], by_path[p].text) for p in found):
         return "the reply is the file unchanged; the tests still fail, so something must change"
     return found

@@ -1,0 +1,121 @@
+"""What a prompt shows of a long Python file: its imports, an outline of the definitions it leaves out
+(as comments, so a reply that copies them defines nothing), and in full only the functions and classes
+the failing tests reach (locate.py's focus). The reply is merged by name (merge.py), so whatever is not
+shown stays byte for byte as it was."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from acode.agent.fixing.locate import Focus
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEFS = (*_FUNCS, ast.ClassDef)
+CLASS_LINES = 80  # a focused class up to this long is shown whole; a longer one only its focused methods
+MAX_SHOWN_LINES = 300  # of focused definitions: the prompt of a long file stays about this size
+MAX_OUTLINE = 10  # this few definitions left out are all listed; of more, those the shown code calls
+MAX_CALLED = 20
+
+
+def _span(node: ast.stmt) -> tuple[int, int]:
+    """1-based first (decorators included) and last line of a definition."""
+    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]), node.end_lineno or 0
+
+
+def _signature(node: ast.stmt) -> str:
+    if isinstance(node, ast.ClassDef):
+        bases = ", ".join(ast.unparse(b) for b in node.bases)
+        return f"class {node.name}({bases})" if bases else f"class {node.name}"
+    assert isinstance(node, _FUNCS)
+    prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
+    returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+    return f"{prefix} {node.name}({ast.unparse(node.args)}){returns}"
+
+
+def _reached(node: ast.stmt, focus: Focus) -> tuple[bool, bool]:
+    """(a traceback line falls inside it, the tests use its name)."""
+    start, end = _span(node)
+    return any(start <= line <= end for line in focus.lines), getattr(node, "name", None) in focus.names
+
+
+class _Shown:
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self.blocks: list[tuple[int, list[str]]] = []  # (first line, text lines), put in file order
+        self.count = 0
+
+    def add(self, node: ast.stmt, focus: Focus) -> None:
+        start, end = _span(node)
+        if isinstance(node, ast.ClassDef) and end - start + 1 > CLASS_LINES:
+            self._add_class_part(node, focus)
+            return
+        self.blocks.append((start, self.lines[start - 1 : end]))
+        self.count += end - start + 1
+
+    def _add_class_part(self, node: ast.ClassDef, focus: Focus) -> None:
+        """The class's header, its other methods as one comment line, and the methods the traceback goes
+        through or the tests call (else ``__init__``)."""
+        first_body = node.body[0]
+        header_end = first_body.end_lineno if _is_docstring(first_body) else _span(first_body)[0] - 1
+        methods = [n for n in node.body if isinstance(n, _FUNCS)]
+        shown = [m for m in methods if any(_reached(m, focus)) or m.name in focus.attributes] or [
+            m for m in methods if m.name == "__init__"
+        ]
+        block = self.lines[_span(node)[0] - 1 : header_end or node.lineno]
+        others = [m.name for m in methods if m not in shown]
+        if others:
+            indent = " " * first_body.col_offset
+            block.append(f"{indent}# other methods, not shown (unchanged): {', '.join(others)}")
+        for method in shown:
+            start, end = _span(method)
+            block += ["", *self.lines[start - 1 : end]]
+            self.count += end - start + 1
+        self.blocks.append((_span(node)[0], block))
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(
+        node.value.value, str
+    )
+
+
+def excerpt(text: str, path: str, focus: Focus, *, outline: bool = True) -> str | None:
+    """The shown part of ``text``, or None when the focus reaches none of its definitions. ``outline``:
+    list the signatures of the definitions left out (a module's; a test file's other tests are noise)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    lines = text.splitlines()
+    definitions = [n for n in tree.body if isinstance(n, _DEFS)]
+    in_traceback = [n for n in definitions if _reached(n, focus)[0]]
+    named = [n for n in definitions if _reached(n, focus)[1] and n not in in_traceback]
+    if not in_traceback and not named:
+        return None
+    shown = _Shown(lines)
+    for node in [*reversed(in_traceback), *named]:  # the frame that raised first: pytest prints it last
+        if shown.count and shown.count + _span(node)[1] - _span(node)[0] > MAX_SHOWN_LINES:
+            continue
+        shown.add(node, focus)
+    chosen = {start for start, _ in shown.blocks}
+    used = set(re.findall(r"\w+", "\n".join(line for _, block in shown.blocks for line in block)))
+    hidden = [n for n in definitions if _span(n)[0] not in chosen]
+    called = [n for n in hidden if n.name in used]
+    # the signatures of what the shown code calls; the rest only when few: a small model copies the
+    # outline into its reply (the 1.5B: 110 of 194 tokens), so a long one costs every answer
+    listed = called[:MAX_CALLED] if len(hidden) > MAX_OUTLINE else hidden
+    imports = [
+        segment for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)
+        if (segment := ast.get_source_segment(text, n))
+    ]
+    head = [f"# {path} ({len(lines)} lines): shown are its imports and what the failing tests reach"]
+    if outline and listed:
+        head.append("# not shown, unchanged:")
+        head += [f"#   {_signature(n)[:100]}" for n in listed]
+    if outline and len(hidden) > len(listed):
+        others = len(hidden) - len(listed)
+        head.append(f"# {'and ' if listed else ''}{others} other definitions, not shown, unchanged")
+    parts = ["\n".join(head + imports)]
+    parts += ["\n".join(block) for _, block in sorted(shown.blocks)]
+    return "\n\n\n".join(parts) + "\n"

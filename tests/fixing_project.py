@@ -1,0 +1,79 @@
+"""A small copy of a real project's shape for the test-driven fixer: a ``src/`` package of many modules,
+a name re-exported by the package (``from tool import parse_args``), a 600-line module, tests under
+``tests/`` and one unrelated test that fails (so running the whole suite can never pass)."""
+
+from __future__ import annotations
+
+FILLER_MODULES = 30
+CLI = '''"""Command-line parsing."""
+
+from .config import DEFAULTS
+
+
+def parse_args(argv):
+    """Options from the command line: -v/--verbose, --name=NAME; the rest are the defaults."""
+    options = dict(DEFAULTS)
+    for arg in argv:
+        if arg in ("-v", "--verbose"):
+            options["verbose"] = False
+        elif arg.startswith("--name="):
+            options["name"] = arg.split("=", 1)[1]
+    return options
+'''
+CLI_FIXED = CLI.replace('options["verbose"] = False', 'options["verbose"] = True')
+MEAN = '''def mean(values):
+    """The arithmetic mean of a non-empty list of numbers."""
+    return sum(values) / (len(values) - 1)
+'''
+MEAN_FIXED = MEAN.replace("(len(values) - 1)", "len(values)")
+TEST_CLI = '''from tool import parse_args
+
+
+def test_parse_args():
+    assert parse_args(["-v"])["verbose"] is True
+
+
+def test_name():
+    assert parse_args(["--name=x"])["name"] == "x"
+'''
+PACKAGE_INIT = '"""The tool."""\n\nfrom .cli import parse_args\n\n__all__ = ["parse_args"]\n'
+TEST_OTHER = "from tool.mod_3 import value\n\n\ndef test_value():\n    assert value() == 4\n"
+TEST_BIG = '''from tool.big import mean, offset_3
+
+
+def test_mean():
+    assert mean([5]) == 5
+    assert mean([2, 4]) == 3
+
+
+def test_offset():
+    assert offset_3(1) == 4
+'''
+
+
+def _offsets(first: int, last: int) -> str:
+    template = 'def offset_{0}(x):\n    """Return x plus {0}."""\n    return x + {0}\n\n\n'
+    return "".join(template.format(i) for i in range(first, last))
+
+
+def big_module() -> str:
+    """A 600-line module: 120 small functions, the buggy ``mean`` among them."""
+    head = '"""Many small helpers."""\n\nimport math\n\n\n'
+    text = head + _offsets(0, 60) + MEAN + "\n\n" + _offsets(60, 119)
+    return text.rstrip("\n") + "\n"
+
+
+def project_files() -> dict[str, str]:
+    files = {
+        "pyproject.toml": "[tool.pytest.ini_options]\npythonpath = ['src']\n",
+        "src/tool/__init__.py": PACKAGE_INIT,
+        "src/tool/config.py": 'DEFAULTS = {"verbose": False, "name": "tool"}\n',
+        "src/tool/cli.py": CLI,
+        "src/tool/big.py": big_module(),
+        "tests/test_cli.py": TEST_CLI,
+        "tests/test_big.py": TEST_BIG,
+        "tests/test_other.py": TEST_OTHER,
+    }
+    for i in range(FILLER_MODULES):
+        files[f"src/tool/mod_{i}.py"] = f'def value():\n    """Module {i}."""\n    return {i}\n'
+    return files

@@ -1,0 +1,37 @@
+"""The test-driven fixer on a project's shape with the real embedded 0.5B: `acode -p` naming only a
+failing test whose bug is in a 600-line module of a `src/` package, exactly as a user asks for it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from tests.conftest import fix_one_shot, make_git_repo
+from tests.fixing_project import MEAN, TEST_BIG, big_module, project_files
+
+REQUEST = "tests/test_big.py::test_mean fails; fix the bug (do not change the tests)"
+
+
+@pytest.mark.real_model
+def test_a_600_line_module_is_fixed_from_an_excerpt_by_the_real_model(tmp_path):
+    repo = make_git_repo(tmp_path / "repo", project_files())
+    original = big_module()
+    data = fix_one_shot(repo, REQUEST)
+    tools = [s for s in data["trajectory"] if s["type"] == "tool"]
+    models = [s for s in data["trajectory"] if s["type"] == "model"]
+    # only the named test runs; no tool loop: every model reply is code, not a tool call
+    assert tools[0]["arguments"]["command"] == "python -m pytest -q tests/test_big.py::test_mean"
+    assert models and all(not s["tool_calls"] for s in models)
+    # the prompt holds the failing function, not the file: well under the file's own size in tokens
+    assert all(s["usage"]["prompt_tokens"] * 3 < len(original) for s in models), [s["usage"] for s in models]
+    after = (repo / "src/tool/big.py").read_text()
+    head, tail = original.split(MEAN)
+    # whatever happened, nothing outside `mean` changed, and the tests are as they were
+    assert after.startswith(head) and after.endswith(tail), after
+    assert (repo / "tests/test_big.py").read_text() == TEST_BIG
+    # within the 0.5B's reach here (solved at attempt 1 in 28-34 s, load 7 on 2 shared cores)
+    assert data["stop_reason"] == "answer", data.get("message")
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_big.py"]
+    done = subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout[-2000:]
