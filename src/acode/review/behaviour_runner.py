@@ -1,7 +1,8 @@
 """The child process of the behavioural diff: call the old and the new version of one function on the same
 inputs and say where they differ (``acode.review.behaviour_diff`` starts it, inside the sandbox).
 
-Run as a script (``python behaviour_runner.py SPEC OUT``), never imported by acode's own process: it imports
+Run as a script (``python behaviour_runner.py SPEC OUT``, all the functions of a review in turn, within one
+time plan), never imported by acode's own process: it imports
 the code under review. It imports nothing of acode either, so a review of acode itself loads the reviewed
 ``acode`` package, not the reviewer's. Standard library, Hypothesis and (for ``crosshair``) CrossHair only.
 
@@ -45,6 +46,7 @@ _FILES = {"os.remove", "os.unlink", "os.rename", "os.replace", "os.rmdir", "os.m
 
 _CONTRACT_ERRORS = {"TypeError", "AttributeError"}
 PATIENCE = 60  # inputs of the second search, for a difference where both versions return
+MIN_SEARCH_SECONDS = 0.5  # a function's search, however little of the time plan is left
 
 
 def _rank(what: str, before: dict, after: dict) -> int:
@@ -432,11 +434,24 @@ def _error(exc: BaseException, kind: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    spec = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
+    """``SPEC OUT``: SPEC holds the functions to compare and the time plan for all of them together; OUT gets
+    the list of results, written again after each function (so what was finished survives a crash or a
+    kill in a later one)."""
+    batch = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
     signal.signal(signal.SIGALRM, _on_alarm)
     sys.addaudithook(_audit)
-    result = run(spec)
-    Path(argv[2]).write_text(json.dumps(result), encoding="utf-8")
+    specs = batch["functions"]
+    deadline = time.monotonic() + batch.get("plan_seconds", float("inf"))
+    results: list[dict] = []
+    for index, spec in enumerate(specs):
+        started = time.monotonic()
+        # the plan's time left, shared by the functions left: the first one cannot take all of it
+        share = (deadline - started) / (len(specs) - index)
+        spec = {**spec, "seconds": max(MIN_SEARCH_SECONDS, min(spec.get("seconds", 6.0), share))}
+        _Guard.attempted = ""
+        result = run(spec)
+        results.append({**result, "seconds": round(time.monotonic() - started, 2)})
+        Path(argv[2]).write_text(json.dumps(results), encoding="utf-8")
     return 0
 
 

@@ -13,7 +13,8 @@ from review_fakes import repo_with_branch, yes_no
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
-from acode.review.behaviour_diff import Limits, parse_crosshair, run_behaviour_diff
+from acode.review.behaviour_child import parse_crosshair
+from acode.review.behaviour_diff import Limits, run_behaviour_diff
 from acode.review.behaviour_findings import backed_or_medium, claims_no_behaviour_change
 from acode.review.behaviour_inputs import docstring_examples, module_name
 from acode.review.git_context import branch_context
