@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh-process", action="store_true",
                         help="time the first review of a new process instead (see the module docstring)")
     parser.add_argument("--src", type=Path, default=REPO / "src",
-                        help="with --fresh-process: the code to run")
+                        help="the code to time (default: this checkout's)")
     args = parser.parse_args(argv)
     if args.fresh_process:
         from review_first_run import fresh_process_report
@@ -321,5 +321,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(REPO / "src"))
+    # --src: the code to time (another checkout's, for before/after), in this process too
+    sys.path.insert(0, next((sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--src"),
+                            str(REPO / "src")))
     raise SystemExit(main())

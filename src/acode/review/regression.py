@@ -153,15 +153,18 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
         left = seconds_left()
         deferred = index > planned  # already counted in left_out["time"] until it is compared
         if left is not None and scorer is not None:
-            if not model.pace.measured and not calibrated:
-                # the head of the prefix (a few dozen tokens, reused from the KV cache when the region
-                # is read)
+            # a deferred region is held to its whole reading, prefix included: the plan said it did not fit
+            read = [region.old_text, region.new_text] + ([region.prefix] if deferred else [])
+            tokens = sum(model.count_tokens(text) for text in read)
+            if not model.pace.measured and not calibrated and model.pace.seconds(
+                    tokens + model.count_tokens(region.prefix)) > left / 4:
+                # the head of the prefix (a few dozen tokens), read on its own to measure the speed before a
+                # region that may not fit; a region that fits four times over measures it itself (a
+                # reading shorter than the KV cache's 64-token chunk is not reused: pure cost)
                 model.record(
                     scorer.score_text(region.prefix[:CALIBRATION_CHARS], "", timeout=timeout()).usage)
                 calibrated, left = True, seconds_left()
-            # a deferred region is held to its whole reading, prefix included: the plan said it did not fit
-            read = [region.old_text, region.new_text] + ([region.prefix] if deferred else [])
-            cost = model.pace.seconds(sum(model.count_tokens(text) for text in read))
+            cost = model.pace.seconds(tokens)
             if left is not None and cost > left:
                 plan.left_out["time"] = plan.left_out.get("time", 0) + (not deferred)
                 continue
