@@ -154,6 +154,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--behaviour", action=argparse.BooleanOptionalAction, default=False,
                         help="run the behavioural diff, as `acode review` does (old and new version of each "
                              "changed function on the same inputs, in the sandbox); default off, as before")
+    parser.add_argument("--tests-bin", type=Path,
+                        help="with the tests run: the folder whose `python` runs them (e.g. acode's "
+                             "own venv's bin for --projects acode) instead of the set's test environment, "
+                             "which is built once with pip")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a reviewer setting, e.g. regression.tests=false or strategy=checks_only "
                              "(JSON values)")
@@ -209,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
                 repo = rcs.build(fix, direction, Path(tmp) / f"{rcs.slug(fix)}-{direction}",
                                  history=args.history)
                 if run_tests:  # `python` of the test command is the project's test environment's
-                    os.environ["PATH"] = f"{rcs.test_env(rcs.env_name(fix))}{os.pathsep}{path}"
+                    tests_bin = args.tests_bin or rcs.test_env(rcs.env_name(fix))
+                    os.environ["PATH"] = f"{tests_bin}{os.pathsep}{path}"
                 row = {"project": fix.project, "name": fix.name, "direction": direction, "model": args.model,
                        "expected": "APPROVED" if direction == "fix" else "REJECTED",
                        "settings": args.set, "run_tests": run_tests, "history": args.history,
