@@ -90,7 +90,6 @@ def run_behaviour_diff(context: ReviewContext, sandbox: Sandbox | None, limits: 
     functions = functions_of_change(context)
     if not functions:
         return BehaviourDiff()
-    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="acode-review-behaviour-") as tmp:
         root = Path(tmp)
         base, why_not = base_tree_of(context, root / "base")
@@ -121,24 +120,31 @@ def run_behaviour_diff(context: ReviewContext, sandbox: Sandbox | None, limits: 
             progress(f"running the old and new {names} ({len(runnable)} function(s), one sandboxed process)")
         specs = {n: {**functions[n].spec(), "old_root": str(base), "new_root": str(head),
                      "seconds": limits.seconds, "max_examples": limits.max_examples} for n in runnable}
+        started = time.monotonic()  # the plan is for the searches (the trees are extracted by now)
         _search(functions, runnable, specs, runner, where, limits, started, results)
         for number in runnable:
-            result = results[number]
-            left = limits.plan_seconds - (time.monotonic() - started)
-            if (result.status == "same" and result.function.kind == "function" and result.function.annotated
-                    and limits.crosshair_seconds > 0):
-                if left < CROSSHAIR_START + 1:
-                    result.crosshair = "not run: the time plan was spent"
-                    continue
-                seconds = min(limits.crosshair_seconds, left - CROSSHAIR_START)
-                progress(f"searching {result.function.qualname}() symbolically (CrossHair, {seconds:.0f} s)")
-                begun = time.monotonic()
-                found = crosshair(specs[number], runner, where, seconds)
-                result.seconds += time.monotonic() - begun
-                result.crosshair = "found a difference" if found else f"found none in {seconds:.1f} s"
-                if found:
-                    result.status, result.difference = "differs", found
+            if (results[number].status == "same" and functions[number].kind == "function"
+                    and functions[number].annotated and limits.crosshair_seconds > 0):
+                _crosshair(results[number], specs[number], runner, where,
+                           limits.plan_seconds - (time.monotonic() - started), limits, progress)
     return BehaviourDiff(results=[results[n] for n in sorted(results)])
+
+
+def _crosshair(result: FunctionResult, spec: dict, runner: Path, where: Where, left: float, limits: Limits,
+               progress) -> None:
+    """CrossHair on a function Hypothesis found no difference in, with what is left of the plan (at most
+    ``crosshair_seconds``); ``result`` filled when it finds one."""
+    if left < CROSSHAIR_START + 1:
+        result.crosshair = "not run: the time plan was spent"
+        return
+    seconds = min(limits.crosshair_seconds, left - CROSSHAIR_START)
+    progress(f"searching {result.function.qualname}() symbolically (CrossHair, {seconds:.0f} s)")
+    begun = time.monotonic()
+    found = crosshair(spec, runner, where, seconds)
+    result.seconds += time.monotonic() - begun
+    result.crosshair = "found a difference" if found else f"found none in {seconds:.1f} s"
+    if found:
+        result.status, result.difference = "differs", found
 
 
 def _search(functions: list[ChangedFunction], runnable: list[int], specs: dict[int, dict], runner: Path,
