@@ -164,7 +164,28 @@ def _same(a, b) -> bool:
         equal = bool(a == b)
     except Exception:  # noqa: BLE001 - a comparison that fails is decided by the text
         equal = False
-    return equal or _show(a) == _show(b)
+    return equal or (_show(a) == _show(b) and _state(a) == _state(b))
+
+
+def _state(value, depth: int = 0) -> str:
+    """What a value holds as text, looking inside objects whose own text says nothing (``<pkg.Column
+    object>``, equal by their text whatever they hold): ``Column(name='a', wrap=True)``."""
+    if depth > 4:
+        return _show(value)
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_state(v, depth + 1) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_show(k)}: {_state(v, depth + 1)}" for k, v in value.items()) + "}"
+    if type(value).__repr__ is object.__repr__:
+        try:
+            attributes = dict(vars(value))
+        except TypeError:  # __slots__: the slots' values
+            attributes = {n: getattr(value, n, None) for c in type(value).__mro__
+                          for n in getattr(c, "__slots__", ())}
+        inner = ", ".join(f"{k}={_state(v, depth + 1)}" for k, v in attributes.items())
+        return f"{type(value).__qualname__}({inner})"
+    return _show(value)
 
 
 def _show(value) -> str:
@@ -172,8 +193,11 @@ def _show(value) -> str:
         text = repr(value)
     except Exception as exc:  # noqa: BLE001
         text = f"<unrepresentable {type(value).__name__}: {type(exc).__name__}>"
-    text = _ADDRESS.sub("", text)
-    return text if len(text) <= 200 else text[:197] + "..."
+    return _cut(_ADDRESS.sub("", text))
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def describe(result: dict) -> str:
@@ -299,6 +323,7 @@ class Search:
     def __init__(self, spec: dict, old, new, params, name: str) -> None:
         self.spec, self.old, self.new, self.params, self.name = spec, old, new, params, name
         self.tried = 0
+        self.returned = 0  # inputs on which both versions returned the same: what "same" rests on
         self.found: dict | None = None
         self.fallback: dict | None = None
         self.fallback_rank = self.found_rank = 3
@@ -310,12 +335,16 @@ class Search:
         before, after = outcome(self.old, args, kwargs), outcome(self.new, args, kwargs)
         what = differ(before, after)
         if not what:
+            self.returned += before["kind"] == "return"
             return False
         # the same input again: a function that does not answer the same way twice is not compared on it
         if differ(before, outcome(self.old, args, kwargs)) or differ(after, outcome(self.new, args, kwargs)):
             return False
-        found = {"input": call_text(self.name, args, kwargs), "old": after_text(before, what),
-                 "new": after_text(after, what), "found_by": source, "what": what}
+        old_text, new_text = after_text(before, what), after_text(after, what)
+        if old_text == new_text and what == "result":  # objects that differ only inside: what they hold
+            old_text, new_text = (_cut(f"returns {_state(side['value'])}") for side in (before, after))
+        found = {"input": call_text(self.name, args, kwargs), "old": old_text, "new": new_text,
+                 "found_by": source, "what": what}
         rank = _rank(what, before, after)
         if rank <= self.accept:
             self.found, self.found_rank = found, rank
@@ -422,6 +451,10 @@ def run(spec: dict) -> dict:
     difference = search.found or search.fallback
     if difference is None and not search.tried:
         return {"status": "not_run", "why": "no input was tried within its time box", "tried": 0}
+    if difference is None and not search.returned:
+        # raising alike on every input is no evidence of the same behaviour: no input it accepts was found
+        return {"status": "not_run", "tried": search.tried, "why": (
+            f"every input tried ({search.tried}) raised on both sides: none it accepts was found")}
     return {"status": "differs" if difference else "same", "tried": search.tried, "difference": difference,
             "docstring": checks}
 
