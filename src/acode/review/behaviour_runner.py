@@ -188,6 +188,13 @@ def _state(value, depth: int = 0) -> str:
     return _show(value)
 
 
+def _where_they_differ(old: str, new: str, before: int = 60) -> tuple[str, str]:
+    """``returns <old>`` and ``returns <new>``, each cut to the stretch where the two texts first differ."""
+    at = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+    start = max(0, at - before)
+    return tuple(_cut(f"returns {'…' if start else ''}{text[start:]}") for text in (old, new))  # type: ignore[return-value]
+
+
 def _show(value) -> str:
     try:
         text = repr(value)
@@ -342,7 +349,7 @@ class Search:
             return False
         old_text, new_text = after_text(before, what), after_text(after, what)
         if old_text == new_text and what == "result":  # objects that differ only inside: what they hold
-            old_text, new_text = (_cut(f"returns {_state(side['value'])}") for side in (before, after))
+            old_text, new_text = _where_they_differ(_state(before["value"]), _state(after["value"]))
         found = {"input": call_text(self.name, args, kwargs), "old": old_text, "new": new_text,
                  "found_by": source, "what": what}
         rank = _rank(what, before, after)
