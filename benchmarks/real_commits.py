@@ -46,14 +46,14 @@ def reviewer_settings(timeout: float | None, sets: list[str]):
     return ReviewerSettings.model_validate(nest_dotted(flat))
 
 
-def review(model, repo: Path, settings, run_tests) -> dict:
+def review(model, repo: Path, settings, run_tests, behaviour: bool = False) -> dict:
     from acode.review.git_context import branch_context
     from acode.review.service import review_change
 
     context = branch_context(repo, "main", max_diff_chars=settings.max_diff_chars,
                              context_lines=settings.context_lines)
     started = time.monotonic()
-    result = review_change(context, model, settings, run_tests=run_tests)
+    result = review_change(context, model, settings, run_tests=run_tests, behaviour=behaviour)
     return {**review_record(result, time.monotonic() - started),
             "changed_lines": sum(f.additions + f.deletions for f in context.files),
             "files": len(context.files)}
@@ -151,6 +151,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="as `acode review --run-tests / --no-run-tests`; default: reviewer.run_tests "
                              "(auto: the related tests on both sides of each change, in the sandbox). Tests "
                              "run in a test environment built once in the cache (real_commits_set.test_env)")
+    parser.add_argument("--behaviour", action=argparse.BooleanOptionalAction, default=False,
+                        help="run the behavioural diff, as `acode review` does (old and new version of each "
+                             "changed function on the same inputs, in the sandbox); default off, as before")
+    parser.add_argument("--tests-bin", type=Path,
+                        help="with the tests run: the folder whose `python` runs them (e.g. acode's "
+                             "own venv's bin for --projects acode) instead of the set's test environment, "
+                             "which is built once with pip")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a reviewer setting, e.g. regression.tests=false or strategy=checks_only "
                              "(JSON values)")
@@ -206,11 +213,13 @@ def main(argv: list[str] | None = None) -> int:
                 repo = rcs.build(fix, direction, Path(tmp) / f"{rcs.slug(fix)}-{direction}",
                                  history=args.history)
                 if run_tests:  # `python` of the test command is the project's test environment's
-                    os.environ["PATH"] = f"{rcs.test_env(rcs.env_name(fix))}{os.pathsep}{path}"
+                    tests_bin = args.tests_bin or rcs.test_env(rcs.env_name(fix))
+                    os.environ["PATH"] = f"{tests_bin}{os.pathsep}{path}"
                 row = {"project": fix.project, "name": fix.name, "direction": direction, "model": args.model,
                        "expected": "APPROVED" if direction == "fix" else "REJECTED",
                        "settings": args.set, "run_tests": run_tests, "history": args.history,
-                       **review(model, repo, reviewer, run_tests)}
+                       "behaviour_diff": args.behaviour,
+                       **review(model, repo, reviewer, run_tests, args.behaviour)}
                 rows.append(row)
                 print(f"{fix.name:<28} {direction:<6} {row['verdict']:<8} {row['status']:<8} "
                       f"{row['seconds']:6.1f}s "

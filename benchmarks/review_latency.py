@@ -14,6 +14,12 @@ messages, and ``per_call`` lists every model call's prompt tokens evaluated and 
 Prints JSON: wall seconds, prompt tokens evaluated vs reused, calls, decision, per design and change.
 Targets: simple <= 30 s, complex <= 120 s on the 1.5B model (spec); one-file review median <= 20 s (issue 15).
 
+``+diff`` after a design (``checks_only+diff``) turns the behavioural diff on for it (run the old and new
+version of each changed function in the sandbox), so diff on and off are timed in the same run; the
+``onefile`` change (a module of three functions, one of which changes behaviour on purpose, one rewritten
+with the same behaviour) and the ``logic`` change (``and`` for ``or`` in an auth check) are the one-file
+changes of issue 31. The report carries the load average (``uptime``) before and after.
+
 ``--fresh-process``: instead, the first review in a new `acode review` process (model load included), once
 where the tests decide and no step asks the model, once where the likelihood check does
 (benchmarks/review_first_run.py); ``--src`` names the checkout those processes run, for before/after.
@@ -21,6 +27,8 @@ where the tests decide and no step asks the model, once where the likelihood che
     python benchmarks/review_latency.py                 # embedded qwen2.5-coder-1.5b
     python benchmarks/review_latency.py --fresh-process --repeat 3 [--src /other/checkout/src]
     python benchmarks/review_latency.py --model qwen2.5-coder-0.5b --designs per_dimension,naive
+    python benchmarks/review_latency.py --changes onefile,logic --designs checks_only,checks_only+diff \\
+        --repeat 5
 """
 
 from __future__ import annotations
@@ -78,6 +86,81 @@ def build(root: Path, files: int, functions: int) -> Path:
     return root
 
 
+ONEFILE_OLD = '''"""Prices and discounts of the shop."""
+
+
+def unit_price(cents: int, quantity: int) -> int:
+    """The price of one item when ``quantity`` are bought: 5% off from 10 items on."""
+    if quantity >= 10:
+        return cents * 95 // 100
+    return cents
+
+
+def total(prices: list[int]) -> int:
+    """The sum of ``prices``, leaving out negative entries (refunds are booked elsewhere)."""
+    result = 0
+    for price in prices:
+        if price >= 0:
+            result += price
+    return result
+
+
+def label(cents: int) -> str:
+    """The price as text: 1234 -> '12.34 EUR'."""
+    return f"{cents // 100}.{cents % 100:02d} EUR"
+'''
+ONEFILE_NEW = (ONEFILE_OLD.replace("5% off from 10 items on", "5% off from 12 items on")
+               .replace("if quantity >= 10:", "if quantity >= 12:")
+               .replace("    result = 0\n    for price in prices:\n        if price >= 0:\n"
+                        "            result += price\n    return result\n",
+                        "    return sum(price for price in prices if price >= 0)\n"))
+ONEFILE_TESTS = '''from pricing import label
+
+
+def test_label():
+    assert label(1234) == "12.34 EUR"
+'''
+LOGIC_OLD = '''def bearer_token(headers: dict) -> str:
+    """Return the token of an ``Authorization: Bearer <token>`` header.
+
+    Raises PermissionError when the header is missing or is not a bearer token.
+    """
+    auth = headers.get("Authorization", "")
+    if not auth or not auth.startswith("Bearer "):
+        raise PermissionError("missing bearer token")
+    return auth[len("Bearer "):]
+'''
+
+
+def build_files(root: Path, old: dict[str, str], new: dict[str, str], message: str) -> Path:
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "bench@example.com")
+    git(root, "config", "user.name", "Bench")
+    git(root, "config", "commit.gpgsign", "false")
+    for name, text in old.items():
+        (root / name).write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Add the module")
+    git(root, "switch", "-q", "-c", "change")
+    for name, text in new.items():
+        (root / name).write_text(text)
+    git(root, "commit", "-qam", message)
+    return root
+
+
+def build_change(root: Path, change: str) -> Path:
+    if change == "onefile":
+        return build_files(root, {"pricing.py": ONEFILE_OLD, "test_pricing.py": ONEFILE_TESTS},
+                           {"pricing.py": ONEFILE_NEW},
+                           "Give the bulk discount from 12 items on and write total as one sum")
+    if change == "logic":
+        return build_files(root, {"auth.py": LOGIC_OLD},
+                           {"auth.py": LOGIC_OLD.replace("if not auth or not", "if not auth and not")},
+                           "Change the implementation of bearer_token")
+    return build(root, *{"simple": (1, 3), "complex": (10, 8)}[change])  # (files, functions per file)
+
+
 def naive_layout(messages: list, task: str, dimension: str) -> list:
     """A self-contained prompt per dimension: a per-call line at the very start, so no two calls share a
     prefix (the layout a naive reviewer builds; measured against the shared prefix)."""
@@ -123,7 +206,9 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
     from acode.review.git_context import branch_context
     from acode.review.service import review_change
 
-    strategy = design if design in ("single_call", "checks_only") else "per_dimension"
+    diff = design.endswith("+diff")
+    name = design.removesuffix("+diff")
+    strategy = name if name in ("single_call", "checks_only") else "per_dimension"
     settings = ReviewerSettings(strategy=strategy, timeout_seconds=timeout)
     context = branch_context(repo, "main")
     reset = getattr(getattr(model, "_llm", None), "reset", None)
@@ -137,8 +222,8 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
         logged.progress(message)
 
     started = time.monotonic()
-    result = review_change(context, logged, settings,
-                           strategy=FindingsReview(naive_layout) if design == "naive" else None,
+    result = review_change(context, logged, settings, behaviour=diff,
+                           strategy=FindingsReview(naive_layout) if name == "naive" else None,
                            progress=progress)
     ended = time.monotonic()
     changed = sum(f.additions + f.deletions for f in context.files)
@@ -150,10 +235,16 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
         "reused": result.tokens.reused, "generated": result.tokens.generated,
         "diff_tokens_packed": result.packing.used_tokens, "omitted": len(result.packing.omitted),
         "per_call": logged.calls,
+        "behaviour": [{k: f[k] for k in ("function", "status", "seconds", "tried")}
+                      | {"found_by": (f["difference"] or {}).get("found_by")}
+                      for f in (result.behaviour or {}).get("functions", [])],
+        "said": [message[:120] for _, message in marks],
     }
 
 
 STEPS = (("looking at the project", "project"), ("collecting evidence", "evidence"),
+         ("running the old and new", "behaviour"), ("searching", "behaviour"),
+         ("asking which behaviour", "question"),
          ("looking around", "look-around"), ("asking for", "proposals"), ("assessing", "proposals"),
          ("checking finding", "checks"), ("comparing old and new", "regression"),
          ("not comparing", "regression"))
@@ -167,6 +258,10 @@ def breakdown(marks: list[tuple[float, str]], ended: float) -> dict[str, float]:
         until = marks[index + 1][0] if index + 1 < len(marks) else ended
         out[step] = round(out.get(step, 0.0) + until - at, 2)
     return out
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -183,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh-process", action="store_true",
                         help="time the first review of a new process instead (see the module docstring)")
     parser.add_argument("--src", type=Path, default=REPO / "src",
-                        help="with --fresh-process: the code to run")
+                        help="the code to time (default: this checkout's)")
     args = parser.parse_args(argv)
     if args.fresh_process:
         from review_first_run import fresh_process_report
@@ -196,12 +291,14 @@ def main(argv: list[str] | None = None) -> int:
 
     extra = {"threads": args.threads} if args.threads else {}
     model = build_model(ModelSettings(name=args.model, context_window=args.context_window, **extra))
-    shapes = {"simple": (1, 3), "complex": (10, 8)}  # (files, functions per file)
     report: dict = {"benchmark": "review_latency", "model": args.model, "context_window": args.context_window,
-                    "targets_seconds": {"simple": 30, "complex": 120}, "changes": {}}
+                    "targets_seconds": {"simple": 30, "complex": 120, "onefile": 20, "logic": 20},
+                    "uptime_before": uptime(), "changes": {}}
     with tempfile.TemporaryDirectory(prefix="acode-review-latency-") as tmp:
+        warm = build_change(Path(tmp) / "warm-up", "logic")  # the model's first reading pages its weights in
+        run_design(model, warm, "checks_only", args.timeout)
         for change in args.changes.split(","):
-            repo = build(Path(tmp) / change, *shapes[change])
+            repo = build_change(Path(tmp) / change, change)
             rows = []
             for design in args.designs.split(","):
                 runs = []
@@ -218,10 +315,13 @@ def main(argv: list[str] | None = None) -> int:
                     row["seconds_vs_naive"] = (round(row["seconds"] / base["seconds"], 3) if base["seconds"]
                                                else None)
             report["changes"][change] = rows
+    report["uptime_after"] = uptime()
     print(json.dumps(report, indent=2))
     return 0
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(REPO / "src"))
+    # --src: the code to time (another checkout's, for before/after), in this process too
+    sys.path.insert(0, next((sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--src"),
+                            str(REPO / "src")))
     raise SystemExit(main())

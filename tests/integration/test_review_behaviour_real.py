@@ -40,6 +40,13 @@ def test_acode_review_runs_both_versions_and_asks_the_real_model_about_each_diff
     found = {f["message"].split("`")[1].split("(")[0]: f for f in data["evidence"] if f["rule"] == "behaviour/changed"}
     # the docstring's example decides timeout_of without the model: high, and the review is rejected on it
     assert found["timeout_of"]["severity"] == "high" and data["approved"] is False
-    # the others went to the real model, which answered (both sides' log-odds read from its logprobs)
-    for name in ("bearer_token", "first_negative"):
-        assert {"old_logit", "new_logit", "delta"} <= set(found[name]["metrics"]), found[name]
+    # the others went to the real model, which answered (both sides' log-odds read from its logprobs), unless
+    # the likelihood check (run first) already counts high in that function: then the question is not asked.
+    # first_negative's change is an indentation, which the likelihood does not compare: always asked.
+    assert {"old_logit", "new_logit", "delta"} <= set(found["first_negative"]["metrics"]), found["first_negative"]
+    auth = found["bearer_token"]
+    if "the model was not asked" in auth["message"]:
+        regression = [f for d in data["dimensions"] for f in d["findings"] if f["rule"] == "review/regression"]
+        assert any(f["severity"] == "high" and 4 <= f["line"] <= 8 for f in regression), regression
+    else:
+        assert {"old_logit", "new_logit", "delta"} <= set(auth["metrics"]), auth

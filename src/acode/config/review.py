@@ -139,6 +139,10 @@ class BehaviourSettings(BaseModel):
     crosshair_seconds: float = Field(
         4.0, ge=0, description="CrossHair's symbolic search per annotated function when Hypothesis found "
         "nothing (CPU seconds; 0: not used)")
+    plan_seconds: float = Field(
+        10.0, gt=0, description="the whole behavioural diff per review: every function's search and "
+        "CrossHair share it (each function gets the time left divided by the functions left, at most "
+        "`seconds`)")
     max_functions: int = Field(8, ge=1, le=100, description="changed functions compared per review")
     max_examples: int = Field(200, ge=1, le=10_000, description="Hypothesis inputs per function at most")
     question_margin: float = Field(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
@@ -95,16 +95,26 @@ def _finding(result: FunctionResult, severity: str, *, message: str, rule: str =
 
 def ask_about_differences(model: ChatModel, findings: list[Finding], diff: BehaviourDiff, intent: str, *,
                           margin: float, timeout: Callable[[], float],
-                          progress: Callable[[str], None] = lambda _: None) -> list[Finding]:
+                          progress: Callable[[str], None] = lambda _: None,
+                          standing: Sequence[Finding] = ()) -> list[Finding]:
     """``findings`` with every difference that waits for it judged by the model: the same question asked of
     the old outcome and of the new; new − old log-odds below ``-margin`` -> high (the old one is right),
-    above ``margin`` -> info, not counted (the new one is); in between, or unreadable, medium."""
+    above ``margin`` -> info, not counted (the new one is); in between, or unreadable, medium. Not asked
+    where a finding of ``standing`` already counts high in the same function: the answer could only add a
+    second reason to reject (or dismiss this one and leave the other), at two model calls."""
     docs = {(r.function.path, r.function.line): r for r in diff.results}
     out = []
     for finding in findings:
         result = docs.get((finding.file or "", finding.line or 0))
         if finding.rule != RULE or ASK not in finding.metrics or result is None or not result.difference:
             out.append(finding)
+            continue
+        high = _high_in(result, standing)
+        if high is not None:
+            out.append(finding.model_copy(update={
+                "metrics": {k: v for k, v in finding.metrics.items() if k != ASK},
+                "message": f"{finding.message}; the model was not asked: {high.rule or high.source} already "
+                           "counts high in this function"}))
             continue
         progress(f"asking which behaviour of {result.function.qualname}() is right")
         logits = {}
@@ -122,6 +132,16 @@ def ask_about_differences(model: ChatModel, findings: list[Finding], diff: Behav
             logits[side] = math.log(p_yes / (1 - p_yes))
         out.append(_judged(finding, logits, margin))
     return out
+
+
+def _high_in(result: FunctionResult, standing: Sequence[Finding]) -> Finding | None:
+    """A counting critical/high finding inside ``result``'s function (not a difference still to be judged)."""
+    function = result.function
+    for item in standing:
+        if (item.file == function.path and function.line <= (item.line or 0) <= function.end_line
+                and item.severity in ("critical", "high") and item.counts and ASK not in item.metrics):
+            return item
+    return None
 
 
 def _judged(finding: Finding, logits: dict[str, float], margin: float) -> Finding:
@@ -144,6 +164,16 @@ def _judged(finding: Finding, logits: dict[str, float], margin: float) -> Findin
         verdict = {"message": f"{finding.message}; the model cannot tell which is right {odds}: for a person "
                               "to judge"}
     return finding.model_copy(update={**update, **verdict})
+
+
+def ran_the_same(diff: BehaviourDiff | None) -> dict[str, list[tuple[int, int]]]:
+    """Per file, the line spans of the functions the behavioural diff ran and found no difference in: there a
+    likelihood guess could only be medium (``backed_or_medium``), so it is not worth its model calls."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for result in diff.results if diff else []:
+        if result.status == "same":
+            out.setdefault(result.function.path, []).append((result.function.line, result.function.end_line))
+    return out
 
 
 def backed_or_medium(finding: Finding, evidence: list[Finding], diff: BehaviourDiff | None) -> Finding:

@@ -1,7 +1,8 @@
 """The child process of the behavioural diff: call the old and the new version of one function on the same
 inputs and say where they differ (``acode.review.behaviour_diff`` starts it, inside the sandbox).
 
-Run as a script (``python behaviour_runner.py SPEC OUT``), never imported by acode's own process: it imports
+Run as a script (``python behaviour_runner.py SPEC OUT``, all the functions of a review in turn, within one
+time plan), never imported by acode's own process: it imports
 the code under review. It imports nothing of acode either, so a review of acode itself loads the reviewed
 ``acode`` package, not the reviewer's. Standard library, Hypothesis and (for ``crosshair``) CrossHair only.
 
@@ -45,6 +46,7 @@ _FILES = {"os.remove", "os.unlink", "os.rename", "os.replace", "os.rmdir", "os.m
 
 _CONTRACT_ERRORS = {"TypeError", "AttributeError"}
 PATIENCE = 60  # inputs of the second search, for a difference where both versions return
+MIN_SEARCH_SECONDS = 0.5  # a function's search, however little of the time plan is left
 
 
 def _rank(what: str, before: dict, after: dict) -> int:
@@ -162,7 +164,35 @@ def _same(a, b) -> bool:
         equal = bool(a == b)
     except Exception:  # noqa: BLE001 - a comparison that fails is decided by the text
         equal = False
-    return equal or _show(a) == _show(b)
+    return equal or (_show(a) == _show(b) and _state(a) == _state(b))
+
+
+def _state(value, depth: int = 0) -> str:
+    """What a value holds as text, looking inside objects whose own text says nothing (``<pkg.Column
+    object>``, equal by their text whatever they hold): ``Column(name='a', wrap=True)``."""
+    if depth > 4:
+        return _show(value)
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_state(v, depth + 1) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_show(k)}: {_state(v, depth + 1)}" for k, v in value.items()) + "}"
+    if type(value).__repr__ is object.__repr__:
+        try:
+            attributes = dict(vars(value))
+        except TypeError:  # __slots__: the slots' values
+            attributes = {n: getattr(value, n, None) for c in type(value).__mro__
+                          for n in getattr(c, "__slots__", ())}
+        inner = ", ".join(f"{k}={_state(v, depth + 1)}" for k, v in attributes.items())
+        return f"{type(value).__qualname__}({inner})"
+    return _show(value)
+
+
+def _where_they_differ(old: str, new: str, before: int = 60) -> tuple[str, str]:
+    """``returns <old>`` and ``returns <new>``, each cut to the stretch where the two texts first differ."""
+    at = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+    start = max(0, at - before)
+    return tuple(_cut(f"returns {'…' if start else ''}{text[start:]}") for text in (old, new))  # type: ignore[return-value]
 
 
 def _show(value) -> str:
@@ -170,8 +200,11 @@ def _show(value) -> str:
         text = repr(value)
     except Exception as exc:  # noqa: BLE001
         text = f"<unrepresentable {type(value).__name__}: {type(exc).__name__}>"
-    text = _ADDRESS.sub("", text)
-    return text if len(text) <= 200 else text[:197] + "..."
+    return _cut(_ADDRESS.sub("", text))
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def describe(result: dict) -> str:
@@ -297,6 +330,7 @@ class Search:
     def __init__(self, spec: dict, old, new, params, name: str) -> None:
         self.spec, self.old, self.new, self.params, self.name = spec, old, new, params, name
         self.tried = 0
+        self.returned = 0  # inputs on which both versions returned the same: what "same" rests on
         self.found: dict | None = None
         self.fallback: dict | None = None
         self.fallback_rank = self.found_rank = 3
@@ -308,12 +342,16 @@ class Search:
         before, after = outcome(self.old, args, kwargs), outcome(self.new, args, kwargs)
         what = differ(before, after)
         if not what:
+            self.returned += before["kind"] == "return"
             return False
         # the same input again: a function that does not answer the same way twice is not compared on it
         if differ(before, outcome(self.old, args, kwargs)) or differ(after, outcome(self.new, args, kwargs)):
             return False
-        found = {"input": call_text(self.name, args, kwargs), "old": after_text(before, what),
-                 "new": after_text(after, what), "found_by": source, "what": what}
+        old_text, new_text = after_text(before, what), after_text(after, what)
+        if old_text == new_text and what == "result":  # objects that differ only inside: what they hold
+            old_text, new_text = _where_they_differ(_state(before["value"]), _state(after["value"]))
+        found = {"input": call_text(self.name, args, kwargs), "old": old_text, "new": new_text,
+                 "found_by": source, "what": what}
         rank = _rank(what, before, after)
         if rank <= self.accept:
             self.found, self.found_rank = found, rank
@@ -420,6 +458,10 @@ def run(spec: dict) -> dict:
     difference = search.found or search.fallback
     if difference is None and not search.tried:
         return {"status": "not_run", "why": "no input was tried within its time box", "tried": 0}
+    if difference is None and not search.returned:
+        # raising alike on every input is no evidence of the same behaviour: no input it accepts was found
+        return {"status": "not_run", "tried": search.tried, "why": (
+            f"every input tried ({search.tried}) raised on both sides: none it accepts was found")}
     return {"status": "differs" if difference else "same", "tried": search.tried, "difference": difference,
             "docstring": checks}
 
@@ -432,11 +474,24 @@ def _error(exc: BaseException, kind: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    spec = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
+    """``SPEC OUT``: SPEC holds the functions to compare and the time plan for all of them together; OUT gets
+    the list of results, written again after each function (so what was finished survives a crash or a
+    kill in a later one)."""
+    batch = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
     signal.signal(signal.SIGALRM, _on_alarm)
     sys.addaudithook(_audit)
-    result = run(spec)
-    Path(argv[2]).write_text(json.dumps(result), encoding="utf-8")
+    specs = batch["functions"]
+    deadline = time.monotonic() + batch.get("plan_seconds", float("inf"))
+    results: list[dict] = []
+    for index, spec in enumerate(specs):
+        started = time.monotonic()
+        # the plan's time left, shared by the functions left: the first one cannot take all of it
+        share = (deadline - started) / (len(specs) - index)
+        spec = {**spec, "seconds": max(MIN_SEARCH_SECONDS, min(spec.get("seconds", 6.0), share))}
+        _Guard.attempted = ""
+        result = run(spec)
+        results.append({**result, "seconds": round(time.monotonic() - started, 2)})
+        Path(argv[2]).write_text(json.dumps(results), encoding="utf-8")
     return 0
 
 

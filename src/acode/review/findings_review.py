@@ -13,13 +13,13 @@ from acode.errors import ModelOutputError, ModelTimeoutError
 from acode.llm.scoring import scorer_of
 from acode.llm.types import Message
 from acode.review.assessment import PartialProposals, Proposals, line_choices, propose
-from acode.review.behaviour_findings import ASK, ask_about_differences, backed_or_medium
+from acode.review.behaviour_findings import ASK, ask_about_differences, backed_or_medium, ran_the_same
 from acode.review.budget import diff_tokens_for, expected_answer_tokens, proposal_seconds
 from acode.review.checking import check_findings
 from acode.review.decision import decide_from_levels
 from acode.review.dimension_results import Assessed, fill_dimensions, note_unfinished
 from acode.review.evidence import fixed_lines, tests_break, tests_confirm
-from acode.review.models import Decision
+from acode.review.models import Decision, Finding
 from acode.review.regression import CALIBRATION_CHARS, compare_regions, plan_regions
 from acode.review.regression import DIMENSION as REGRESSION_DIMENSION
 from acode.review.review_run import ReviewRun
@@ -38,11 +38,13 @@ class FindingsReview:
         plan.proposals = settings.strategy != "checks_only"  # a time-out must not name what was never planned
         try:
             run.look_around()
-            _behaviour_stage(run)
+            # the likelihood check first: where it already counts high in a function (backed by a
+            # difference), the question about that function's difference cannot change the decision
             if REGRESSION_DIMENSION in assessed.enabled:
                 _regression_stage(run, assessed)
                 assessed.regression = [backed_or_medium(f, run.evidence.findings, run.evidence.behaviour)
                                        for f in assessed.regression]
+            _behaviour_stage(run, assessed.regression)
             if settings.strategy != "checks_only":
                 _fit_to_time(run, assessed.enabled)
                 if plan.proposals:
@@ -96,15 +98,17 @@ class FindingsReview:
         return proposals
 
 
-def _behaviour_stage(run: ReviewRun) -> None:
-    """The model's yes/no question about each behavioural difference no rule decided (docs/review.md)."""
+def _behaviour_stage(run: ReviewRun, regression: list[Finding]) -> None:
+    """The model's yes/no question about each behavioural difference no rule decided (docs/review.md), but
+    for a function where a finding already counts high (``regression``'s or the evidence's)."""
     behaviour = run.evidence.behaviour
     if behaviour is None or not any(ASK in f.metrics for f in run.evidence.findings):
         return
     try:
         run.evidence.findings = ask_about_differences(
             run.model, run.evidence.findings, behaviour, run.context.effective_intent(),
-            margin=run.settings.behaviour.question_margin, timeout=run.remaining, progress=run.say)
+            margin=run.settings.behaviour.question_margin, timeout=run.remaining, progress=run.say,
+            standing=[*run.evidence.findings, *regression])
     finally:
         run.result.evidence = run.evidence.findings
 
@@ -121,7 +125,8 @@ def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
     left = run.plannable()
     seconds = None if left is None else max(0.0, left * share)
     regions = plan_regions(run.context, run.model, settings.regression, seconds=seconds,
-                           paths={f.path for f in run.shown_files()})
+                           paths={f.path for f in run.shown_files()},
+                           settled=ran_the_same(run.evidence.behaviour))
     plan.regions_found, plan.regions_planned = regions.found, len(regions.regions)
     plan.regression_seconds_estimated = regions.estimated_seconds
     stage_end = None if left is None else time.monotonic() + seconds

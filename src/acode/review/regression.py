@@ -69,6 +69,8 @@ class RegionPlan:
             "rewrite": f"rewrites of more than {max_edit_lines} lines (reviewer.regression.max_edit_lines)",
             "max_regions": "past reviewer.regression.max_regions",
             "time": "beyond the time plan (reviewer.timeout_seconds)",
+            "ran the same": "inside functions the behavioural diff ran without finding a difference (a "
+                            "likelihood guess there is at most medium)",
         }
         parts = [f"{count} {reasons[why]}" for why, count in self.left_out.items() if count]
         return (f"not comparing {sum(self.left_out.values())} changed region(s): " + "; ".join(parts)
@@ -76,13 +78,19 @@ class RegionPlan:
 
 
 def plan_regions(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
-                 paths: set[str] | None = None, seconds: float | None = None) -> RegionPlan:
+                 paths: set[str] | None = None, seconds: float | None = None,
+                 settled: dict[str, list[tuple[int, int]]] | None = None) -> RegionPlan:
     """The edits to compare: the largest first, at most ``max_regions``, and (when ``seconds`` is given)
-    only those whose reading fits that many seconds at the model's measured pace."""
+    only those whose reading fits that many seconds at the model's measured pace. ``settled``: per file,
+    line spans where executed evidence outranks the guess; an edit wholly inside one is not compared."""
     plan = RegionPlan(method=resolve_method(model, settings.method))
     if plan.method == "off":
         return plan
     edits, plan.found, plan.left_out = _regions(context, settings, paths)
+    kept = [r for r in edits if not _inside(r, (settled or {}).get(r.path, []))]
+    if len(kept) < len(edits):
+        plan.left_out["ran the same"] = len(edits) - len(kept)
+    edits = kept
     edits.sort(key=lambda r: -r.size)
     header = _header_text(context, settings, "#")
     for region in edits:
@@ -99,6 +107,11 @@ def plan_regions(context: ReviewContext, model: MeteredModel, settings: Regressi
     plan.regions.sort(key=lambda r: (r.path, r.first_line))
     plan.estimated_seconds = round(plan.estimated_seconds, 1)
     return plan
+
+
+def _inside(region: Region, spans: list[tuple[int, int]]) -> bool:
+    lines = region.added or (region.first_line,)
+    return any(all(start <= n <= end for n in lines) for start, end in spans)
 
 
 def _header_text(context: ReviewContext, settings: RegressionSettings, mark: str) -> str:
@@ -140,15 +153,18 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
         left = seconds_left()
         deferred = index > planned  # already counted in left_out["time"] until it is compared
         if left is not None and scorer is not None:
-            if not model.pace.measured and not calibrated:
-                # the head of the prefix (a few dozen tokens, reused from the KV cache when the region
-                # is read)
+            # a deferred region is held to its whole reading, prefix included: the plan said it did not fit
+            read = [region.old_text, region.new_text] + ([region.prefix] if deferred else [])
+            tokens = sum(model.count_tokens(text) for text in read)
+            if not model.pace.measured and not calibrated and model.pace.seconds(
+                    tokens + model.count_tokens(region.prefix)) > left / 4:
+                # the head of the prefix (a few dozen tokens), read on its own to measure the speed before a
+                # region that may not fit; a region that fits four times over measures it itself (a
+                # reading shorter than the KV cache's 64-token chunk is not reused: pure cost)
                 model.record(
                     scorer.score_text(region.prefix[:CALIBRATION_CHARS], "", timeout=timeout()).usage)
                 calibrated, left = True, seconds_left()
-            # a deferred region is held to its whole reading, prefix included: the plan said it did not fit
-            read = [region.old_text, region.new_text] + ([region.prefix] if deferred else [])
-            cost = model.pace.seconds(sum(model.count_tokens(text) for text in read))
+            cost = model.pace.seconds(tokens)
             if left is not None and cost > left:
                 plan.left_out["time"] = plan.left_out.get("time", 0) + (not deferred)
                 continue

@@ -154,7 +154,8 @@ def plan_behaviour_diff(settings: ReviewerSettings, run_tests: bool | Literal["a
     if sandbox is None and run_tests is not True:
         return None, f"not run: it would run without a sandbox ({why_not}); --run-tests runs it anyway"
     limits = Limits(seconds=options.seconds, crosshair_seconds=options.crosshair_seconds,
-                    max_functions=options.max_functions, max_examples=options.max_examples)
+                    max_functions=options.max_functions, max_examples=options.max_examples,
+                    plan_seconds=options.plan_seconds)
     return BehaviourPlan(sandbox, limits, say), ""
 
 

@@ -13,7 +13,8 @@ from review_fakes import repo_with_branch, yes_no
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
-from acode.review.behaviour_diff import Limits, parse_crosshair, run_behaviour_diff
+from acode.review.behaviour_child import parse_crosshair
+from acode.review.behaviour_diff import Limits, run_behaviour_diff
 from acode.review.behaviour_findings import backed_or_medium, claims_no_behaviour_change
 from acode.review.behaviour_inputs import docstring_examples, module_name
 from acode.review.git_context import branch_context
@@ -236,3 +237,33 @@ def test_a_likelihood_regression_is_medium_only_where_running_both_versions_did_
     elsewhere = Finding(dimension="safety", source="ruff", rule="ruff/S301", severity="high", message="x",
                         file="pkg/helpers.py", line=6)
     assert backed_or_medium(guess, [elsewhere], ran("same")).severity == "high"
+
+
+OPAQUE = '''class Column:
+    def __init__(self, name, wrap):
+        self.name, self.wrap = name, wrap
+
+
+def column(name: str) -> Column:
+    return Column(name, True)
+
+
+def parse(text: str) -> int:
+    raise NotImplementedError(text)
+'''
+
+
+@needs_sandbox
+def test_objects_that_print_alike_are_compared_by_what_they_hold_and_raising_alike_is_no_evidence(tmp_path):
+    # a real fix of the kind (acode e55d5cc): a table column that must not wrap; the object's text is
+    # `<Column object>` on both sides, so only what it holds shows the change
+    after = OPAQUE.replace("Column(name, True)", "Column(name, False)").replace(
+        "raise NotImplementedError(text)", "raise NotImplementedError(text.upper())")
+    context = branch_context(repo_with_branch(tmp_path / "o", {"opaque.py": OPAQUE}, {"opaque.py": after}), "main")
+    by_name = {r.function.qualname: r for r in run_behaviour_diff(context, SANDBOX, Limits(crosshair_seconds=0)).results}
+    found = by_name["column"]
+    assert found.status == "differs", found
+    assert (found.difference["old"], found.difference["new"]) == ("returns Column(name='', wrap=True)",
+                                                               "returns Column(name='', wrap=False)")
+    # parse raises on every input on both sides: not "the same behaviour", but not run on anything it accepts
+    assert by_name["parse"].status == "not_run" and "raised on both sides" in by_name["parse"].why

@@ -143,15 +143,26 @@ def test_diffs_are_cut_to_the_time_left_and_the_files_left_out_are_named(tmp_pat
     assert any("b.py" in item for item in result.plan.skipped)
 
 
-def test_an_unmeasured_model_reads_the_first_prefix_alone_to_measure_its_speed(tmp_path):
+def test_an_unmeasured_model_reads_the_first_prefix_alone_to_measure_its_speed_when_time_is_short(tmp_path):
     context = branch_context(repo_with_branch(tmp_path / "r", {"pages.py": SOUND}, {"pages.py": BUGGY}))
     model = ScriptedModel([], scorer=lambda prefix, line: -1.0)
     model.tokens_per_second = None  # as the embedded model: its speed is measured, not declared
-    result = review_change(context, model, ReviewerSettings(strategy="checks_only"))
+    # at the prior 50 tokens/s the region takes more than a quarter of the few seconds there are
+    result = review_change(context, model, ReviewerSettings(strategy="checks_only", timeout_seconds=6))
     (head, text), *scored = model.scored
     assert text == "" and len(head) <= 240  # a short piece, reused from the KV cache by what follows
     [(prefix, _), (same, _)] = scored  # then both versions after the whole prefix
     assert prefix == same and prefix.startswith(head)
+    assert result.plan.regions_compared == 1
+
+
+def test_a_region_that_fits_the_time_many_times_over_measures_the_speed_itself(tmp_path):
+    context = branch_context(repo_with_branch(tmp_path / "r", {"pages.py": SOUND}, {"pages.py": BUGGY}))
+    model = ScriptedModel([], scorer=lambda prefix, line: -1.0)
+    model.tokens_per_second = None
+    result = review_change(context, model, ReviewerSettings(strategy="checks_only"))  # 120 s
+    [(prefix, old), (same, new)] = model.scored  # no reading of its own before the region
+    assert prefix == same and old and new
     assert result.plan.regions_compared == 1
 
 

@@ -1,0 +1,144 @@
+"""The behavioural diff's child processes: one sandboxed ``behaviour_runner.py`` for all the functions of a
+review (restarted for the rest when one brings it down), CrossHair's ``diffbehavior`` per function, and
+Hypothesis' Unicode tables prepared once per user so no child spends seconds rebuilding them.
+
+Every child runs in bubblewrap (``acode.sandbox``: no network, the file system read-only but for one scratch
+folder, credentials hidden) in its own process group, killed when its time box runs out."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from acode.child_signals import with_default_signals
+from acode.paths import user_cache_dir
+from acode.sandbox import Sandbox, sandbox_env
+
+RUNNER = Path(__file__).with_name("behaviour_runner.py")
+SHIM = """import importlib.util, json, sys
+_spec = importlib.util.spec_from_file_location("acode_behaviour_runner", {runner!r})
+_runner = importlib.util.module_from_spec(_spec)
+sys.modules["acode_behaviour_runner"] = _runner
+_spec.loader.exec_module(_runner)
+_s = json.load(open({spec!r}))
+old = _runner.load(_s["old_root"], _s["module"], _s["qualname"], _s["kind"])[1]
+new = _runner.load(_s["new_root"], _s["module"], _s["qualname"], _s["kind"])[1]
+"""
+_GIVEN = re.compile(r"^Given: \((?P<input>.*)\),?\s*$")
+STARTUP_SECONDS = 8.0  # a child's Python, Hypothesis or CrossHair imports, on a busy machine
+CROSSHAIR_START = 2.0  # what CrossHair's process costs besides its search (imports, z3), for the time plan
+# Hypothesis builds its Unicode tables (every character's category, what UTF-8 encodes) the first time a
+# text strategy is drawn and caches them in its storage folder: ~2.5 s of a child's ~3 s when the folder is
+# the child's fresh scratch folder. Built once here by a trusted process (no code under review), copied in.
+_TABLES_WARMUP = """from hypothesis import given, settings, strategies as st
+@settings(max_examples=3, database=None)
+@given(st.text(max_size=3))
+def draw(text):
+    pass
+draw()
+"""
+
+
+@dataclass
+class Where:
+    sandbox: Sandbox | None
+    io: Path  # the only writable folder
+    readable: list[Path]
+    cwd: Path
+
+
+def child(argv: list[str], where: Where, timeout: float) -> tuple[int | None, str]:
+    """(exit code, output) of ``argv`` in the sandbox; exit None when it ran out of time (killed)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTHONPATH=str(where.io))
+    if where.sandbox is not None:
+        readable = [p for p in where.readable if p.resolve().is_relative_to(Path("/tmp").resolve())]
+        argv = where.sandbox.command(argv, writable=[where.io], cwd=where.io, readable=readable, env=env)
+        env = sandbox_env(env)
+    proc = subprocess.Popen(with_default_signals(argv), cwd=where.io, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                            start_new_session=True, env=env)
+    try:
+        output, _ = proc.communicate(timeout=max(1.0, timeout))
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return None, ""
+    return proc.returncode, output or ""
+
+
+def run_batch(specs: list[dict], runner: Path, where: Where, plan_seconds: float, box: float
+              ) -> tuple[list[dict], str]:
+    """The runner's result for the first functions of ``specs`` it finished, and, when it stopped before
+    the last, why (it wrote each result as soon as it had it, so what it finished is kept)."""
+    spec_file, out = where.io / "batch.json", where.io / "out.json"
+    spec_file.write_text(json.dumps({"functions": specs, "plan_seconds": plan_seconds}), encoding="utf-8")
+    out.unlink(missing_ok=True)
+    code, output = child([sys.executable, str(runner), str(spec_file), str(out)], where, box)
+    try:
+        done = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        done = []
+    if len(done) >= len(specs):
+        return done, ""
+    if code is None:
+        return done, f"did not finish in its time box ({box:.0f} s)"
+    last = (output.strip().splitlines() or [f"exit {code}"])[-1][:200]
+    return done, f"the runner failed ({last})"
+
+
+def crosshair(spec: dict, runner: Path, where: Where, seconds: float) -> dict | None:
+    """CrossHair's symbolic search for an input where the two versions of ``spec``'s function differ, with
+    ``seconds`` of CPU per condition; the difference, or None."""
+    spec_file = where.io / "crosshair-spec.json"
+    spec_file.write_text(json.dumps(spec), encoding="utf-8")
+    (where.io / "acode_behaviour_shim.py").write_text(SHIM.format(runner=str(runner), spec=str(spec_file)),
+                                                      encoding="utf-8")
+    argv = [sys.executable, "-m", "crosshair", "diffbehavior", "acode_behaviour_shim.old",
+            "acode_behaviour_shim.new", "--exception_equivalence", "SAME_TYPE",
+            "--per_condition_timeout", f"{seconds:g}"]
+    code, output = child(argv, where, seconds * 3 + STARTUP_SECONDS)
+    return parse_crosshair(output, spec["qualname"]) if code == 1 else None
+
+
+def parse_crosshair(output: str, name: str) -> dict | None:
+    """``Given: (x=1), / old : returns 1 / new : returns 2`` -> the difference, or None."""
+    lines = output.splitlines()
+    for number, line in enumerate(lines):
+        given = _GIVEN.match(line.strip())
+        if not given:
+            continue
+        sides = {}
+        for follow in lines[number + 1:number + 3]:
+            label, _, what = follow.strip().partition(" : ")
+            sides[label.rsplit(".", 1)[-1]] = what.strip()
+        if "old" in sides and "new" in sides:
+            return {"input": f"{name}({given.group('input')})", "old": sides["old"], "new": sides["new"],
+                    "found_by": "crosshair", "what": "result"}
+    return None
+
+
+def seed_hypothesis_tables(io: Path, cache: Path | None = None) -> bool:
+    """Hypothesis' Unicode tables in ``io``'s ``.hypothesis`` folder (the child's working folder), built into
+    ``cache`` (default: acode's user cache) the first time; False when they could not be built (the child
+    then builds them itself, as before)."""
+    cache = cache or user_cache_dir() / "hypothesis"
+    tables = cache / "unicode_data"
+    if not tables.is_dir():
+        env = {**os.environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(cache)}
+        try:
+            subprocess.run(with_default_signals([sys.executable, "-c", _TABLES_WARMUP]), env=env, cwd=io,
+                           capture_output=True, timeout=120, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+    if not tables.is_dir():
+        return False
+    shutil.copytree(tables, io / ".hypothesis" / "unicode_data", dirs_exist_ok=True)
+    return True
