@@ -225,6 +225,18 @@ def test_a_step_that_writes_one_file_stops_at_its_closing_fence(project):
     assert "I added" not in text and text.rstrip().endswith("return n % 2 == 0")
 
 
+def test_a_step_for_a_file_without_a_fence_tag_is_not_cut_at_its_opening_fence(project):
+    """setup.cfg has no language tag, so its block opens with a bare fence, the same text as the stop."""
+    (project / "setup.cfg").write_text("[metadata]\nname = calc\n")
+    config = "[metadata]\nname = calc\nversion = 1.0\n"
+    model = ScriptedModel([f"setup.cfg\n```\n{config}```\n"])
+    loop, state = step_loop(project, model, ["setup.cfg"])
+    result = loop.run(state, "Carry out step 1: add version = 1.0 to setup.cfg")
+    assert model.calls[0]["stop"] == []
+    assert result.ok and result.answer == "Wrote setup.cfg.", result.message
+    assert (project / "setup.cfg").read_text() == config
+
+
 def test_files_the_task_names_but_the_step_does_not_are_shown_and_not_asked_for(project):
     from acode.agent.fixing.writer import targets_and_context
 
@@ -399,6 +411,8 @@ def test_several_files_or_functions_are_not_stopped_after_the_first_block():
     one = [FileView("calc.py", BUGGY)]
     assert reply_stop(one, partial=False) == ["\n```\n"]
     assert reply_stop(one, partial=True) == [] and reply_stop(one * 2, partial=False) == []
+    # a file without a fence tag opens its block with a bare fence: a stop there would end the reply
+    assert reply_stop([FileView("setup.cfg", "[metadata]\n")], partial=False) == []
     assert close_fence("calc.py\n```python\nx = 1") == "calc.py\n```python\nx = 1\n```\n"
     assert close_fence(reply("x = 1\n")) == reply("x = 1\n")
 

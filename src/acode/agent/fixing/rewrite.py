@@ -67,8 +67,10 @@ def feedback_message(files: list[FileView], command: str, output: str = "", *, e
 def reply_stop(files: list[FileView], partial: bool) -> list[str]:
     """Where generation can end: right after the closing fence of the one file asked for (the reply's
     only block). Text after it (explanations, copies of the prompt's tests and output) is most of a small
-    model's time. Several files or functions come in several blocks: no stop."""
-    return ["\n```\n"] if len(files) == 1 and not partial else []
+    model's time. Several files or functions come in several blocks: no stop. Nor for a file whose
+    language has no fence tag (``notes.txt``, ``setup.cfg``): its opening fence is a bare ```` ``` ````
+    too, and the stop would end the reply before the file."""
+    return ["\n```\n"] if len(files) == 1 and not partial and files[0].language else []
 
 
 def close_fence(reply: str) -> str:
