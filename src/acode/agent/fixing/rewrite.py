@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,19 +147,14 @@ def _without_self_import(path: str, old: str, new: str) -> str:
     if not path.endswith(".py"):
         return new
     module = Path(path).stem
-    try:
-        tree = ast.parse(new)
-    except SyntaxError:
-        return new
-    lines = new.splitlines(keepends=True)
-    for node in reversed(tree.body):
+
+    def self_import(node: ast.stmt, text: str) -> bool:
         names = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else (
             [a.name for a in node.names] if isinstance(node, ast.Import) else [])
-        if any(n.split(".")[-1] == module for n in names):
-            text = "".join(lines[node.lineno - 1 : node.end_lineno])
-            if text.strip() not in old:
-                del lines[node.lineno - 1 : node.end_lineno]
-    return "".join(lines).lstrip("\n")
+        return any(n.split(".")[-1] == module for n in names) and text.strip() not in old
+
+    kept = _without_statements(new, self_import)
+    return new if kept is None else kept.lstrip("\n")
 
 
 def _without_copied_definitions(path: str, old: str, new: str, shown: Sequence[FileView]) -> str:
@@ -169,18 +164,25 @@ def _without_copied_definitions(path: str, old: str, new: str, shown: Sequence[F
     if not path.endswith(".py") or not shown:
         return new
     copied = {d for s in shown for d in _definitions(s.text)} - set(_definitions(old))
+    kept = _without_statements(
+        new, lambda node, _text: isinstance(node, _DEFINITION) and ast.dump(node) in copied
+    )
+    return new if kept is None or kept == new else kept.rstrip() + "\n"
+
+
+def _without_statements(source: str, drop: Callable[[ast.stmt, str], bool]) -> str | None:
+    """``source`` without the top-level statements ``drop(node, its text)`` picks (with their decorators);
+    None when it does not parse."""
     try:
-        tree = ast.parse(new)
+        tree = ast.parse(source)
     except SyntaxError:
-        return new
-    lines = new.splitlines(keepends=True)
-    removed = False
+        return None
+    lines = source.splitlines(keepends=True)
     for node in reversed(tree.body):
-        if isinstance(node, _DEFINITION) and ast.dump(node) in copied:
-            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        if drop(node, "".join(lines[start - 1 : node.end_lineno])):
             del lines[start - 1 : node.end_lineno]
-            removed = True
-    return "".join(lines).rstrip() + "\n" if removed else new
+    return "".join(lines)
 
 
 def _definitions(source: str) -> list[str]:
