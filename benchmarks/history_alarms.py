@@ -1,4 +1,5 @@
-"""False alarms of the history evidence (``acode.review.history``) on real histories: no model, seconds.
+"""False alarms of the history evidence (``acode.review.evidence.history``) on real histories: no model,
+seconds.
 
 Two sources of changes that do not put a fix back (as far as anyone knows):
 - acode's own commits, each against its parent, in this repository's history;
@@ -26,8 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def own_commits(repo: Path) -> tuple[int, list[dict]]:
-    from acode.review.git_context import commit_context
-    from acode.review.history import history_findings
+    from acode.review.change.git_context import commit_context
+    from acode.review.evidence.history import history_findings
 
     shas = subprocess.run(["git", "rev-list", "--no-merges", "HEAD"], cwd=repo, check=True,
                           capture_output=True, text=True).stdout.split()
@@ -38,8 +39,8 @@ def own_commits(repo: Path) -> tuple[int, list[dict]]:
 
 
 def release_pairs() -> tuple[int, list[dict]]:
-    from acode.review.git_context import branch_context
-    from acode.review.history import history_findings
+    from acode.review.change.git_context import branch_context
+    from acode.review.evidence.history import history_findings
 
     read, alarms = 0, []
     with tempfile.TemporaryDirectory(prefix="acode-history-alarms-") as tmp:

@@ -47,7 +47,7 @@ def reviewer_settings(timeout: float | None, sets: list[str]):
 
 
 def review(model, repo: Path, settings, run_tests, behaviour: bool = False) -> dict:
-    from acode.review.git_context import branch_context
+    from acode.review.change.git_context import branch_context
     from acode.review.service import review_change
 
     context = branch_context(repo, "main", max_diff_chars=settings.max_diff_chars,

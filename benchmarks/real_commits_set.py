@@ -20,8 +20,8 @@ With ``history=True`` (``real_commits.py --history``) `main` is not one commit b
 as a maintainer's clone has it: for a PyPI project the previous release, then the release before the fix
 (its changelog section as the message), and in the ``revert`` direction the fix as a commit of its own
 with its message; for acode, a clone of its repository at the commit before the fix (``fix``) or at the
-fix (``revert``). What the history adds is what `acode review` can read from it (``acode.review.history``:
-a change that reverses an earlier fix).
+fix (``revert``). What the history adds is what `acode review` can read from it
+(``acode.review.evidence.history``: a change that reverses an earlier fix).
 
 Downloads and extracted trees are cached under ``benchmarks/.cache/real_commits`` (git-ignored); no
 third-party source is committed.

@@ -92,7 +92,7 @@ def build_repo(root: Path, task: dict, before: str, after: str) -> Path:
 
 def pair_changes(tasks: list[dict], tmp: Path) -> Iterator[tuple[dict, object]]:
     """(record head, review context) for both directions of every bug pair."""
-    from acode.review.git_context import branch_context
+    from acode.review.change.git_context import branch_context
 
     for index, task in enumerate(tasks):
         for direction, before, after, expected in (
@@ -126,7 +126,7 @@ def _has_parent(repo: Path, sha: str) -> bool:
 
 
 def commit_changes(repo: Path, commits: list[dict]) -> Iterator[tuple[dict, object]]:
-    from acode.review.git_context import commit_context
+    from acode.review.change.git_context import commit_context
 
     for row in commits:
         yield ({"task_id": row["task_id"], "sha": row["sha"][:12], "bug_type": "real commit",
@@ -136,7 +136,7 @@ def commit_changes(repo: Path, commits: list[dict]) -> Iterator[tuple[dict, obje
 def review_one(model, context, strategy: str, decision: str, timeout: float, regression: dict,
                behaviour: bool = False) -> dict:
     from acode.config.review import ReviewerSettings
-    from acode.review.diffparse import changed_new_lines
+    from acode.review.change.diff import changed_new_lines
     from acode.review.service import review_change
 
     settings = ReviewerSettings(strategy=strategy, decision_strategy=decision, timeout_seconds=timeout,

@@ -165,7 +165,7 @@ def naive_layout(messages: list, task: str, dimension: str) -> list:
     """A self-contained prompt per dimension: a per-call line at the very start, so no two calls share a
     prefix (the layout a naive reviewer builds; measured against the shared prefix)."""
     from acode.llm.types import Message
-    from acode.review.assessment import with_task
+    from acode.review.judging.proposals import with_task
 
     out = with_task(messages, task)
     return [Message.system(f"Review aspect: {dimension}.\n{out[0].content}"), *out[1:]]
@@ -202,8 +202,8 @@ class CallLog:
 
 def run_design(model, repo: Path, design: str, timeout: float) -> dict:
     from acode.config.review import ReviewerSettings
-    from acode.review.findings_review import FindingsReview
-    from acode.review.git_context import branch_context
+    from acode.review.change.git_context import branch_context
+    from acode.review.deciding.findings_strategy import FindingsReview
     from acode.review.service import review_change
 
     diff = design.endswith("+diff")

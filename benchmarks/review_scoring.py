@@ -60,10 +60,10 @@ def rescore(record: dict, settings, *, without: str = "", guess: str = "",
     likelihood regression then stands on its own: medium unless other evidence backs it). ``guess``:
     ``high`` re-decides with a likelihood regression high on its own (as before issue 31).
     ``question_margin``: re-judge each behavioural difference the model was asked about with this margin."""
-    from acode.review.behaviour_findings import ASK, RULE, _judged, backed_or_medium
-    from acode.review.decision import REGRESSION_RULE, decide_from_levels, dimension_level
+    from acode.review.deciding.levels import REGRESSION_RULE, decide_from_levels, dimension_level
+    from acode.review.judging.behaviour_question import ASK, RULE, _judged, backed_or_medium
+    from acode.review.judging.regression import is_regression
     from acode.review.models import DimensionResult, Finding
-    from acode.review.regression import is_regression
 
     findings = [Finding(**{k: v for k, v in f.items() if v is not None or k in ("confidence", "line")})
                 for f in record["findings"] if in_scope(f, settings.regression.max_edit_lines)

@@ -13,7 +13,7 @@ import pytest
 from acode.llm.scripted import ScriptedModel
 
 REAL_MODEL = "qwen2.5-coder-0.5b"
-# what `acode review` reads to find a pull/merge request's target (acode.review.ci_env)
+# what `acode review` reads to find a pull/merge request's target (acode.review.change.ci_target)
 CI_VARIABLES = {"GITHUB_ACTIONS", "GITHUB_BASE_REF", "GITHUB_HEAD_REF", "GITHUB_STEP_SUMMARY", "GITLAB_CI",
                 "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "CI_MERGE_REQUEST_DIFF_BASE_SHA",
                 "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "BITBUCKET_PR_DESTINATION_BRANCH",

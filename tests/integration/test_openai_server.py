@@ -168,7 +168,7 @@ def test_a_review_on_a_server_compares_the_versions_by_question(default_server, 
     from pathlib import Path
 
     from acode.config.review import ReviewerSettings
-    from acode.review.git_context import branch_context
+    from acode.review.change.git_context import branch_context
     from acode.review.service import review_change
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "review"))

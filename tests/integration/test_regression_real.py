@@ -11,7 +11,7 @@ import pytest
 
 from acode.config.review import ReviewerSettings
 from acode.llm.types import Message
-from acode.review.git_context import branch_context
+from acode.review.change.git_context import branch_context
 from acode.review.service import review_change
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "review"))

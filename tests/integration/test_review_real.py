@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from acode.config.review import ReviewerSettings
-from acode.review.git_context import branch_context
+from acode.review.change.git_context import branch_context
 from acode.review.service import review_change
 from acode.store.reviews import ReviewStore
 

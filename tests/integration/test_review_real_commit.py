@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from acode.config.review import ReviewerSettings
-from acode.review.git_context import branch_context
+from acode.review.change.git_context import branch_context
 from acode.review.service import review_change
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "review"))

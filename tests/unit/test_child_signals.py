@@ -13,7 +13,7 @@ from acode.agent.middlewares.hook_runner import HookRunner
 from acode.child_signals import shell_argv, with_default_signals
 from acode.config.hooks import HooksSettings
 from acode.pipeline.verifier import run_check
-from acode.review.test_contrast import run_tests
+from acode.review.evidence.test_runs import run_tests
 from acode.tools.shell import run_command
 
 # exits 0 only when Ctrl-C means KeyboardInterrupt and Ctrl-\ means quit, as in a foreground process

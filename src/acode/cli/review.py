@@ -218,7 +218,7 @@ def run_review(
     suggest: bool | None = None,
     trust: bool = False,
 ) -> int:
-    from acode.review import git_context
+    from acode.review.change import git_context
 
     if sum([bool(base), uncommitted, staged, bool(commit)]) > 1:
         raise UsageError(
@@ -243,7 +243,7 @@ def run_review(
     elif commit:
         context = git_context.commit_context(root, commit, **limits)
     else:
-        from acode.review.ci_env import review_base
+        from acode.review.change.ci_target import review_base
 
         given = base
         base, detached_name = review_base(root, base)
@@ -303,8 +303,8 @@ def run_review(
 
 
 def _step_summary(result) -> None:
-    from acode.review.ci_env import write_step_summary
-    from acode.review.report import render_markdown
+    from acode.review.change.ci_target import write_step_summary
+    from acode.review.reporting.report import render_markdown
 
     written = write_step_summary(render_markdown(result))
     if written is not None:
@@ -349,11 +349,11 @@ def _emit(
     reused_at: str | None = None,
 ) -> None:
     from acode.fsutil import atomic_write_text
-    from acode.review.ci_formats import RENDERERS
-    from acode.review.report import render_json, render_markdown, render_sarif, render_terminal
+    from acode.review.reporting.ci_formats import RENDERERS
+    from acode.review.reporting.report import render_json, render_markdown, render_sarif, render_terminal
 
     if reused_at is not None and review_id is not None and (json_out or fmt or output):
-        from acode.review.report import reused_line
+        from acode.review.reporting.report import reused_line
 
         err_console.print(reused_line(review_id, reused_at, result), markup=False, highlight=False)
     text = None

@@ -128,7 +128,7 @@ class RegressionSettings(BaseModel):
 
 class BehaviourSettings(BaseModel):
     """The behavioural diff: the old and new version of each changed function run on the same inputs in the
-    sandbox (acode.review.behaviour_diff)."""
+    sandbox (acode.review.evidence.behaviour_diff)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -151,7 +151,7 @@ class BehaviourSettings(BaseModel):
 
 
 class BudgetSettings(BaseModel):
-    """How a review plans its work to ``timeout_seconds`` (see acode.review.budget)."""
+    """How a review plans its work to ``timeout_seconds`` (see acode.review.judging.time_plan)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -89,7 +89,7 @@ def _verification_section(verification) -> str:
 
 
 def build_review_context(ctx: RunContext):
-    from acode.review.git_context import truncate_diff
+    from acode.review.change.git_context import truncate_diff
     from acode.review.models import ChangedFile, ReviewContext
 
     reviewer = ctx.settings.reviewer

@@ -3,7 +3,7 @@
 A check that fails at the end of the executor's retries says little on its own: the test may have failed
 before the run too. Each such check runs again on the change and on the run's start commit (with the
 change's test files over it), by the same machinery `acode review` runs a project's tests on both sides
-with (``acode.review.test_contrast``). A test that passed at the start and fails with the change is a
+with (``acode.review.evidence.test_runs``). A test that passed at the start and fails with the change is a
 failure the change brings: it is evidence for the review (``tests/regressed``, critical) and the run is not
 approved on it (``gate``). A test failing on both sides is reported as failing before and after and does
 not block. A check that could not run (timed out, could not start) is not compared; the summary says so.
@@ -18,9 +18,9 @@ import shlex
 
 from acode.pipeline.models import CheckComparison, CheckResult, ReviewIssue, ReviewOutcome, Verification
 from acode.pipeline.verifier import check_argv, check_environment
-from acode.review.evidence import findings_of_tests
+from acode.review.evidence.gathering import findings_of_tests
+from acode.review.evidence.test_runs import SuiteContrast, SuitePlan, added_tests, contrast
 from acode.review.models import Finding, ReviewContext
-from acode.review.test_contrast import SuiteContrast, SuitePlan, added_tests, contrast
 
 _WHOLE_COMMAND = "the test command"  # test_contrast's name for a command compared by its exit code
 BLOCKING = ("critical", "high")

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from acode.config.review import Level
-from acode.review.budget import ReviewPlan
+from acode.review.judging.time_plan import ReviewPlan
 
 _TEST_PATH = re.compile(r"(^|/)(tests?|spec|__tests__)/|(^|/)test_[^/]+$|_test\.\w+$|\.(test|spec)\.\w+$")
 

@@ -8,11 +8,11 @@ from typing import Literal
 
 from acode.config.review import ReviewerSettings
 from acode.llm.protocol import ChatModel
-from acode.review.findings_review import FindingsReview
+from acode.review.deciding.findings_strategy import FindingsReview
+from acode.review.deciding.verdict_strategy import ReviewStrategy, VerdictReview
+from acode.review.evidence.test_runs import SuiteContrast
+from acode.review.judging.run import Progress, ReviewRun
 from acode.review.models import ReviewResult
-from acode.review.review_run import Progress, ReviewRun
-from acode.review.strategy import ReviewStrategy, VerdictReview
-from acode.review.test_contrast import SuiteContrast
 from acode.tools.base import ToolRegistry
 
 
@@ -32,9 +32,9 @@ def review_change(
     strategy: ReviewStrategy | None = None,
     tests_ran: Sequence[SuiteContrast] = (),
 ) -> ReviewResult:
-    """Review one change within ``settings.timeout_seconds`` (see acode.review.budget for the plan). Raises
-    ModelOutputError only with ``on_model_failure: error``. When the limit passes mid-plan, the result
-    keeps what was assessed (``status="partial"``); ``status="timeout"`` only when the model assessed
+    """Review one change within ``settings.timeout_seconds`` (the plan: acode.review.judging.time_plan).
+    Raises ModelOutputError only with ``on_model_failure: error``. When the limit passes mid-plan, the
+    result keeps what was assessed (``status="partial"``); ``status="timeout"`` only when the model assessed
     nothing at all. ``strategy``: how to decide (default: the one ``settings`` names). ``tests_ran``: test
     runs on both sides of the change the caller made already (`acode run`'s failed checks), evidence too.
     ``behaviour``: run the behavioural diff (when ``settings.behaviour`` enables it; it runs the change's

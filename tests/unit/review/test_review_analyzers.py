@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from review_fakes import repo_with_branch
 
-from acode.review.analyzers import new_hits, new_hits_many
-from acode.review.evidence import ruff_findings
-from acode.review.git_context import branch_context
-from acode.review.ruff_rules import RULES, mapping
+from acode.review.change.git_context import branch_context
+from acode.review.evidence.gathering import ruff_findings
+from acode.review.evidence.ruff import new_hits, new_hits_many
+from acode.review.evidence.ruff_rules import RULES, mapping
 
 SAMPLES = {
     "S102": "def f(code):\n    exec(code)\n",

@@ -13,13 +13,13 @@ from review_fakes import repo_with_branch, yes_no
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
-from acode.review.behaviour_child import parse_crosshair
-from acode.review.behaviour_diff import Limits, run_behaviour_diff
-from acode.review.behaviour_findings import backed_or_medium, claims_no_behaviour_change
-from acode.review.behaviour_inputs import docstring_examples, module_name
-from acode.review.git_context import branch_context
+from acode.review.change.git_context import branch_context
+from acode.review.evidence.behaviour_child import parse_crosshair
+from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+from acode.review.evidence.behaviour_inputs import docstring_examples, module_name
+from acode.review.judging.behaviour_question import backed_or_medium, claims_no_behaviour_change
 from acode.review.models import Finding
-from acode.review.report import describe_behaviour, render_markdown, to_sarif
+from acode.review.reporting.report import describe_behaviour, render_markdown, to_sarif
 from acode.review.service import review_change
 from acode.sandbox import find_sandbox
 
@@ -218,8 +218,8 @@ def test_what_the_inputs_and_severities_are_read_from():
 
 
 def test_a_likelihood_regression_is_medium_only_where_running_both_versions_did_not_bear_it_out():
-    from acode.review.behaviour_diff import BehaviourDiff, FunctionResult
-    from acode.review.behaviour_inputs import ChangedFunction
+    from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
+    from acode.review.evidence.behaviour_inputs import ChangedFunction
 
     guess = Finding(dimension="intent_alignment", source="model", rule="review/regression", severity="high",
                     message="less likely", file="pkg/helpers.py", line=6)

@@ -9,10 +9,10 @@ from review_fakes import BUGGY, SOUND, repo_with_branch
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Usage
-from acode.review.budget import Pace, diff_tokens_for, proposal_seconds
-from acode.review.git_context import branch_context
-from acode.review.metered import MeteredModel
-from acode.review.regression import compare_regions, plan_regions
+from acode.review.change.git_context import branch_context
+from acode.review.judging.metered import MeteredModel
+from acode.review.judging.regression import compare_regions, plan_regions
+from acode.review.judging.time_plan import Pace, diff_tokens_for, proposal_seconds
 from acode.review.service import review_change
 
 

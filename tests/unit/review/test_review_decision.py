@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from acode.config.review import ReviewerSettings, Thresholds
-from acode.review.decision import decide_from_levels, decide_from_verdict, dimension_level, finding_level
+from acode.review.deciding.levels import (
+    decide_from_levels,
+    decide_from_verdict,
+    dimension_level,
+    finding_level,
+)
 from acode.review.models import DimensionResult, Finding
 
 

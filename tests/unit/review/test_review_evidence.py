@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from review_fakes import repo_with_branch
 
-from acode.review.evidence import gather_evidence, ruff_findings
-from acode.review.git_context import branch_context
+from acode.review.change.git_context import branch_context
+from acode.review.evidence.gathering import gather_evidence, ruff_findings
 from acode.review.models import is_test_path
 from acode.secrets import REDACTED, find_secrets, redact, redact_data
 

@@ -6,8 +6,8 @@ import pytest
 from review_fakes import git, repo_with_branch, write
 
 from acode.errors import AcodeError, UsageError
-from acode.review import git_context
-from acode.review.git_context import branch_context, commit_context, truncate_diff, uncommitted_context
+from acode.review.change import git_context
+from acode.review.change.git_context import branch_context, commit_context, truncate_diff, uncommitted_context
 
 
 @pytest.fixture
@@ -146,7 +146,7 @@ def test_error_git_missing(tmp_path, monkeypatch):
 
 
 def test_pipeline_context_reviews_the_working_tree_with_its_sections(tmp_path):
-    from acode.review.git_context import pipeline_context
+    from acode.review.change.git_context import pipeline_context
 
     repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
     start = git(repo, "rev-parse", "HEAD~1")

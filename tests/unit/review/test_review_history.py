@@ -9,8 +9,8 @@ from review_fakes import git, write
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
-from acode.review.git_context import branch_context
-from acode.review.history import history_findings, undone_commits
+from acode.review.change.git_context import branch_context
+from acode.review.evidence.history import history_findings, undone_commits
 from acode.review.service import review_change
 
 BUGGY = """\

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from acode.review.models import Decision, DimensionResult, Finding, ReviewResult
-from acode.review.report import render_json, render_markdown, render_terminal, to_sarif
+from acode.review.reporting.report import render_json, render_markdown, render_terminal, to_sarif
 from acode.store.reviews import ReviewStore, settings_hash
 
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from acode.review.diffparse import added_lines, changed_new_lines, compact_diff
+from acode.review.change.diff import added_lines, changed_new_lines, compact_diff
+from acode.review.change.packing import pack_diffs, skip_reason
 from acode.review.models import ChangedFile
-from acode.review.packing import pack_diffs, skip_reason
 
 MIXED = """diff --git a/m.py b/m.py
 --- a/m.py
@@ -96,7 +96,7 @@ def test_nothing_fits_lists_every_file():
 
 
 def test_grounding_by_text_number_or_both():
-    from acode.review.checking import ground
+    from acode.review.judging.verification import ground
 
     files = [changed("m.py", MIXED)]
     assert ground("TWO", files) == ("m.py", 2, "changed", "TWO")
@@ -111,7 +111,7 @@ def test_grounding_by_text_number_or_both():
 
 
 def test_the_model_sees_new_line_numbers_not_git_headers():
-    from acode.review.packing import file_block
+    from acode.review.change.packing import file_block
 
     block = file_block(changed("m.py", MIXED), MIXED)
     assert block.splitlines()[0] == "File: m.py (modified, +1 -1)"

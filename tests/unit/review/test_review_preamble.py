@@ -7,9 +7,9 @@ from __future__ import annotations
 from review_fakes import repo_with_branch
 
 from acode.config.review import RegressionSettings
-from acode.review.git_context import branch_context
-from acode.review.preamble import definitions, names_in, preamble
-from acode.review.regression import _regions
+from acode.review.change.git_context import branch_context
+from acode.review.change.preamble import definitions, names_in, preamble
+from acode.review.judging.regression import _regions
 
 OLD = '''import os
 from pathlib import Path

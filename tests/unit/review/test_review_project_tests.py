@@ -7,9 +7,9 @@ from review_fakes import repo_with_branch
 
 from acode.config.review import RegressionSettings, ReviewerSettings
 from acode.llm.scripted import ScriptedModel
-from acode.review.git_context import branch_context
-from acode.review.project_tests import ProjectTests, around_names
-from acode.review.regression import _regions
+from acode.review.change.git_context import branch_context
+from acode.review.change.project_tests import ProjectTests, around_names
+from acode.review.judging.regression import _regions
 from acode.review.service import review_change
 
 LIB = '''def parse_size(text):

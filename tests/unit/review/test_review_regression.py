@@ -7,8 +7,8 @@ from review_fakes import BUGGY, SOUND, repo_with_branch, yes_no
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
-from acode.review.git_context import branch_context
-from acode.review.regions import changed_regions
+from acode.review.change.git_context import branch_context
+from acode.review.change.regions import changed_regions
 from acode.review.service import review_change
 
 
@@ -150,7 +150,7 @@ def test_a_rewrite_larger_than_max_edit_lines_is_not_compared(tmp_path):
 
 @pytest.mark.parametrize(("path", "mark"), [("a.py", "#"), ("src/b.ts", "//"), ("q.sql", "--"), ("Makefile", "#")])
 def test_the_intent_comment_uses_the_file_s_comment_syntax(path, mark):
-    from acode.review.regression import _comment_mark
+    from acode.review.judging.regression import _comment_mark
 
     assert _comment_mark(path) == mark
 
@@ -168,7 +168,7 @@ def test_inserted_lines_and_comment_or_docstring_changes_are_not_compared(tmp_pa
 
 
 def test_prose_lines_are_comments_docstrings_and_string_only_lines():
-    from acode.review.regions import prose_lines
+    from acode.review.change.regions import prose_lines
 
     text = 'def f(x):\n    """Doc\n    more."""\n    # note\n    y = "s"  # c\n    raise ValueError(\n        "msg"\n    )\n'
     assert prose_lines("a.py", text) & set(range(1, 9)) == {2, 3, 4, 7}

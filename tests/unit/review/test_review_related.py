@@ -7,8 +7,8 @@ from review_fakes import repo_with_branch
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
-from acode.review.git_context import branch_context
-from acode.review.related import changed_functions, look_around, related_test_command
+from acode.review.change.git_context import branch_context
+from acode.review.change.surroundings import changed_functions, look_around, related_test_command
 from acode.review.service import review_change
 
 LIB = '''def parse_size(text):

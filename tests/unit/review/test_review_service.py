@@ -14,7 +14,7 @@ from acode.errors import ModelOutputError, ModelTimeoutError
 from acode.llm.chat_template import ChatTemplate
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Completion
-from acode.review.git_context import branch_context
+from acode.review.change.git_context import branch_context
 from acode.review.service import review_change
 from acode.tools.base import Tool, ToolError, ToolRegistry, ToolResult
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from review_fakes import repo_with_branch
 
-from acode.review.evidence import structural_findings
-from acode.review.git_context import branch_context
-from acode.review.structural import is_safety_call, structural_changes
+from acode.review.change.git_context import branch_context
+from acode.review.evidence.gathering import structural_findings
+from acode.review.evidence.structural import is_safety_call, structural_changes
 
 SAFE_OPEN = '''from pathlib import Path
 
@@ -152,7 +152,7 @@ def test_a_check_moved_into_a_helper_the_change_adds_is_not_removed():
               '    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)\n'
               '    if check and done.returncode != 0:\n        raise RuntimeError(done.stderr)\n    return done\n')
     new = 'from gitcmd import run_git\n\n\ndef git(root, *args, check=True):\n    return run_git(root, *args).stdout\n'
-    from acode.review.structural import added_helpers
+    from acode.review.evidence.structural import added_helpers
     assert structural_changes(old, new) != []  # on its own, the guard is gone
     assert structural_changes(old, new, added_helpers(None, helper)) == []  # it moved into run_git
     passes_it_on = new.replace("run_git(root, *args)", "run_other(root, *args, check=check)")

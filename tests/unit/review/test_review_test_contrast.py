@@ -12,11 +12,9 @@ from review_fakes import repo_with_branch
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
-from acode.review.evidence import findings_of_tests, gather_evidence
-from acode.review.git_context import branch_context, commit_context, uncommitted_context
-from acode.review.report import describe_tests, render_markdown
-from acode.review.service import review_change
-from acode.review.test_contrast import (
+from acode.review.change.git_context import branch_context, commit_context, uncommitted_context
+from acode.review.evidence.gathering import findings_of_tests, gather_evidence
+from acode.review.evidence.test_runs import (
     SuiteContrast,
     SuitePlan,
     SuiteRun,
@@ -24,6 +22,8 @@ from acode.review.test_contrast import (
     _one_side_hangs,
     compare,
 )
+from acode.review.reporting.report import describe_tests, render_markdown
+from acode.review.service import review_change
 from acode.sandbox import find_sandbox
 
 
@@ -332,7 +332,7 @@ def test_when_both_sides_hang_the_base_gets_half_the_limit_and_nothing_counts(tm
 def test_a_test_that_reads_input_gets_end_of_file_not_the_users_terminal(tmp_path, idle_stdin):
     """The tests used to inherit acode's stdin: in a terminal, a test (or the code under review) that reads
     input read the user's keyboard, or waited for it until the time limit."""
-    from acode.review.test_contrast import run_tests
+    from acode.review.evidence.test_runs import run_tests
 
     run = run_tests("read line || echo 'end of file'", tmp_path, 10, tmp_path / "r.xml", find_sandbox()[0],
                     tmp_path)

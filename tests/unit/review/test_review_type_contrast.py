@@ -10,12 +10,12 @@ from review_fakes import repo_with_branch
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
-from acode.review.evidence import gather_evidence
-from acode.review.git_context import branch_context
-from acode.review.report import describe_tests
+from acode.review.change.git_context import branch_context
+from acode.review.evidence.gathering import gather_evidence
+from acode.review.evidence.test_runs import SuitePlan
+from acode.review.evidence.type_runs import annotations_of
+from acode.review.reporting.report import describe_tests
 from acode.review.service import review_change
-from acode.review.test_contrast import SuitePlan
-from acode.review.type_contrast import annotations_of
 from acode.sandbox import find_sandbox
 
 PYTEST = f"{sys.executable} -m pytest -q tests/test_shapes.py"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from acode import sandbox as sandbox_module
-from acode.review.test_contrast import plan_test_run
+from acode.review.evidence.test_runs import plan_test_run
 from acode.sandbox import find_sandbox, sandbox_env
 
 SANDBOX, WHY_NOT = find_sandbox()

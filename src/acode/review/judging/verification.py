@@ -18,8 +18,8 @@ from collections.abc import Callable
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Completion, Message
 from acode.prompts import render
-from acode.review.assessment import PKG, ProposedFinding, with_task
-from acode.review.diffparse import parse_diff
+from acode.review.change.diff import parse_diff
+from acode.review.judging.proposals import PKG, ProposedFinding, with_task
 from acode.review.models import ChangedFile, Finding
 from acode.secrets import redact
 

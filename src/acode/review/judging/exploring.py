@@ -14,7 +14,7 @@ from acode.errors import ModelOutputError
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
 from acode.prompts import render
-from acode.review.assessment import PKG
+from acode.review.judging.proposals import PKG
 from acode.secrets import redact
 from acode.tools.base import ToolContext, ToolRegistry
 

@@ -22,7 +22,7 @@ from acode.llm.protocol import ChatModel
 from acode.llm.structured import complete_json
 from acode.llm.types import InstructionsAt, Message
 from acode.prompts import render
-from acode.review.diffparse import added_lines
+from acode.review.change.diff import added_lines
 from acode.review.models import ChangedFile
 
 PKG = "acode.review"

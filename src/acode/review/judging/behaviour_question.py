@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
 from acode.prompts import render
-from acode.review.assessment import PKG
-from acode.review.behaviour_diff import BehaviourDiff, FunctionResult
-from acode.review.checking import yes_probability
-from acode.review.decision import REGRESSION_RULE
+from acode.review.deciding.levels import REGRESSION_RULE
+from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
+from acode.review.judging.proposals import PKG
+from acode.review.judging.verification import yes_probability
 from acode.review.models import Finding
 from acode.secrets import redact
 

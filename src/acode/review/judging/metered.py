@@ -8,7 +8,7 @@ from typing import Any
 
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Completion
-from acode.review.budget import Pace
+from acode.review.judging.time_plan import Pace
 from acode.review.models import TokenStats
 
 

@@ -15,9 +15,9 @@ from typing import Protocol
 
 from acode.errors import ModelTimeoutError
 from acode.llm.types import Message
-from acode.review.assessment import ask_verdict, with_task
-from acode.review.decision import decide_from_verdict
-from acode.review.review_run import ReviewRun
+from acode.review.deciding.levels import decide_from_verdict
+from acode.review.judging.proposals import ask_verdict, with_task
+from acode.review.judging.run import ReviewRun
 
 Layout = Callable[[list[Message], str, str], list[Message]]  # (shared messages, task, dimension) -> messages
 

@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from acode.review.ast_parts import (
+from acode.review.evidence.ast_parts import (
     COMMON_NAMES,
     callee_name,
     functions_of,
@@ -35,7 +35,7 @@ from acode.review.ast_parts import (
     strip_docstring,
     walk_own,
 )
-from acode.review.guard_conditions import narrower
+from acode.review.evidence.guard_conditions import narrower
 
 # calls that validate input, check permissions or make a comparison safe: matched on the words of the
 # callee's last name (validate_path, is_admin, check_permission, shlex.quote, hmac.compare_digest ...)

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from acode.gitcmd import GitError, run_git
-from acode.review.diffparse import parse_diff
+from acode.review.change.diff import parse_diff
 from acode.review.models import ChangedFile, Finding, ReviewContext, is_test_path
 from acode.secrets import redact
 

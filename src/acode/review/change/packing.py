@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from acode.review.diffparse import compact_diff, numbered_diff
+from acode.review.change.diff import compact_diff, numbered_diff
 from acode.review.models import ChangedFile, PackingSummary
 
 LOCK_FILES = {

@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from acode.review.assessment import Proposals
-from acode.review.budget import ReviewPlan
-from acode.review.decision import cap_unconfirmed, dimension_level, explain
+from acode.review.deciding.levels import cap_unconfirmed, dimension_level, explain
+from acode.review.judging.proposals import Proposals
+from acode.review.judging.regression import DIMENSION as REGRESSION_DIMENSION
+from acode.review.judging.time_plan import ReviewPlan
 from acode.review.models import DimensionResult, Finding
-from acode.review.regression import DIMENSION as REGRESSION_DIMENSION
 
 if TYPE_CHECKING:
-    from acode.review.review_run import ReviewRun
+    from acode.review.judging.run import ReviewRun
 
 
 @dataclass

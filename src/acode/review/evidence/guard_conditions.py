@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from acode.review.ast_parts import source_of
+from acode.review.evidence.ast_parts import source_of
 
 
 def narrower(old: ast.expr, new: ast.expr) -> str | None:

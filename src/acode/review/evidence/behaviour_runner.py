@@ -1,5 +1,5 @@
 """The child process of the behavioural diff: call the old and the new version of one function on the same
-inputs and say where they differ (``acode.review.behaviour_diff`` starts it, inside the sandbox).
+inputs and say where they differ (``acode.review.evidence.behaviour_diff`` starts it, inside the sandbox).
 
 Run as a script (``python behaviour_runner.py SPEC OUT``, all the functions of a review in turn, within one
 time plan), never imported by acode's own process: it imports

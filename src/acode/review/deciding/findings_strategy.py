@@ -12,18 +12,18 @@ import time
 from acode.errors import ModelOutputError, ModelTimeoutError
 from acode.llm.scoring import scorer_of
 from acode.llm.types import Message
-from acode.review.assessment import PartialProposals, Proposals, line_choices, propose
-from acode.review.behaviour_findings import ASK, ask_about_differences, backed_or_medium, ran_the_same
-from acode.review.budget import diff_tokens_for, expected_answer_tokens, proposal_seconds
-from acode.review.checking import check_findings
-from acode.review.decision import decide_from_levels
-from acode.review.dimension_results import Assessed, fill_dimensions, note_unfinished
-from acode.review.evidence import fixed_lines, tests_break, tests_confirm
+from acode.review.deciding.dimension_results import Assessed, fill_dimensions, note_unfinished
+from acode.review.deciding.levels import decide_from_levels
+from acode.review.deciding.verdict_strategy import Layout, shared_prefix
+from acode.review.evidence.gathering import fixed_lines, tests_break, tests_confirm
+from acode.review.judging.behaviour_question import ASK, ask_about_differences, backed_or_medium, ran_the_same
+from acode.review.judging.proposals import PartialProposals, Proposals, line_choices, propose
+from acode.review.judging.regression import CALIBRATION_CHARS, compare_regions, plan_regions
+from acode.review.judging.regression import DIMENSION as REGRESSION_DIMENSION
+from acode.review.judging.run import ReviewRun
+from acode.review.judging.time_plan import diff_tokens_for, expected_answer_tokens, proposal_seconds
+from acode.review.judging.verification import check_findings
 from acode.review.models import Decision, Finding
-from acode.review.regression import CALIBRATION_CHARS, compare_regions, plan_regions
-from acode.review.regression import DIMENSION as REGRESSION_DIMENSION
-from acode.review.review_run import ReviewRun
-from acode.review.strategy import Layout, shared_prefix
 
 log = logging.getLogger("acode.review")
 

@@ -13,7 +13,7 @@ import doctest
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from acode.review.ast_parts import strip_docstring
+from acode.review.evidence.ast_parts import strip_docstring
 
 MAX_SEEDS = 40
 MAX_CALLS = 20

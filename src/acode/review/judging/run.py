@@ -16,18 +16,18 @@ from acode.errors import ModelTimeoutError
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
 from acode.prompts import render
-from acode.review.assessment import PKG, base_messages, line_choices, proposal_model
-from acode.review.behaviour_diff import Limits
-from acode.review.budget import Pace, ReviewPlan
-from acode.review.decision import decide_from_verdict
-from acode.review.evidence import BehaviourPlan, Evidence, cut_notes, gather_evidence
-from acode.review.lookaround import look_around
-from acode.review.metered import MeteredModel
+from acode.review.change.packing import PackedDiffs, omitted_note, pack_diffs
+from acode.review.change.surroundings import Around, related_test_command
+from acode.review.change.surroundings import look_around as look_around_change
+from acode.review.deciding.levels import decide_from_verdict
+from acode.review.evidence.behaviour_diff import Limits
+from acode.review.evidence.gathering import BehaviourPlan, Evidence, cut_notes, gather_evidence
+from acode.review.evidence.test_runs import SuiteContrast, plan_test_run
+from acode.review.judging.exploring import look_around
+from acode.review.judging.metered import MeteredModel
+from acode.review.judging.proposals import PKG, base_messages, line_choices, proposal_model
+from acode.review.judging.time_plan import Pace, ReviewPlan
 from acode.review.models import ChangedFile, Finding, ReviewContext, ReviewResult
-from acode.review.packing import PackedDiffs, omitted_note, pack_diffs
-from acode.review.related import Around, related_test_command
-from acode.review.related import look_around as look_around_change
-from acode.review.test_contrast import SuiteContrast, plan_test_run
 from acode.sandbox import find_sandbox
 from acode.secrets import redact
 from acode.tools.base import ToolRegistry

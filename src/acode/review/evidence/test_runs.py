@@ -35,9 +35,9 @@ from xml.etree import ElementTree
 from acode.child_signals import with_default_signals
 from acode.errors import AcodeError
 from acode.gitcmd import run_git
-from acode.review.git_context import read_new_text
+from acode.review.change.git_context import read_new_text
+from acode.review.evidence.type_runs import TYPE_TEST_PATH, TypeContrast, contrast_types, type_check_files
 from acode.review.models import ReviewContext, is_test_path
-from acode.review.type_contrast import TYPE_TEST_PATH, TypeContrast, contrast_types, type_check_files
 from acode.sandbox import Sandbox, find_sandbox
 from acode.secrets import redact
 

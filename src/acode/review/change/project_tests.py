@@ -20,10 +20,10 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
-from acode.review.diffparse import changed_new_lines
-from acode.review.git_context import read_new_text
+from acode.review.change.diff import changed_new_lines
+from acode.review.change.git_context import read_new_text
+from acode.review.change.surroundings import grep_python, telling_name
 from acode.review.models import ReviewContext, is_test_path
-from acode.review.related import grep_python, telling_name
 
 MAX_TESTS = 3
 MAX_CHARS = 1500

@@ -33,15 +33,15 @@ from acode.llm.protocol import ChatModel
 from acode.llm.scoring import TextScore, scorer_of
 from acode.llm.types import Message
 from acode.prompts import render
-from acode.review.assessment import PKG
-from acode.review.checking import yes_probability
-from acode.review.decision import REGRESSION_RULE
-from acode.review.git_context import read_new_text, read_old_text
-from acode.review.metered import MeteredModel
+from acode.review.change.git_context import read_new_text, read_old_text
+from acode.review.change.preamble import preamble
+from acode.review.change.project_tests import ProjectTests, around_names
+from acode.review.change.regions import Region, changed_regions
+from acode.review.deciding.levels import REGRESSION_RULE
+from acode.review.judging.metered import MeteredModel
+from acode.review.judging.proposals import PKG
+from acode.review.judging.verification import yes_probability
 from acode.review.models import Finding, ReviewContext
-from acode.review.preamble import preamble
-from acode.review.project_tests import ProjectTests, around_names
-from acode.review.regions import Region, changed_regions
 from acode.secrets import redact
 
 DIMENSION = "intent_alignment"

@@ -20,7 +20,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acode.review.behaviour_child import (
+from acode.review.change.git_context import read_new_text, read_old_text
+from acode.review.evidence.behaviour_child import (
     CROSSHAIR_START,
     RUNNER,
     STARTUP_SECONDS,
@@ -29,10 +30,9 @@ from acode.review.behaviour_child import (
     run_batch,
     seed_hypothesis_tables,
 )
-from acode.review.behaviour_inputs import ChangedFunction, changed_functions, test_calls
-from acode.review.git_context import read_new_text, read_old_text
+from acode.review.evidence.behaviour_inputs import ChangedFunction, changed_functions, test_calls
+from acode.review.evidence.test_runs import base_tree_of, head_tree_of
 from acode.review.models import ReviewContext, is_test_path
-from acode.review.test_contrast import base_tree_of, head_tree_of
 from acode.sandbox import Sandbox
 
 

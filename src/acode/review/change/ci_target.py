@@ -15,7 +15,7 @@ from pathlib import Path
 
 from acode.errors import UsageError
 from acode.gitcmd import run_git
-from acode.review.git_context import commit_sha
+from acode.review.change.git_context import commit_sha
 
 FETCH_TIMEOUT = 300
 DEEPEN_STEPS = (50, 500)

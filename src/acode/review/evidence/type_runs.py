@@ -28,7 +28,7 @@ from pathlib import Path
 from acode.child_signals import with_default_signals
 from acode.errors import AcodeError
 from acode.gitcmd import run_git
-from acode.review.git_context import read_new_text, read_old_text
+from acode.review.change.git_context import read_new_text, read_old_text
 from acode.review.models import ReviewContext, is_test_path
 from acode.sandbox import Sandbox
 

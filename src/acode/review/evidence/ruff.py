@@ -23,8 +23,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from acode.review.evidence.ruff_rules import PRINTS, SELECT, SHELL, RuleMap, mapping
 from acode.review.models import is_test_path
-from acode.review.ruff_rules import PRINTS, SELECT, SHELL, RuleMap, mapping
 
 log = logging.getLogger("acode.review")
 

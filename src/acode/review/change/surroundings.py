@@ -12,8 +12,8 @@ from pathlib import PurePosixPath
 
 from acode.errors import AcodeError
 from acode.gitcmd import run_git
-from acode.review.diffparse import changed_new_lines
-from acode.review.git_context import read_new_text
+from acode.review.change.diff import changed_new_lines
+from acode.review.change.git_context import read_new_text
 from acode.review.models import ReviewContext, is_test_path
 
 DEFAULT_TEST_COMMAND = "python -m pytest -q"
