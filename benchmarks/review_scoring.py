@@ -60,8 +60,10 @@ def rescore(record: dict, settings, *, without: str = "", guess: str = "",
     likelihood regression then stands on its own: medium unless other evidence backs it). ``guess``:
     ``high`` re-decides with a likelihood regression high on its own (as before issue 31).
     ``question_margin``: re-judge each behavioural difference the model was asked about with this margin."""
-    from acode.review.deciding.levels import REGRESSION_RULE, decide_from_levels, dimension_level
-    from acode.review.judging.behaviour_question import ASK, RULE, _judged, backed_or_medium
+    from acode.review.deciding.levels import decide_from_levels, dimension_level
+    from acode.review.evidence.behaviour_findings import ASK, RULE
+    from acode.review.judging.behaviour_question import _judged, backed_or_medium
+    from acode.review.judging.regression import RULE as REGRESSION_RULE
     from acode.review.judging.regression import is_regression
     from acode.review.models import DimensionResult, Finding
 

@@ -34,7 +34,8 @@ def top_level_statements(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
-def imported_modules(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+def imported_modules(name: str, path: Path, modules: dict[str, Path],
+                     statements: list[ast.stmt] | None = None) -> set[str]:
     def known(target: str) -> str | None:
         while target and target not in modules:
             target = target.rpartition(".")[0]
@@ -42,7 +43,9 @@ def imported_modules(name: str, path: Path, modules: dict[str, Path]) -> set[str
 
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     targets: set[str | None] = set()
-    for node in top_level_statements(ast.parse(path.read_text(encoding="utf-8")).body):
+    if statements is None:
+        statements = top_level_statements(ast.parse(path.read_text(encoding="utf-8")).body)
+    for node in statements:
         if isinstance(node, ast.Import):
             targets.update(known(alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -97,3 +100,57 @@ def test_acode_has_no_import_cycle():
     modules = module_files()
     graph = {name: imported_modules(name, path, modules) for name, path in modules.items()}
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+
+
+# The stages a review goes through, in order. A review module imports its own stage or an earlier one, never
+# a later one (module-level and function-level imports alike), so the data flows one way: the change ->
+# evidence about it -> the model's judgement -> the decision -> its report; ``service`` at the top runs them.
+REVIEW_STAGES = (
+    ("acode.review", "acode.review.models"),
+    ("acode.review.change",),
+    ("acode.review.evidence",),
+    ("acode.review.judging",),
+    ("acode.review.deciding",),
+    ("acode.review.reporting",),
+    ("acode.review.service",),
+)
+
+
+def review_stage(module: str) -> int | None:
+    """The stage index of a review module (the longest matching name wins), None outside the review."""
+    best: tuple[int, int] | None = None
+    for index, names in enumerate(REVIEW_STAGES):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and (best is None or len(name) > best[0]):
+                best = (len(name), index)
+    return None if best is None else best[1]
+
+
+def all_imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """Every acode module ``path`` imports, at module level or inside functions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return imported_modules(name, path, modules,
+                            [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)])
+
+
+def test_every_review_module_has_a_stage():
+    modules = module_files()
+    review = [name for name in modules if name.startswith("acode.review")]
+    assert len(review) > 30
+    assert [name for name in review if review_stage(name) is None] == []
+    assert review_stage("acode.review.judging.regression") == 3
+    assert review_stage("acode.review.models") == 0
+
+
+def test_no_review_module_imports_a_later_stage():
+    modules = module_files()
+    backwards = []
+    for name, path in sorted(modules.items()):
+        stage = review_stage(name)
+        if stage is None:
+            continue
+        for target in sorted(all_imports(name, path, modules)):
+            later = review_stage(target)
+            if later is not None and later > stage:
+                backwards.append(f"{name} -> {target}")
+    assert backwards == []

@@ -12,7 +12,6 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from acode.config.review import Level
-from acode.review.judging.time_plan import ReviewPlan
 
 _TEST_PATH = re.compile(r"(^|/)(tests?|spec|__tests__)/|(^|/)test_[^/]+$|_test\.\w+$|\.(test|spec)\.\w+$")
 
@@ -156,6 +155,27 @@ class PackingSummary(BaseModel):
     compacted: bool = False
     included: list[str] = Field(default_factory=list)
     omitted: dict[str, str] = Field(default_factory=dict)  # path -> why (lock, generated, binary, budget ...)
+
+
+class ReviewPlan(BaseModel):
+    """What the review planned to do within its limit, and what it left out (reported with the result)."""
+
+    limit_seconds: float = 0.0
+    prompt_tokens_per_second: float = 0.0
+    generated_tokens_per_second: float = 0.0
+    regions_found: int = 0
+    regions_planned: int = 0
+    regions_compared: int = 0
+    regression_seconds_estimated: float = 0.0
+    proposals: bool = True
+    diff_tokens: int = 0
+    proposal_seconds_estimated: float = 0.0
+    skipped: list[str] = Field(default_factory=list)  # each: what was left out and why
+    regression_note: str = ""  # why the regression check did not run (not a part left out for time)
+
+    def note_rates(self, prompt_rate: float, generate_rate: float) -> None:
+        self.prompt_tokens_per_second = round(prompt_rate, 1)
+        self.generated_tokens_per_second = round(generate_rate, 1)
 
 
 class ReviewResult(BaseModel):

@@ -16,8 +16,9 @@ from acode.llm.scripted import ScriptedModel
 from acode.review.change.git_context import branch_context
 from acode.review.evidence.behaviour_child import parse_crosshair
 from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+from acode.review.evidence.behaviour_findings import claims_no_behaviour_change
 from acode.review.evidence.behaviour_inputs import docstring_examples, module_name
-from acode.review.judging.behaviour_question import backed_or_medium, claims_no_behaviour_change
+from acode.review.judging.behaviour_question import backed_or_medium
 from acode.review.models import Finding
 from acode.review.reporting.report import describe_behaviour, render_markdown, to_sarif
 from acode.review.service import review_change

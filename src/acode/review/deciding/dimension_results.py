@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING
 from acode.review.deciding.levels import cap_unconfirmed, dimension_level, explain
 from acode.review.judging.proposals import Proposals
 from acode.review.judging.regression import DIMENSION as REGRESSION_DIMENSION
-from acode.review.judging.time_plan import ReviewPlan
-from acode.review.models import DimensionResult, Finding
+from acode.review.models import DimensionResult, Finding, ReviewPlan
 
 if TYPE_CHECKING:
     from acode.review.judging.run import ReviewRun

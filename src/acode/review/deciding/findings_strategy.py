@@ -15,8 +15,9 @@ from acode.llm.types import Message
 from acode.review.deciding.dimension_results import Assessed, fill_dimensions, note_unfinished
 from acode.review.deciding.levels import decide_from_levels
 from acode.review.deciding.verdict_strategy import Layout, shared_prefix
+from acode.review.evidence.behaviour_findings import ASK, ran_the_same
 from acode.review.evidence.gathering import fixed_lines, tests_break, tests_confirm
-from acode.review.judging.behaviour_question import ASK, ask_about_differences, backed_or_medium, ran_the_same
+from acode.review.judging.behaviour_question import ask_about_differences, backed_or_medium
 from acode.review.judging.proposals import PartialProposals, Proposals, line_choices, propose
 from acode.review.judging.regression import CALIBRATION_CHARS, compare_regions, plan_regions
 from acode.review.judging.regression import DIMENSION as REGRESSION_DIMENSION
@@ -53,7 +54,7 @@ class FindingsReview:
             log.info("review ran out of time: %s", exc.message)
             run.result.status = "partial" if assessed.regression or assessed.finished(plan) else "timeout"
             note_unfinished(plan, assessed)
-        plan.note_rates(run.model.pace)
+        plan.note_rates(run.model.pace.prompt_rate(), run.model.pace.generate_rate())
         plan.regions_compared = len(assessed.regression)
         if run.result.status == "complete" and plan.skipped:
             # the plan left something out: decided on what was assessed, and says so

@@ -4,9 +4,9 @@ findings that survived their check and from the deterministic evidence, with thr
 from __future__ import annotations
 
 from acode.config.review import Level, ReviewerSettings, Thresholds
+from acode.review.judging.regression import RULE as REGRESSION_RULE
 from acode.review.models import LEVELS, Decision, DimensionResult, Finding, worse
 
-REGRESSION_RULE = "review/regression"
 _EVIDENCE_LEVEL: dict[str, Level] = {"critical": "poor", "high": "poor", "medium": "needs_work",
                                      "low": "acceptable", "info": "good"}
 

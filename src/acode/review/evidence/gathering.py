@@ -18,12 +18,12 @@ from acode.review.change.diff import added_lines, new_position
 from acode.review.change.git_context import read_new_text, read_old_text
 from acode.review.evidence.added_secrets import secret_findings
 from acode.review.evidence.behaviour_diff import BehaviourDiff, Limits, run_behaviour_diff
+from acode.review.evidence.behaviour_findings import behaviour_findings
 from acode.review.evidence.history import history_findings
 from acode.review.evidence.ruff import compare_versions
 from acode.review.evidence.structural import added_helpers, structural_changes
 from acode.review.evidence.test_runs import SuiteContrast, SuitePlan, contrast
 from acode.review.evidence.type_runs import TypeContrast
-from acode.review.judging.behaviour_question import behaviour_findings
 from acode.review.models import ChangedFile, Finding, ReviewContext, is_test_path
 from acode.sandbox import Sandbox
 from acode.secrets import redact

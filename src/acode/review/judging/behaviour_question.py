@@ -1,96 +1,25 @@
-"""From the behavioural diff to findings, and the one narrow question a model is asked about a difference.
-
-A difference is a fact; whether it is wrong depends on what the change meant to do:
-- under a message that claims no behaviour change (refactor, rename, tidy, clean up, simplify) it is
-  ``high``: such a change must show no difference at all;
-- where the new version no longer gives a docstring example's output (and the old one did), ``high``;
-  where it now gives one the old version did not, the change does what its documentation says:
-  ``fixed/behaviour`` (it confirms the change, as a fixed test does);
-- otherwise the model is asked which outcome is right — once for the old outcome, once for the new, as the
-  same yes/no question, so a model that answers "yes" to everything cancels out — and a clear preference for
-  the old one makes it ``high``; without a clear answer it stays ``medium``, for a person to look at.
+"""The one narrow question a model is asked about a behavioural difference (``evidence.behaviour_findings``
+left it ``medium``, waiting): which outcome is right — once for the old outcome, once for the new, as the
+same yes/no question, so a model that answers "yes" to everything cancels out. A clear preference for the
+old one makes it ``high``; without a clear answer it stays ``medium``, for a person to look at. And a
+likelihood regression weighed against what running both versions showed (``backed_or_medium``).
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
 from acode.prompts import render
-from acode.review.deciding.levels import REGRESSION_RULE
 from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
+from acode.review.evidence.behaviour_findings import ASK, RULE
 from acode.review.judging.proposals import PKG
+from acode.review.judging.regression import RULE as REGRESSION_RULE
 from acode.review.judging.verification import yes_probability
 from acode.review.models import Finding
 from acode.secrets import redact
-
-RULE = "behaviour/changed"
-ASK = "ask"  # metrics key: the difference waits for the model's question
-_NO_CHANGE_CLAIM = re.compile(
-    r"\b(refactor\w*|renam\w*|tid(?:y|ied|ies|ying)|clean(?:ed|s|ing)?[ -]?up|cleanup|reformat\w*|"
-    r"simplif\w*|restructur\w*|no (?:functional|behaviou?ral|behaviou?r) changes?)\b", re.IGNORECASE)
-_NO_CHANGE_PHRASE = re.compile(r"\bno (?:functional|behaviou?ral|behaviou?r) changes?\b", re.IGNORECASE)
-_NAMES_BEHAVIOUR = re.compile(r"\b(fix\w*|bug\w*|correct\w*|handl\w*|support\w*|allow\w*|now|instead|"
-                              r"behaviou?r change|chang\w* (?:the )?behaviou?r)\b", re.IGNORECASE)
-
-
-def claims_no_behaviour_change(intent: str) -> str:
-    """The words of ``intent`` that claim a change of form only ('' when it claims none, or also names a
-    change of behaviour such as a fix)."""
-    claim = _NO_CHANGE_CLAIM.search(intent or "")
-    if not claim or _NAMES_BEHAVIOUR.search(_NO_CHANGE_PHRASE.sub("", intent)):
-        return ""
-    return claim.group(0)
-
-
-def behaviour_findings(diff: BehaviourDiff, intent: str) -> list[Finding]:
-    out = []
-    claim = claims_no_behaviour_change(intent)
-    for result in diff.results:
-        if result.status != "differs" or not result.difference:
-            continue
-        broken = [c for c in result.docstring if c["old_ok"] and not c["new_ok"]]
-        kept = [c for c in result.docstring if c["new_ok"] and not c["old_ok"]]
-        if kept and not broken:
-            out.append(_finding(result, "info", rule="fixed/behaviour", message=(
-                f"{kept[0]['call']} now gives {kept[0]['want']}, as the docstring's example says (before: "
-                f"{kept[0]['old']})")))
-            continue
-        text = _difference_text(result)
-        if broken:
-            out.append(_finding(result, "high", message=(
-                f"{text}; the docstring's example {broken[0]['call']} gives {broken[0]['want']}, which the "
-                f"new version no longer does ({broken[0]['new']})")))
-        elif claim:
-            out.append(_finding(result, "high", message=(
-                f"{text}; the change says it is a {claim.lower()}, which must not change what the function "
-                "does")))
-        else:
-            out.append(_finding(result, "medium", message=text + "; which is right is for the intent to say",
-                                metrics={ASK: 1.0}))
-    return out
-
-
-def _difference_text(result: FunctionResult) -> str:
-    d = result.difference or {}
-    found = {"crosshair": "CrossHair", "hypothesis": "Hypothesis", "docstring": "the docstring's example",
-             "tests": "a call in the tests"}.get(d.get("found_by", ""), d.get("found_by", ""))
-    return f"`{d['input']}`: before the change it {d['old']}, now it {d['new']} (input found by {found})"
-
-
-def _finding(result: FunctionResult, severity: str, *, message: str, rule: str = RULE,
-             metrics: dict[str, float] | None = None) -> Finding:
-    function = result.function
-    return Finding(dimension="intent_alignment", source="behaviour", rule=rule, severity=severity,  # type: ignore[arg-type]
-                   message=redact(message), file=function.path, line=function.line, end_line=function.line,
-                   quote=f"def {function.qualname.split('.')[-1]}(...)", confidence=1.0,
-                   suggestion="" if rule != RULE else (
-                       "if the new behaviour is intended, say so in the commit message and update the "
-                       "docstring; otherwise restore the old behaviour for this input"),
-                   metrics=metrics or {})
 
 
 def ask_about_differences(model: ChatModel, findings: list[Finding], diff: BehaviourDiff, intent: str, *,
@@ -164,16 +93,6 @@ def _judged(finding: Finding, logits: dict[str, float], margin: float) -> Findin
         verdict = {"message": f"{finding.message}; the model cannot tell which is right {odds}: for a person "
                               "to judge"}
     return finding.model_copy(update={**update, **verdict})
-
-
-def ran_the_same(diff: BehaviourDiff | None) -> dict[str, list[tuple[int, int]]]:
-    """Per file, the line spans of the functions the behavioural diff ran and found no difference in: there a
-    likelihood guess could only be medium (``backed_or_medium``), so it is not worth its model calls."""
-    out: dict[str, list[tuple[int, int]]] = {}
-    for result in diff.results if diff else []:
-        if result.status == "same":
-            out.setdefault(result.function.path, []).append((result.function.line, result.function.end_line))
-    return out
 
 
 def backed_or_medium(finding: Finding, evidence: list[Finding], diff: BehaviourDiff | None) -> Finding:

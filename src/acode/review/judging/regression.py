@@ -37,7 +37,6 @@ from acode.review.change.git_context import read_new_text, read_old_text
 from acode.review.change.preamble import preamble
 from acode.review.change.project_tests import ProjectTests, around_names
 from acode.review.change.regions import Region, changed_regions
-from acode.review.deciding.levels import REGRESSION_RULE
 from acode.review.judging.metered import MeteredModel
 from acode.review.judging.proposals import PKG
 from acode.review.judging.verification import yes_probability
@@ -46,7 +45,7 @@ from acode.secrets import redact
 
 DIMENSION = "intent_alignment"
 CALIBRATION_CHARS = 240  # text read once to measure an unknown model's speed before the plan is checked
-RULE = REGRESSION_RULE
+RULE = "review/regression"  # the rule of its findings, which the levels weigh apart (deciding.levels)
 
 
 @dataclass

@@ -19,20 +19,22 @@ from acode.prompts import render
 from acode.review.change.packing import PackedDiffs, omitted_note, pack_diffs
 from acode.review.change.surroundings import Around, related_test_command
 from acode.review.change.surroundings import look_around as look_around_change
-from acode.review.deciding.levels import decide_from_verdict
 from acode.review.evidence.behaviour_diff import Limits
 from acode.review.evidence.gathering import BehaviourPlan, Evidence, cut_notes, gather_evidence
 from acode.review.evidence.test_runs import SuiteContrast, plan_test_run
 from acode.review.judging.exploring import look_around
 from acode.review.judging.metered import MeteredModel
 from acode.review.judging.proposals import PKG, base_messages, line_choices, proposal_model
-from acode.review.judging.time_plan import Pace, ReviewPlan
-from acode.review.models import ChangedFile, Finding, ReviewContext, ReviewResult
+from acode.review.judging.time_plan import Pace
+from acode.review.models import ChangedFile, Decision, Finding, ReviewContext, ReviewPlan, ReviewResult
 from acode.sandbox import find_sandbox
 from acode.secrets import redact
 from acode.tools.base import ToolRegistry
 
 Progress = Callable[[str], None]
+# Until a strategy decides (every strategy does): what the naive verdict strategy says of no answer.
+UNDECIDED = Decision(verdict="REJECTED", strategy="verdict", reasons=[
+    "the model's verdict could not be read (not decided yet); it never approves"])
 
 
 @dataclass
@@ -84,7 +86,7 @@ class ReviewRun:
             evidence.tests = {"command": None, "note": not_run, "ran": []}
         plan = ReviewPlan(limit_seconds=settings.timeout_seconds)
         result = ReviewResult(
-            decision=decide_from_verdict(None, "not decided yet", []), evidence=evidence.findings,
+            decision=UNDECIDED.model_copy(deep=True), evidence=evidence.findings,
             tests=evidence.tests, behaviour=_behaviour_record(evidence, behaviour_not_run),
             packing=packed.summary, model=model.name, target=context.target,
             base_ref=context.base_ref, base_sha=context.base_sha, head_ref=context.head_ref,

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field
-
 from acode.llm.types import Usage
 
 CHECK_QUESTION_TOKENS = 90  # the yes/no question about one finding, besides the shared context
@@ -68,27 +66,6 @@ class Pace:
 
     def seconds(self, evaluated: int, generated: int = 0) -> float:
         return evaluated / self.prompt_rate() + generated / self.generate_rate()
-
-
-class ReviewPlan(BaseModel):
-    """What the review planned to do within its limit, and what it left out (reported with the result)."""
-
-    limit_seconds: float = 0.0
-    prompt_tokens_per_second: float = 0.0
-    generated_tokens_per_second: float = 0.0
-    regions_found: int = 0
-    regions_planned: int = 0
-    regions_compared: int = 0
-    regression_seconds_estimated: float = 0.0
-    proposals: bool = True
-    diff_tokens: int = 0
-    proposal_seconds_estimated: float = 0.0
-    skipped: list[str] = Field(default_factory=list)  # each: what was left out and why
-    regression_note: str = ""  # why the regression check did not run (not a part left out for time)
-
-    def note_rates(self, pace: Pace) -> None:
-        self.prompt_tokens_per_second = round(pace.prompt_rate(), 1)
-        self.generated_tokens_per_second = round(pace.generate_rate(), 1)
 
 
 def expected_answer_tokens(findings: int, cap: int) -> int:
