@@ -34,12 +34,14 @@ where the tests decide and no step asks the model, once where the likelihood che
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -161,14 +163,25 @@ def build_change(root: Path, change: str) -> Path:
     return build(root, *{"simple": (1, 3), "complex": (10, 8)}[change])  # (files, functions per file)
 
 
-def naive_layout(messages: list, task: str, dimension: str) -> list:
-    """A self-contained prompt per dimension: a per-call line at the very start, so no two calls share a
-    prefix (the layout a naive reviewer builds; measured against the shared prefix)."""
+def naive_layout():
+    """The proposals' calls with a self-contained prompt per dimension: a per-call line at the very start, so
+    no two calls share a prefix (the layout a naive reviewer builds; measured against the shared prefix).
+    A patch of ``proposals.with_task`` for the naive design only: the review itself always shares it."""
     from acode.llm.types import Message
-    from acode.review.judging.proposals import with_task
+    from acode.review.judging import proposals
 
-    out = with_task(messages, task)
-    return [Message.system(f"Review aspect: {dimension}.\n{out[0].content}"), *out[1:]]
+    shared = proposals.with_task
+    dimension_of = {f"Task: review the change above for {title} only.": name
+                    for name, title in proposals.TITLES.items()}
+
+    def naive(messages: list, task: str) -> list:
+        out = shared(messages, task)
+        dimension = dimension_of.get(task.partition("\n")[0])
+        if dimension is None:  # not a per-dimension proposal
+            return out
+        return [Message.system(f"Review aspect: {dimension}.\n{out[0].content}"), *out[1:]]
+
+    return mock.patch.object(proposals, "with_task", naive)
 
 
 class CallLog:
@@ -203,7 +216,6 @@ class CallLog:
 def run_design(model, repo: Path, design: str, timeout: float) -> dict:
     from acode.config.review import ReviewerSettings
     from acode.review.change.git_context import branch_context
-    from acode.review.deciding.findings_strategy import FindingsReview
     from acode.review.service import review_change
 
     diff = design.endswith("+diff")
@@ -222,9 +234,8 @@ def run_design(model, repo: Path, design: str, timeout: float) -> dict:
         logged.progress(message)
 
     started = time.monotonic()
-    result = review_change(context, logged, settings, behaviour=diff,
-                           strategy=FindingsReview(naive_layout) if name == "naive" else None,
-                           progress=progress)
+    with naive_layout() if name == "naive" else contextlib.nullcontext():
+        result = review_change(context, logged, settings, behaviour=diff, progress=progress)
     ended = time.monotonic()
     changed = sum(f.additions + f.deletions for f in context.files)
     return {

@@ -22,7 +22,7 @@ from acode.review.evidence.gathering import findings_of_tests
 from acode.review.evidence.test_runs import SuiteContrast, SuitePlan, added_tests, contrast
 from acode.review.models import Finding, ReviewContext
 
-_WHOLE_COMMAND = "the test command"  # test_contrast's name for a command compared by its exit code
+_WHOLE_COMMAND = "the test command"  # evidence.test_runs' name for a command compared by its exit code
 BLOCKING = ("critical", "high")
 
 

@@ -185,7 +185,7 @@ class ReviewResult(BaseModel):
     decision: Decision
     dimensions: list[DimensionResult] = Field(default_factory=list)
     evidence: list[Finding] = Field(default_factory=list)
-    tests: dict | None = None  # the test runs on both sides of the change (test_contrast) when tests ran
+    tests: dict | None = None  # the test runs on both sides of the change (evidence.test_runs) when tests ran
     behaviour: dict | None = None  # the behavioural diff (behaviour_diff): functions compared, not run
     packing: PackingSummary = Field(default_factory=PackingSummary)
     tokens: TokenStats = Field(default_factory=TokenStats)

@@ -8,7 +8,7 @@ from review_fakes import repo_with_branch
 
 from acode.review.change.git_context import branch_context
 from acode.review.evidence.gathering import ruff_findings
-from acode.review.evidence.ruff import new_hits, new_hits_many
+from acode.review.evidence.ruff import compare_versions
 from acode.review.evidence.ruff_rules import RULES, mapping
 
 SAMPLES = {
@@ -117,6 +117,11 @@ SAMPLES = {
 }
 
 
+def new_hits(path: str, old: str | None, new: str, added: set[int]) -> list:
+    """The findings ``compare_versions`` says one file's change introduces on its added lines."""
+    return compare_versions({path: (old, new, added)})[0].get(path, [])
+
+
 def test_every_mapped_rule_has_a_sample():
     assert set(SAMPLES) == set(RULES)
 
@@ -124,7 +129,7 @@ def test_every_mapped_rule_has_a_sample():
 @pytest.fixture(scope="module")
 def sample_hits():
     files = {f"s_{code}/m.py": (None, text, set(range(1, text.count("\n") + 2))) for code, text in SAMPLES.items()}
-    return new_hits_many(files)
+    return compare_versions(files)[0]
 
 
 @pytest.mark.parametrize("code", sorted(SAMPLES))

@@ -8,7 +8,7 @@ from review_fakes import repo_with_branch
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
 from acode.review.change.git_context import branch_context
-from acode.review.change.surroundings import changed_functions, look_around, related_test_command
+from acode.review.change.surroundings import changed_functions, related_test_command, surroundings_of
 from acode.review.service import review_change
 
 LIB = '''def parse_size(text):
@@ -39,7 +39,7 @@ def test_changed_functions_are_the_innermost_around_changed_lines():
 
 
 def test_callers_outside_the_change_and_the_tests_that_name_the_function(tmp_path):
-    around = look_around(branch_context(_repo(tmp_path)))
+    around = surroundings_of(branch_context(_repo(tmp_path)))
     assert around.functions == {"pkg/sizes.py": ["parse_size"]}
     assert around.callers == ["pkg/app.py:5:    return parse_size(config['limit'])"]
     assert around.tests == ["tests/test_sizes.py"]

@@ -49,8 +49,8 @@ def changed_functions(path: str, source: str, lines: set[int]) -> list[str]:
     return names
 
 
-def look_around(context: ReviewContext, *, max_callers: int = 6, per_name: int = 2,
-                max_tests: int = 8) -> Around:
+def surroundings_of(context: ReviewContext, *, max_callers: int = 6, per_name: int = 2,
+                    max_tests: int = 8) -> Around:
     around = Around()
     changed_paths = {f.path for f in context.files}
     modules: list[str] = []

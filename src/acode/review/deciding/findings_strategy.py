@@ -1,8 +1,8 @@
 """The default review strategy: the decision comes from findings, never from the model's overall
-impression. In order, within the time plan (``budget``): the regression check compares each edit's old
-and new version; the model proposes findings per dimension (or in one call) on the diffs that fit the time
-left; each proposal is checked by a yes/no question; every dimension gets a level from its checked
-findings and its deterministic evidence. Running out of time keeps what was assessed (``partial``)."""
+impression. In order, within the time plan (``judging.time_plan``): the regression check compares each
+edit's old and new version; the model proposes findings per dimension (or in one call) on the diffs that
+fit the time left; each proposal is checked by a yes/no question; every dimension gets a level from its
+checked findings and its deterministic evidence. Running out of time keeps what was assessed (``partial``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from acode.llm.scoring import scorer_of
 from acode.llm.types import Message
 from acode.review.deciding.dimension_results import Assessed, fill_dimensions, note_unfinished
 from acode.review.deciding.levels import decide_from_levels
-from acode.review.deciding.verdict_strategy import Layout, shared_prefix
 from acode.review.evidence.behaviour_findings import ASK, ran_the_same
 from acode.review.evidence.gathering import fixed_lines, tests_break, tests_confirm
 from acode.review.judging.behaviour_question import ask_about_differences, backed_or_medium
@@ -30,15 +29,12 @@ log = logging.getLogger("acode.review")
 
 
 class FindingsReview:
-    def __init__(self, layout: Layout = shared_prefix) -> None:
-        self.layout = layout
-
     def assess(self, run: ReviewRun) -> None:
         settings, plan = run.settings, run.plan
         assessed = Assessed(enabled=settings.dimensions.enabled())
         plan.proposals = settings.strategy != "checks_only"  # a time-out must not name what was never planned
         try:
-            run.look_around()
+            run.explore()
             # the likelihood check first: where it already counts high in a function (backed by a
             # difference), the question about that function's difference cannot change the decision
             if REGRESSION_DIMENSION in assessed.enabled:
@@ -89,7 +85,7 @@ class FindingsReview:
             max_findings=settings.max_findings_per_dimension, max_tokens=settings.max_tokens_per_answer,
             min_findings=1 if settings.require_candidates else 0, choices=line_choices(run.shown_files()),
             stop_on_failure=settings.on_model_failure == "error", timeout=run.remaining,
-            parallel=settings.parallel_requests, layout=self.layout, progress=run.say,
+            parallel=settings.parallel_requests, progress=run.say,
         )
         if proposals.failed and settings.on_model_failure == "error":
             name, why = next(iter(proposals.failed.items()))

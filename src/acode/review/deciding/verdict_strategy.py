@@ -1,29 +1,18 @@
 """How a review reaches its decision, one object per strategy (``service.strategy_for`` picks one):
 
-- ``FindingsReview`` (``findings_review``, the default): regression check, proposals, checks, levels;
+- ``FindingsReview`` (``findings_strategy``, the default): regression check, proposals, checks, levels;
 - ``VerdictReview``: the model's overall APPROVED/REJECTED answer, the naive baseline the benchmarks
   compare against (``reviewer.decision_strategy: verdict``).
-
-A ``Layout`` places a call's task in the shared messages; the default appends it to the last message so
-every call of a review shares the KV-cache prefix (a benchmark passes its own to measure other layouts).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
 from acode.errors import ModelTimeoutError
-from acode.llm.types import Message
 from acode.review.deciding.levels import decide_from_verdict
-from acode.review.judging.proposals import ask_verdict, with_task
+from acode.review.judging.proposals import ask_verdict
 from acode.review.judging.run import ReviewRun
-
-Layout = Callable[[list[Message], str, str], list[Message]]  # (shared messages, task, dimension) -> messages
-
-
-def shared_prefix(messages: list[Message], task: str, dimension: str) -> list[Message]:
-    return with_task(messages, task)
 
 
 class ReviewStrategy(Protocol):
@@ -35,7 +24,7 @@ class VerdictReview:
     def assess(self, run: ReviewRun) -> None:
         evidence = run.evidence.findings
         try:
-            run.look_around()
+            run.explore()
             run.say("asking for an overall verdict")
             answer = ask_verdict(run.model, run.messages(), timeout=run.remaining(),
                                  max_tokens=run.settings.max_tokens_per_answer)

@@ -1,5 +1,5 @@
 """Deterministic evidence, collected before the model judges: ruff's maintained rules on the added lines
-of Python files (``analyzers``), protections a change removes or weakens (``structural``), secrets in added
+of Python files (``ruff``), protections a change removes or weakens (``structural``), secrets in added
 lines, whether tests were touched, earlier commits the change reverses
 (``history``: a fix put back), and optionally the test command's result.
 

@@ -77,18 +77,6 @@ def run_ruff(files: dict[str, str], timeout: float = 120.0) -> list[RuffHit] | N
         return hits
 
 
-def new_hits(path: str, old: str | None, new: str, added: set[int]) -> list[tuple[RuffHit, RuleMap, str]]:
-    """Ruff findings of ``new`` that touch an added line and are not in ``old`` (same rule, same code text),
-    each with its mapping and the new line's text. One ruff run per version over one file; callers with
-    many files use ``new_hits_many``."""
-    return new_hits_many({path: (old, new, added)}).get(path, [])
-
-
-def new_hits_many(files: dict[str, tuple[str | None, str, set[int]]]
-                  ) -> dict[str, list[tuple[RuffHit, RuleMap, str]]]:
-    return compare_versions(files)[0]
-
-
 def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]
                      ) -> tuple[dict[str, list[tuple[RuffHit, RuleMap, str]]],
                                 dict[str, list[tuple[RuffHit, RuleMap, str]]]]:

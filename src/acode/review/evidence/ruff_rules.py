@@ -1,8 +1,8 @@
 """The table from a ruff code to a review dimension and severity, each with the reason it maps there
 (``RULES``, ``PREFIXES`` for the rest), and the adjustments ``mapping`` makes from what the caller found in
-the code (``analyzers`` runs ruff and finds it).
+the code (``ruff`` runs ruff and finds it).
 
-Severity decides what a finding does (see ``decision``): ``high`` makes its dimension poor, which rejects;
+Severity decides what a finding does (``deciding.levels``): ``high`` makes its dimension poor, which rejects;
 ``medium`` makes it need work (more than ``thresholds.max_needs_work`` such dimensions reject); ``low`` is
 reported and only lowers the level to acceptable. ``high`` is kept for patterns that are a vulnerability or
 a certain bug wherever they appear in new code; patterns that are often fine (a blind ``except`` at a top

@@ -27,7 +27,7 @@ class LookAround:
     calls: list[str] = field(default_factory=list)  # "read_file_part {...}" per call, for the report
 
 
-def look_around(
+def explore(
     model: ChatModel,
     messages: list[Message],
     tools: ToolRegistry,

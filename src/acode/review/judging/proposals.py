@@ -140,12 +140,10 @@ def propose(
     choices: tuple[tuple[int, ...], tuple[str, ...]] = ((), ()),
     stop_on_failure: bool = False,
     parallel: int = 1,
-    layout: Callable[[list[Message], str, str], list[Message]] | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> Proposals:
-    """Findings proposed per dimension (or for all in one call); ``layout`` places each call's task in
-    ``messages`` (default: appended, see ``with_task``)."""
-    place = layout or (lambda shared, task, _dimension: with_task(shared, task))
+    """Findings proposed per dimension (or for all in one call); each call's task is appended to ``messages``
+    (``with_task``), so every call shares their prefix."""
     out = Proposals()
     if strategy == "single_call":
         output = proposal_model(max_findings, tuple(dimensions), min_findings, *_nonempty(choices))
@@ -172,7 +170,7 @@ def propose(
                       candidates=min_findings > 0, several_files=len(choices[1]) > 1)
         try:
             answer = complete_json(
-                model, place(messages, task, dimension), output, max_tokens=max_tokens, timeout=timeout(),
+                model, with_task(messages, task), output, max_tokens=max_tokens, timeout=timeout(),
                 instructions_at=SCHEMA_AT,
             )
         except ModelOutputError as exc:

@@ -185,21 +185,6 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
         out.append(_finding(region, line, metrics, settings))
 
 
-def regression_findings(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
-                        timeout: Callable[[], float], progress: Callable[[str], None] = lambda _: None,
-                        paths: set[str] | None = None,
-                        fixed: dict[str, set[int]] | None = None) -> list[Finding]:
-    """Plan (without a time limit) and compare; the findings of every compared region. ``fixed``: see
-    ``compare_regions``."""
-    plan = plan_regions(context, model, settings, paths=paths)
-    if plan.note(settings.max_edit_lines):
-        progress(plan.note(settings.max_edit_lines))
-    findings: list[Finding] = []
-    compare_regions(context, model, settings, plan, timeout=timeout, progress=progress, out=findings,
-                    fixed=fixed)
-    return findings
-
-
 # A region where the evidence shows a fix (a high-severity analyzer finding of the old code gone, a
 # constant-time comparison, an escape or a lock added) is not judged by the likelihood: safer code uses
 # rarer calls (hmac.compare_digest, html.escape, parameters instead of an f-string) and reads as less

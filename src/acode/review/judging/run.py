@@ -1,7 +1,7 @@
 """What one review shares across its steps: the change, the metered model, the settings, the clock, the
 deterministic evidence, the diffs packed for the model and the result being filled. A strategy
-(``verdict_review``, ``findings_review``) reads and fills it; ``service.review_change`` starts and
-finishes it."""
+(``deciding.findings_strategy``, ``deciding.verdict_strategy``) reads and fills it;
+``service.review_change`` starts and finishes it."""
 
 from __future__ import annotations
 
@@ -17,12 +17,11 @@ from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
 from acode.prompts import render
 from acode.review.change.packing import PackedDiffs, omitted_note, pack_diffs
-from acode.review.change.surroundings import Around, related_test_command
-from acode.review.change.surroundings import look_around as look_around_change
+from acode.review.change.surroundings import Around, related_test_command, surroundings_of
 from acode.review.evidence.behaviour_diff import Limits
 from acode.review.evidence.gathering import BehaviourPlan, Evidence, cut_notes, gather_evidence
 from acode.review.evidence.test_runs import SuiteContrast, plan_test_run
-from acode.review.judging.exploring import look_around
+from acode.review.judging.exploring import explore
 from acode.review.judging.metered import MeteredModel
 from acode.review.judging.proposals import PKG, base_messages, line_choices, proposal_model
 from acode.review.judging.time_plan import Pace
@@ -68,7 +67,7 @@ class ReviewRun:
         prior = own or (settings.budget.prompt_tokens_per_second, settings.budget.generated_tokens_per_second)
         metered = MeteredModel(model, Pace(*prior, known=own is not None))
         say("looking at the project around the change (callers, tests)")
-        around = look_around_change(context)
+        around = surroundings_of(context)
         # The tests are code of the change under review: in the sandbox, or as the user only when asked.
         # The related tests first, then the whole suite when they show no difference.
         tests, not_run = plan_test_run(run_tests, [related_test_command(around.tests, settings.test_command),
@@ -111,14 +110,14 @@ class ReviewRun:
         return self.settings.timeout_seconds * self.settings.budget.safety - (
             time.monotonic() - self.model_started)
 
-    def look_around(self) -> None:
+    def explore(self) -> None:
         """The model's own look at the repository with read-only tools, when configured."""
         tools = self.tools
         if tools is None or not self.settings.lookaround.enabled:
             return
         self.say("looking around the repository")
         lookaround = self.settings.lookaround
-        found = look_around(self.model, self.messages(), tools, self.context.root,
+        found = explore(self.model, self.messages(), tools, self.context.root,
                             max_calls=lookaround.max_calls, max_result_chars=lookaround.max_result_chars,
                             timeout=self.remaining, progress=self.say)
         self.looked, self.result.tool_calls = found.notes, found.calls
