@@ -250,39 +250,33 @@ def run_review(
         if base and not given:
             err_console.print(f"CI: reviewing against {base}, the pull/merge request's target", markup=False)
         context = git_context.branch_context(root, base, detached_name=detached_name, **limits)
-    # The settings of the base, not of the change under review: a branch must not choose how it is judged
-    # or what runs while it is (its own reviewer.test_command, hooks ...).
-    text, source = base_config(root, context)
-    if text is not None:
+    # The settings of the base, not of the change under review (acode.review.service.base_config).
+    from acode.review.service import ReviewService, base_config, with_suggestions
+
+    of_base = base_config(context)
+    if of_base is not None:
+        err_console.print(of_base.note, markup=False, highlight=False)
         settings = settings_for(
-            root, trust=trust, project_text=text, project_source=source, **model_overrides(model, backend)
+            root, trust=trust, project_text=of_base.text, project_source=of_base.source,
+            **model_overrides(model, backend),
         )
     else:
         from acode.cli.trust_cmd import trust_notice
 
         trust_notice(settings)
-    rs = settings.reviewer
-    if suggest is not None and suggest != (rs.strategy != "checks_only"):
-        rs = rs.model_copy(update={"strategy": "single_call" if suggest else "checks_only"})
-    run_tests = rs.run_tests if run_tests is None else run_tests
-    store = _store(context.root)
-    identity = {
-        "reviewer": rs.model_dump(mode="json"),
-        "run_tests": run_tests,
-        "model": settings.model.model_dump(
-            mode="json", include={"backend", "name", "path", "base_url", "script"}
-        ),
-    }
-    if rs.reuse_unchanged and not force:
-        stored = store.find_same(context.content_hash(), identity)
-        if stored is not None:
-            _emit(stored.result, json_out=json_out, fmt=fmt, output=output, review_id=stored.id,
-                  reused_at=stored.created_at)
-            _step_summary(stored.result)
-            return exit_code_for(stored.result)
+    rs = with_suggestions(settings.reviewer, suggest)
+    from acode.paths import ProjectPaths
+
+    service = ReviewService(rs, settings.model, run_tests=rs.run_tests if run_tests is None else run_tests,
+                            db_path=ProjectPaths(context.root).db_file, source="review")
+    stored = None if force else service.reusable(context)
+    if stored is not None:
+        _emit(stored.result, json_out=json_out, fmt=fmt, output=output, review_id=stored.id,
+              reused_at=stored.created_at)
+        _step_summary(stored.result)
+        return exit_code_for(stored.result)
 
     from acode.llm.factory import build_model_when_needed
-    from acode.review.service import review_change
 
     tools = None
     if rs.lookaround.enabled:
@@ -292,11 +286,9 @@ def run_review(
     with err_console.status("reviewing") as status:
         # loaded only if a step asks the model something (the likelihood check, --suggest)
         chat_model = build_model_when_needed(settings.model, say=lambda text: err_console.print(text + " …"))
-        result = review_change(
-            context, chat_model, rs, tools, run_tests=run_tests, behaviour=True,
-            progress=lambda text: status.update(text)
-        )
-    review_id = store.save(result, identity, source="review")
+        result = service.review(context, chat_model, tools=tools, behaviour=True,
+                                progress=lambda text: status.update(text))
+    review_id = service.store(result)
     _emit(result, json_out=json_out, fmt=fmt, output=output, review_id=review_id)
     _step_summary(result)
     return exit_code_for(result)
@@ -309,34 +301,6 @@ def _step_summary(result) -> None:
     written = write_step_summary(render_markdown(result))
     if written is not None:
         err_console.print(f"review summary added to {written} (GITHUB_STEP_SUMMARY)", markup=False)
-
-
-def base_config(root: Path, context: Any) -> tuple[str | None, str | None]:
-    """When the change under review edits the project's .acode/config.yml, that file as it is in the
-    base revision ('' when the base has none) and a name for it; else (None, None): the working tree's."""
-    from acode.gitcmd import run_git
-    from acode.paths import ProjectPaths
-
-    try:
-        relative = ProjectPaths(root).config_file.relative_to(context.root).as_posix()
-    except ValueError:
-        return None, None
-    if not any(relative in (f.path, f.old_path) for f in context.files):
-        return None, None
-    shown = (
-        run_git(context.root, "show", f"{context.base_sha}:{relative}", check=False)
-        if context.base_sha
-        else None
-    )
-    text = shown.stdout if shown is not None and shown.returncode == 0 else ""
-    base = context.base_ref or context.base_sha[:12] or "the empty base"
-    err_console.print(
-        f"note: the reviewed change edits {relative}; this review uses the settings of its base "
-        f"({base}), not the change's own",
-        markup=False,
-        highlight=False,
-    )
-    return text, f"{relative} at {base}"
 
 
 def _emit(

@@ -11,8 +11,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from acode.gitcmd import run_git
-from acode.pipeline.models import ChangedFile
 from acode.pipeline.stops import RunError
+from acode.review.change.git_context import truncate_diff
+from acode.review.models import ChangedFile
 
 # The run's own records live in .acode/; they are never part of "the changes".
 EXCLUDE = ":(exclude).acode"
@@ -80,27 +81,21 @@ def changes_since(root: Path, base: str) -> list[ChangedFile]:
         return _changes(root, base, env)
 
 
-def changes_with_diffs(root: Path, base: str, context_lines: int = 3) -> list[tuple[ChangedFile, str]]:
-    """Each changed file with its own unified diff against ``base``."""
+def changed_files(root: Path, base: str, *, context_lines: int = 3, max_diff_chars: int = 10_000
+                  ) -> list[ChangedFile]:
+    """Each changed file with its own unified diff against ``base`` (cut at ``max_diff_chars`` for the model,
+    the whole one kept for the evidence), as the review reads a change."""
+    out = []
     with _snapshot_index(root) as env:
-        return [
-            (
-                change,
-                git(
-                    root,
-                    "diff",
-                    "--cached",
-                    "--no-renames",
-                    "--no-color",
-                    f"-U{context_lines}",
-                    base,
-                    "--",
-                    change.path,
-                    env=env,
-                ),
-            )
-            for change in _changes(root, base, env)
-        ]
+        for change in _changes(root, base, env):
+            diff = git(root, "diff", "--cached", "--no-renames", "--no-color", f"-U{context_lines}", base,
+                       "--", change.path, env=env)
+            text, cut = truncate_diff(diff, max_diff_chars)
+            binary = "Binary files" in diff and "@@" not in diff
+            out.append(change.model_copy(update={
+                "change_type": "binary" if binary else change.change_type, "diff": "" if binary else text,
+                "truncated": cut, "full_diff": diff if cut and not binary else ""}))
+    return out
 
 
 def _changes(root: Path, base: str, env: dict[str, str]) -> list[ChangedFile]:
@@ -117,11 +112,12 @@ def _changes(root: Path, base: str, env: dict[str, str]) -> list[ChangedFile]:
             added, removed, path = parts
             counts[path] = (int(added) if added.isdigit() else 0, int(removed) if removed.isdigit() else 0)
     fields = [f for f in status.split("\0") if f]
-    kinds = {"A": "new", "D": "deleted"}
+    kinds = {"A": "added", "D": "deleted"}
     out = []
     for code, path in zip(fields[0::2], fields[1::2]):
         added, removed = counts.get(path, (0, 0))
-        out.append(ChangedFile(path=path, kind=kinds.get(code[0], "modified"), added=added, removed=removed))
+        out.append(ChangedFile(path=path, change_type=kinds.get(code[0], "modified"),  # type: ignore[arg-type]
+                               additions=added, deletions=removed))
     return out
 
 

@@ -110,17 +110,6 @@ class HumanDecision(BaseModel):
     reason: str = ""
 
 
-class ChangedFile(BaseModel):
-    path: str
-    kind: Literal["new", "modified", "deleted"]
-    added: int = 0
-    removed: int = 0
-
-    @property
-    def mark(self) -> str:
-        return {"new": "+", "modified": "~", "deleted": "-"}[self.kind]
-
-
 class RunState(BaseModel):
     """Everything needed to resume a run; written to .acode/runs/<session>/state.json after each stage."""
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acode.pipeline import gitops
 from acode.pipeline.models import ReviewIssue, ReviewOutcome
 from acode.pipeline.stages import RunContext, Stage, StageResult
 from acode.pipeline.stops import REVIEW_FAILED, RunFailed
 from acode.prompts import render
+
+if TYPE_CHECKING:
+    from acode.review.service import ReviewService
 
 log = logging.getLogger("acode.pipeline")
 
@@ -33,7 +36,11 @@ class ReviewerStage(Stage):
         context = build_review_context(ctx)
         ran = _compare_failed_checks(ctx, context)
         timeout = ctx.settings.reviewer.timeout_seconds
-        result, error = _run_with_deadline(lambda: call_engine(ctx, context, ran), timeout + GRACE_SECONDS)
+        from acode.tools.builtin import REVIEW_TOOL_NAMES
+
+        service, tools = review_service(ctx), ctx.tools.subset(REVIEW_TOOL_NAMES)
+        result, error = _run_with_deadline(
+            lambda: service.review(context, ctx.model, tools=tools, tests_ran=ran), timeout + GRACE_SECONDS)
         if error is not None:
             raise RunFailed(f"the review failed: {error}", REVIEW_FAILED)
         outcome = to_outcome(result, ctx.state.cycle) if result is not None else ReviewOutcome(
@@ -44,7 +51,7 @@ class ReviewerStage(Stage):
 
         outcome = gate(outcome, ran)
         outcome.duration_s = round(time.monotonic() - started, 3)
-        outcome.review_id = store_review(ctx, context, result)
+        outcome.review_id = store_review(ctx, service, result)
         ctx.state.reviews.append(outcome)
         ctx.events.emit(
             "review_decision",
@@ -89,27 +96,12 @@ def _verification_section(verification) -> str:
 
 
 def build_review_context(ctx: RunContext):
-    from acode.review.change.git_context import truncate_diff
-    from acode.review.models import ChangedFile, ReviewContext
+    from acode.review.models import ReviewContext
 
     reviewer = ctx.settings.reviewer
     state = ctx.state
-    kinds = {"new": "added", "modified": "modified", "deleted": "deleted"}
-    files = []
-    for change, diff in gitops.changes_with_diffs(ctx.root, state.start_commit, reviewer.context_lines):
-        text, cut = truncate_diff(diff, reviewer.max_diff_chars)
-        binary = "Binary files" in diff and "@@" not in diff
-        files.append(
-            ChangedFile(
-                path=change.path,
-                change_type="binary" if binary else kinds[change.kind],
-                additions=change.added,
-                deletions=change.removed,
-                diff="" if binary else text,
-                truncated=cut,
-                full_diff=diff if cut and not binary else "",
-            )
-        )
+    files = gitops.changed_files(ctx.root, state.start_commit, context_lines=reviewer.context_lines,
+                                 max_diff_chars=reviewer.max_diff_chars)
     sections = {
         "plan": render("acode.pipeline", "review_plan.j2", plan=state.plan, version=len(state.plans)),
         "execution": render("acode.pipeline", "review_execution.j2", results=state.step_results),
@@ -128,35 +120,22 @@ def build_review_context(ctx: RunContext):
     )
 
 
-def call_engine(ctx: RunContext, context: Any, tests_ran: list | None = None):
-    from acode.review.service import review_change
-    from acode.tools.builtin import REVIEW_TOOL_NAMES
+def review_service(ctx: RunContext) -> ReviewService:
+    """The review service with the run's settings: `acode run` works on the user's own task, so a
+    configured test command runs; stored with source='run'."""
+    from acode.review.service import ReviewService
 
-    reviewer = (
-        ctx.settings.reviewer
-    )  # `acode run` works on the user's own task: a configured test command runs
-    return review_change(
-        context,
-        ctx.model,
-        reviewer,
-        ctx.tools.subset(REVIEW_TOOL_NAMES),
-        run_tests=reviewer.test_command is not None,
-        tests_ran=tests_ran or (),
-    )
+    reviewer = ctx.settings.reviewer
+    return ReviewService(reviewer, ctx.settings.model, run_tests=reviewer.test_command is not None,
+                         db_path=ctx.db_path, source="run")
 
 
-def store_review(ctx: RunContext, context: Any, result: Any) -> int | str | None:
-    """Keep the review (a partial one too) in the review store with source='run'."""
-    if result is None or ctx.db_path is None:
+def store_review(ctx: RunContext, service: ReviewService, result: Any) -> int | str | None:
+    """Keep the review (a partial one too) in the review store."""
+    if result is None:
         return None
     try:
-        from acode.store.reviews import ReviewStore
-
-        store = ReviewStore(ctx.db_path)
-        try:
-            return store.save(result, ctx.settings.reviewer.model_dump(mode="json"), source="run")
-        finally:
-            store.close()
+        return service.store(result)
     except Exception:  # the run's own summary still holds the outcome
         log.exception("could not store the review of run %s", ctx.state.session_id)
         return None

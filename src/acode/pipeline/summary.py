@@ -19,6 +19,7 @@ from acode.pipeline import gitops
 from acode.pipeline.models import RunState
 from acode.pipeline.stops import RunError
 from acode.pipeline.verification_report import describe
+from acode.review.models import ChangedFile
 
 _FINAL = {
     "approved": "APPROVED",
@@ -42,9 +43,16 @@ _LEVEL_STYLE = {
 }
 
 
+def _change_row(change: ChangedFile) -> dict[str, Any]:
+    """A changed file as the summary lists it (+ new, ~ modified, - deleted)."""
+    kind = {"added": "new"}.get(change.change_type, change.change_type)
+    return {"path": change.path, "kind": kind, "added": change.additions, "removed": change.deletions,
+            "mark": {"new": "+", "modified": "~", "deleted": "-"}[kind]}
+
+
 def build_summary(state: RunState, root: Path) -> dict[str, Any]:
     try:
-        changes = [c.model_dump() | {"mark": c.mark} for c in gitops.changes_since(root, state.start_commit)]
+        changes = [_change_row(c) for c in gitops.changes_since(root, state.start_commit)]
     except (RunError, GitError, OSError) as exc:  # a broken repository must not lose the rest of the summary
         changes = [
             {

@@ -1,19 +1,30 @@
-"""The review service: evidence -> packed context -> (look around) -> a strategy's assessment -> decision.
-No CLI here; `acode review` and the Reviewer stage of `acode run` both call ``review_change``."""
+"""The review's one entry point, which `acode review` and the Reviewer stage of `acode run` both call
+(``ReviewService``): which settings apply, the identity a stored review is reused under, the review itself
+(``review_change``: evidence -> packed context -> a strategy's assessment -> decision) and storing it.
+No CLI here: the front ends build the change's context and render the result."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
 
+from acode.config.model import ModelSettings
 from acode.config.review import ReviewerSettings
+from acode.gitcmd import run_git
 from acode.llm.protocol import ChatModel
+from acode.paths import ProjectPaths
 from acode.review.deciding.findings_strategy import FindingsReview
 from acode.review.deciding.verdict_strategy import ReviewStrategy, VerdictReview
 from acode.review.evidence.test_runs import SuiteContrast
 from acode.review.judging.run import Progress, ReviewRun
-from acode.review.models import ReviewResult
+from acode.review.models import ReviewContext, ReviewResult
+from acode.store.reviews import ReviewStore, StoredReview
 from acode.tools.base import ToolRegistry
+
+# what of the model settings makes two reviews comparable (the rest: how it runs, not what it is)
+_MODEL_IDENTITY = {"backend", "name", "path", "base_url", "script"}
 
 
 def strategy_for(settings: ReviewerSettings) -> ReviewStrategy:
@@ -43,3 +54,79 @@ def review_change(
                           progress=progress, tools=tools, tests_ran=tests_ran)
     (strategy or strategy_for(settings)).assess(run)
     return run.finish()
+
+
+class ReviewService:
+    """One review of one change with one set of settings: reuse a stored one, review, store. ``db_path``:
+    the review store (None: nothing is stored); ``source``: who reviewed ("review", "run")."""
+
+    def __init__(self, reviewer: ReviewerSettings, model: ModelSettings, *, run_tests: bool | Literal["auto"],
+                 db_path: Path | None, source: str) -> None:
+        self.reviewer, self.run_tests, self.db_path, self.source = reviewer, run_tests, db_path, source
+        self.identity: dict[str, Any] = {  # what a stored review must share to be reused
+            "reviewer": reviewer.model_dump(mode="json"),
+            "run_tests": run_tests,
+            "model": model.model_dump(mode="json", include=_MODEL_IDENTITY),
+        }
+
+    def reusable(self, context: ReviewContext) -> StoredReview | None:
+        """The newest complete stored review of the same change with the same settings
+        (``reviewer.reuse_unchanged``), else None."""
+        if not self.reviewer.reuse_unchanged or self.db_path is None:
+            return None
+        store = ReviewStore(self.db_path)
+        try:
+            return store.find_same(context.content_hash(), self.identity)
+        finally:
+            store.close()
+
+    def review(self, context: ReviewContext, model: ChatModel, *, tools: ToolRegistry | None = None,
+               behaviour: bool = False, progress: Progress | None = None,
+               tests_ran: Sequence[SuiteContrast] = ()) -> ReviewResult:
+        return review_change(context, model, self.reviewer, tools, run_tests=self.run_tests,
+                             behaviour=behaviour, progress=progress, tests_ran=tests_ran)
+
+    def store(self, result: ReviewResult) -> int | None:
+        """Keep ``result`` (a partial one too); its id, or None without a store."""
+        if self.db_path is None:
+            return None
+        store = ReviewStore(self.db_path)
+        try:
+            return store.save(result, self.identity, source=self.source)
+        finally:
+            store.close()
+
+
+def with_suggestions(reviewer: ReviewerSettings, suggest: bool | None) -> ReviewerSettings:
+    """``reviewer`` with the model's own findings asked for (``suggest``) or not; None: as configured."""
+    if suggest is None or suggest == (reviewer.strategy != "checks_only"):
+        return reviewer
+    return reviewer.model_copy(update={"strategy": "single_call" if suggest else "checks_only"})
+
+
+@dataclass(frozen=True)
+class BaseConfig:
+    """The project's settings file as the base revision of a change has it."""
+
+    text: str  # '' when the base has none
+    source: str  # a name for it, e.g. ".acode/config.yml at main"
+    note: str  # what to tell the user
+
+
+def base_config(context: ReviewContext) -> BaseConfig | None:
+    """When the change under review edits the project's .acode/config.yml, that file as its base has it:
+    a change must not choose how it is judged or what runs while it is (its own reviewer.test_command,
+    hooks ...). None: the change leaves the settings alone (the working tree's apply)."""
+    try:
+        relative = ProjectPaths(context.root).config_file.relative_to(context.root).as_posix()
+    except ValueError:
+        return None
+    if not any(relative in (f.path, f.old_path) for f in context.files):
+        return None
+    shown = (run_git(context.root, "show", f"{context.base_sha}:{relative}", check=False)
+             if context.base_sha else None)
+    text = shown.stdout if shown is not None and shown.returncode == 0 else ""
+    base = context.base_ref or context.base_sha[:12] or "the empty base"
+    return BaseConfig(text=text, source=f"{relative} at {base}", note=(
+        f"note: the reviewed change edits {relative}; this review uses the settings of its base ({base}), "
+        "not the change's own"))

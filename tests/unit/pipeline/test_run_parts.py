@@ -23,17 +23,29 @@ def test_changes_since_counts_new_modified_deleted_and_ignores_acode(tmp_path):
     (root / ".acode" / "acode.db").write_text("not a change")
     changes = {c.path: c for c in gitops.changes_since(root, start)}
     assert set(changes) == {"util.py", "README.md", "new.py"}
-    assert (changes["util.py"].kind, changes["util.py"].added, changes["util.py"].removed) == (
+    assert (changes["util.py"].change_type, changes["util.py"].additions, changes["util.py"].deletions) == (
         "modified",
         3,
         1,
     )
-    assert (changes["README.md"].mark, changes["README.md"].removed) == ("-", 1)
-    assert (changes["new.py"].mark, changes["new.py"].added) == ("+", 2)
+    assert (changes["README.md"].change_type, changes["README.md"].deletions) == ("deleted", 1)
+    assert (changes["new.py"].change_type, changes["new.py"].additions) == ("added", 2)
     assert "+b = 2" in gitops.diff_since(root, start)
     assert gitops.git(root, "diff", "--cached", "--name-only") == ""  # the user's index is untouched
     assert gitops.dirty_paths(root) and ".acode/acode.db" not in gitops.dirty_paths(root)
 
+
+
+def test_changed_files_are_the_reviews_files_with_their_diffs(tmp_path):
+    root = make_repo(tmp_path / "repo")
+    start = gitops.require_repository(root)
+    (root / "util.py").write_text("def add(a, b):\n    return a + b + 0\n\nX = 1\n")
+    (root / "even.py").write_text("def is_even(n):\n    return n % 2 == 0\n")
+    files = {f.path: f for f in gitops.changed_files(root, start, max_diff_chars=60)}
+    assert {p: f.change_type for p, f in files.items()} == {"util.py": "modified", "even.py": "added"}
+    assert "+def is_even(n):" in files["even.py"].whole_diff
+    cut = [f for f in files.values() if f.truncated]
+    assert cut and all(f.full_diff and f.diff != f.full_diff for f in cut)  # the model sees the cut one
 
 def test_fingerprint_tells_which_files_a_step_changed(tmp_path):
     root = make_repo(tmp_path / "repo")

@@ -143,14 +143,3 @@ def test_error_git_missing(tmp_path, monkeypatch):
     with pytest.raises(AcodeError) as err:
         branch_context(repo)
     assert err.value.code == "ACODE-GIT-001" and "install git" in err.value.hint
-
-
-def test_pipeline_context_reviews_the_working_tree_with_its_sections(tmp_path):
-    from acode.review.change.git_context import pipeline_context
-
-    repo = repo_with_branch(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
-    start = git(repo, "rev-parse", "HEAD~1")
-    write(repo, {"util.py": "def is_even(n):\n    return n % 2 == 0\n"})
-    ctx = pipeline_context(repo, request="add is_even", sections={"plan": "1. add util.py"}, base_sha=start)
-    assert ctx.target == "pipeline" and ctx.effective_intent() == "add is_even"
-    assert {f.path for f in ctx.files} == {"a.py", "util.py"} and ctx.sections == {"plan": "1. add util.py"}

@@ -130,25 +130,6 @@ def staged_context(start: Path, *, intent: str = "", max_diff_chars: int = 10_00
     )
 
 
-def pipeline_context(start: Path, *, request: str, sections: dict[str, str] | None = None,
-                     base_sha: str | None = None, max_diff_chars: int = 10_000,
-                     context_lines: int = 3) -> ReviewContext:
-    """What `acode run` changed: the working tree (untracked files included) against ``base_sha`` (the
-    commit the run started from; default HEAD), with the request as the intent and the plan, execution
-    and verification results as extra sections."""
-    root = repo_root(start)
-    against = base_sha or commit_sha(root, "HEAD") or EMPTY_TREE
-    files = (_changed_files(root, [against], max_diff_chars, context_lines)
-             + _untracked_files(root, max_diff_chars))
-    if not files:
-        raise UsageError("ACODE-GIT-005", f"the run changed no files in {root}", hint="nothing to review")
-    return ReviewContext(
-        target="pipeline", root=root, base_ref=against[:12],
-        base_sha=against if against != EMPTY_TREE else "", head_ref="working tree", head_rev=None,
-        intent=request, files=files, sections=dict(sections or {}),
-    )
-
-
 def commit_context(start: Path, sha: str, *, intent: str = "", max_diff_chars: int = 10_000,
                    context_lines: int = 3) -> ReviewContext:
     root = repo_root(start)
