@@ -16,6 +16,7 @@ from acode.child_signals import shell_argv, with_default_signals
 from acode.pipeline import gitops
 from acode.pipeline.models import CheckResult, Verification
 from acode.pipeline.stages import RunContext, Stage, StageResult
+from acode.test_files import is_pytest_module
 
 OUTPUT_TAIL = 2500
 PYTEST_NO_TESTS = 5
@@ -77,16 +78,11 @@ def project_checks(root: Path, configured: list[str] | None) -> list[tuple[str, 
         return [(c, True) for c in configured if c.strip()]
     found: list[tuple[str, bool]] = []
     files = gitops.git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
-    if any(_is_test_file(f) for f in files):
+    if any(is_pytest_module(f) for f in files):
         found.append(("python -m pytest -q", False))
     if _ruff_configured(root):
         found.append(("python -m ruff check .", False))
     return found
-
-
-def _is_test_file(path: str) -> bool:
-    name = Path(path).name
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
 def _ruff_configured(root: Path) -> bool:

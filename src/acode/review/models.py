@@ -5,21 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from acode.config.review import Level
-
-_TEST_PATH = re.compile(r"(^|/)(tests?|spec|__tests__)/|(^|/)test_[^/]+$|_test\.\w+$|\.(test|spec)\.\w+$")
-
-
-def is_test_path(path: str) -> bool:
-    """A test file (by the common layouts of Python, JavaScript, Go, Rust... projects)."""
-    return bool(_TEST_PATH.search(path))
-
 
 ChangeType = Literal["added", "modified", "deleted", "renamed", "binary"]
 Severity = Literal["critical", "high", "medium", "low", "info"]

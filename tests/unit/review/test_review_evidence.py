@@ -4,8 +4,8 @@ from review_fakes import repo_with_branch
 
 from acode.review.change.git_context import branch_context
 from acode.review.evidence.gathering import gather_evidence, ruff_findings
-from acode.review.models import is_test_path
 from acode.secrets import REDACTED, find_secrets, redact, redact_data
+from acode.test_files import is_test_path
 
 
 def test_secrets_are_found_and_redacted_but_placeholders_and_env_lookups_are_not():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from acode.errors import UsageError
@@ -10,15 +9,10 @@ from acode.gitcmd import run_git
 from acode.review.models import ChangedFile, Commit, ReviewContext
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-GIT_TIMEOUT = 60
-
-
-def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return run_git(root, *args, timeout=GIT_TIMEOUT, check=check)
 
 
 def repo_root(start: Path) -> Path:
-    done = _git(start, "rev-parse", "--show-toplevel", check=False)
+    done = run_git(start, "rev-parse", "--show-toplevel", check=False)
     if done.returncode != 0:
         raise UsageError(
             "ACODE-GIT-002",
@@ -29,13 +23,13 @@ def repo_root(start: Path) -> Path:
 
 
 def commit_sha(root: Path, rev: str) -> str | None:
-    done = _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+    done = run_git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
     return done.stdout.strip() if done.returncode == 0 else None
 
 
 def default_base(root: Path) -> str:
     """The remote's default branch (origin/HEAD), else main, else master."""
-    done = _git(root, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD", check=False)
+    done = run_git(root, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD", check=False)
     candidates = [done.stdout.strip()] if done.returncode == 0 and done.stdout.strip() else []
     for name in [*candidates, "main", "master"]:
         if commit_sha(root, name):
@@ -52,7 +46,7 @@ def branch_context(start: Path, base: str | None = None, *, intent: str = "", ma
     """This branch against ``base``. A detached HEAD (a CI job's checkout) is reviewed only when the caller
     names it (``detached_name``, the pull request's branch)."""
     root = repo_root(start)
-    head = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+    head = run_git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
     head_name = head.stdout.strip() if head.returncode == 0 else detached_name
     if not head_name:
         raise UsageError(
@@ -73,7 +67,7 @@ def branch_context(start: Path, base: str | None = None, *, intent: str = "", ma
     if head_sha is None:
         raise UsageError("ACODE-REVIEW-008", f"the branch in {root} has no commits yet",
                          hint="commit something first")
-    merge_base = _git(root, "merge-base", base_sha, head_sha, check=False).stdout.strip() or EMPTY_TREE
+    merge_base = run_git(root, "merge-base", base_sha, head_sha, check=False).stdout.strip() or EMPTY_TREE
     files = _changed_files(root, [merge_base, head_sha], max_diff_chars, context_lines)
     if not files:
         raise UsageError(
@@ -101,7 +95,7 @@ def uncommitted_context(start: Path, *, intent: str = "", max_diff_chars: int = 
             "ACODE-GIT-005", f"no uncommitted changes in {root}",
             hint="edit something, or review a branch with --base"
         )
-    head_ref = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
+    head_ref = run_git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
     return ReviewContext(
         target="uncommitted", root=root, base_ref="HEAD", base_sha=head_sha or "",
         head_ref=head_ref or "HEAD", head_sha="", head_rev=None, intent=intent, files=files,
@@ -114,7 +108,7 @@ def staged_context(start: Path, *, intent: str = "", max_diff_chars: int = 10_00
     written as a tree so the review reads the staged contents, not the working tree's."""
     root = repo_root(start)
     head_sha = commit_sha(root, "HEAD")
-    written = _git(root, "write-tree", check=False)
+    written = run_git(root, "write-tree", check=False)
     if written.returncode != 0:
         raise UsageError("ACODE-GIT-008", f"the index of {root} cannot be reviewed: {written.stderr.strip()}",
                          hint="resolve the merge conflicts and stage the result (git add)")
@@ -123,7 +117,7 @@ def staged_context(start: Path, *, intent: str = "", max_diff_chars: int = 10_00
     if not files:
         raise UsageError("ACODE-GIT-005", f"nothing is staged in {root}",
                          hint="stage a change with git add, or review the working tree with --uncommitted")
-    head_ref = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
+    head_ref = run_git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
     return ReviewContext(
         target="uncommitted", root=root, base_ref="HEAD", base_sha=head_sha or "",
         head_ref=f"{head_ref or 'HEAD'} (staged)", head_sha="", head_rev=tree, intent=intent, files=files,
@@ -149,7 +143,7 @@ def commit_context(start: Path, sha: str, *, intent: str = "", max_diff_chars: i
 
 
 def _commits(root: Path, range_spec: str) -> list[Commit]:
-    out = _git(root, "log", "--format=%H%x1f%an%x1f%s%x1f%b%x1e", *range_spec.split()).stdout
+    out = run_git(root, "log", "--format=%H%x1f%an%x1f%s%x1f%b%x1e", *range_spec.split()).stdout
     commits = []
     for record in out.split("\x1e"):
         parts = record.strip("\n").split("\x1f")
@@ -159,7 +153,7 @@ def _commits(root: Path, range_spec: str) -> list[Commit]:
 
 
 def _changed_files(root: Path, revs: list[str], max_chars: int, context_lines: int) -> list[ChangedFile]:
-    status = _git(root, "diff", "--name-status", "-z", "-M", *revs).stdout.split("\0")
+    status = run_git(root, "diff", "--name-status", "-z", "-M", *revs).stdout.split("\0")
     counts = _numstat(root, revs)
     files: list[ChangedFile] = []
     i = 0
@@ -173,8 +167,8 @@ def _changed_files(root: Path, revs: list[str], max_chars: int, context_lines: i
             i += 2
         added, deleted, binary = counts.get(path, (0, 0, False))
         change = {"A": "added", "D": "deleted", "R": "renamed", "C": "added"}.get(code[0], "modified")
-        whole = _git(root, "diff", f"-U{context_lines}", "-M", *revs, "--", *([old] if old else []),
-                     path).stdout
+        whole = run_git(root, "diff", f"-U{context_lines}", "-M", *revs, "--", *([old] if old else []),
+                        path).stdout
         diff, cut = truncate_diff(whole, max_chars)
         files.append(ChangedFile(
             path=path, old_path=old if code.startswith("R") else None,
@@ -187,7 +181,7 @@ def _changed_files(root: Path, revs: list[str], max_chars: int, context_lines: i
 
 def _numstat(root: Path, revs: list[str]) -> dict[str, tuple[int, int, bool]]:
     """path -> (additions, deletions, binary); renames are keyed by their new path."""
-    parts = _git(root, "diff", "--numstat", "-z", "-M", *revs).stdout.split("\0")
+    parts = run_git(root, "diff", "--numstat", "-z", "-M", *revs).stdout.split("\0")
     counts: dict[str, tuple[int, int, bool]] = {}
     i = 0
     while i < len(parts) and parts[i]:
@@ -202,15 +196,15 @@ def _numstat(root: Path, revs: list[str]) -> dict[str, tuple[int, int, bool]]:
 
 
 def _untracked_files(root: Path, max_chars: int) -> list[ChangedFile]:
-    names = _git(root, "ls-files", "--others", "--exclude-standard", "-z").stdout.split("\0")
+    names = run_git(root, "ls-files", "--others", "--exclude-standard", "-z").stdout.split("\0")
     files = []
     for name in filter(None, names):
         if name.startswith(".acode/"):
             continue
-        done = _git(root, "diff", "--no-index", "--numstat", "--", "/dev/null", name, check=False)
+        done = run_git(root, "diff", "--no-index", "--numstat", "--", "/dev/null", name, check=False)
         binary = done.stdout.startswith("-")
-        whole = "" if binary else _git(root, "diff", "--no-index", "--", "/dev/null", name,
-                                       check=False).stdout
+        whole = "" if binary else run_git(root, "diff", "--no-index", "--", "/dev/null", name,
+                                          check=False).stdout
         diff, cut = truncate_diff(whole, max_chars)
         added = 0 if binary else int((done.stdout.split("\t") or ["0"])[0] or 0)
         files.append(ChangedFile(path=name, change_type="binary" if binary else "added", additions=added,
@@ -258,7 +252,7 @@ def read_new_text(context: ReviewContext, path: str) -> str | None:
             return file.read_text(encoding="utf-8", errors="replace") if file.is_file() else None
         except OSError:
             return None
-    done = _git(context.root, "show", f"{context.head_rev}:{path}", check=False)
+    done = run_git(context.root, "show", f"{context.head_rev}:{path}", check=False)
     return done.stdout if done.returncode == 0 else None
 
 
@@ -266,5 +260,5 @@ def read_old_text(context: ReviewContext, file: ChangedFile) -> str | None:
     """A changed file's content before the change (at the base commit), or None when it did not exist."""
     if not context.base_sha or file.change_type == "added":
         return None
-    done = _git(context.root, "show", f"{context.base_sha}:{file.old_path or file.path}", check=False)
+    done = run_git(context.root, "show", f"{context.base_sha}:{file.old_path or file.path}", check=False)
     return done.stdout if done.returncode == 0 else None

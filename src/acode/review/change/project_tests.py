@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from acode.review.change.diff import changed_new_lines
 from acode.review.change.git_context import read_new_text
 from acode.review.change.surroundings import grep_python, telling_name
-from acode.review.models import ReviewContext, is_test_path
+from acode.review.models import ReviewContext
+from acode.test_files import is_test_path
 
 MAX_TESTS = 3
 MAX_CHARS = 1500

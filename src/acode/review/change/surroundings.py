@@ -14,7 +14,8 @@ from acode.errors import AcodeError
 from acode.gitcmd import run_git
 from acode.review.change.diff import changed_new_lines
 from acode.review.change.git_context import read_new_text
-from acode.review.models import ReviewContext, is_test_path
+from acode.review.models import ReviewContext
+from acode.test_files import is_test_path
 
 DEFAULT_TEST_COMMAND = "python -m pytest -q"
 MIN_NAME = 4  # shorter names (run, get, ...) match too much of a project to say anything

@@ -32,8 +32,9 @@ from acode.review.evidence.behaviour_child import (
 )
 from acode.review.evidence.behaviour_inputs import ChangedFunction, changed_functions, test_calls
 from acode.review.evidence.test_runs import base_tree_of, head_tree_of
-from acode.review.models import ReviewContext, is_test_path
+from acode.review.models import ReviewContext
 from acode.sandbox import Sandbox
+from acode.test_files import is_test_path
 
 
 @dataclass

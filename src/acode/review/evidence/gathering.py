@@ -24,9 +24,10 @@ from acode.review.evidence.ruff import compare_versions
 from acode.review.evidence.structural import added_helpers, structural_changes
 from acode.review.evidence.test_runs import SuiteContrast, SuitePlan, contrast
 from acode.review.evidence.type_runs import TypeContrast
-from acode.review.models import ChangedFile, Finding, ReviewContext, is_test_path
+from acode.review.models import ChangedFile, Finding, ReviewContext
 from acode.sandbox import Sandbox
 from acode.secrets import redact
+from acode.test_files import is_test_path
 
 log = logging.getLogger("acode.review")
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 from acode.gitcmd import GitError, run_git
 from acode.review.change.diff import parse_diff
-from acode.review.models import ChangedFile, Finding, ReviewContext, is_test_path
+from acode.review.models import ChangedFile, Finding, ReviewContext
 from acode.secrets import redact
+from acode.test_files import is_test_path
 
 MAX_COMMITS = 50  # per file: how far back a change is compared (recent fixes are the ones put back)
 MIN_UNDONE = 2  # lines: a one-line fix reverted is two (the fixed line goes, the old one comes back)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acode.review.evidence.ruff_rules import PRINTS, SELECT, SHELL, RuleMap, mapping
-from acode.review.models import is_test_path
+from acode.test_files import is_test_path
 
 log = logging.getLogger("acode.review")
 

@@ -37,9 +37,10 @@ from acode.errors import AcodeError
 from acode.gitcmd import run_git
 from acode.review.change.git_context import read_new_text
 from acode.review.evidence.type_runs import TYPE_TEST_PATH, TypeContrast, contrast_types, type_check_files
-from acode.review.models import ReviewContext, is_test_path
+from acode.review.models import ReviewContext
 from acode.sandbox import Sandbox, find_sandbox
 from acode.secrets import redact
+from acode.test_files import is_test_path
 
 
 @dataclass

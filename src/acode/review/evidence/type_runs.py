@@ -29,8 +29,9 @@ from acode.child_signals import with_default_signals
 from acode.errors import AcodeError
 from acode.gitcmd import run_git
 from acode.review.change.git_context import read_new_text, read_old_text
-from acode.review.models import ReviewContext, is_test_path
+from acode.review.models import ReviewContext
 from acode.sandbox import Sandbox
+from acode.test_files import is_test_path
 
 MAX_FILES = 40
 TYPE_TEST_PATH = re.compile(r"(^|/)(typing|typesafety|mypy[^/]*|type_?tests?|types?_checks?)/")
