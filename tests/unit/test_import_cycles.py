@@ -140,6 +140,9 @@ def test_every_review_module_has_a_stage():
     assert [name for name in review if review_stage(name) is None] == []
     assert review_stage("acode.review.judging.regression") == 3
     assert review_stage("acode.review.models") == 0
+    cli = "acode.cli.review"  # imports the service inside a function only
+    assert "acode.review.service" in all_imports(cli, modules[cli], modules)
+    assert "acode.review.service" not in imported_modules(cli, modules[cli], modules)
 
 
 def test_no_review_module_imports_a_later_stage():
@@ -154,3 +157,11 @@ def test_no_review_module_imports_a_later_stage():
             if later is not None and later > stage:
                 backwards.append(f"{name} -> {target}")
     assert backwards == []
+
+
+def test_the_review_and_the_pipeline_have_no_import_cycle_even_inside_functions():
+    modules = module_files()
+    ours = {name: path for name, path in modules.items()
+            if name.startswith(("acode.review", "acode.pipeline"))}
+    graph = {name: all_imports(name, path, modules) & set(ours) for name, path in ours.items()}
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
