@@ -254,3 +254,24 @@ def test_a_model_finding_is_high_only_when_its_check_firmly_confirms_it(bug_cont
     assert f.severity == shown
     level = {d.name: d.level for d in result.dimensions}["safety"]
     assert level == {0.5: "acceptable", 0.79: "acceptable", 0.92: "poor", 0.2: "good"}[p_yes]
+
+
+def test_both_front_ends_store_one_identity_so_a_run_review_is_found_by_the_same_settings(bug_context, tmp_path):
+    from acode.config.model import ModelSettings
+    from acode.review.service import ReviewService
+
+    settings, db = per_dim(require_candidates=False), tmp_path / "reviews.db"
+    run = ReviewService(settings, ModelSettings(backend="scripted"), run_tests=False, db_path=db, source="run")
+    model = model_of(reviewer({"code_quality": [finding("start = number * size", "page 1 is skipped")]}, p_yes=0.92))
+    result = run.review(bug_context, model)
+    review_id = run.store(result)
+    same = ReviewService(settings, ModelSettings(backend="scripted"), run_tests=False, db_path=db, source="review")
+    stored = same.reusable(bug_context)
+    assert stored is not None and (stored.id, stored.source) == (review_id, "run")
+    assert stored.result.decision == result.decision
+    other_model = ReviewService(settings, ModelSettings(backend="scripted", name="other"), run_tests=False,
+                                db_path=db, source="review")
+    assert other_model.reusable(bug_context) is None
+    nowhere = ReviewService(settings, ModelSettings(backend="scripted"), run_tests=False, db_path=None,
+                            source="run")
+    assert nowhere.store(result) is None and nowhere.reusable(bug_context) is None
