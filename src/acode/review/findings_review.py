@@ -13,13 +13,19 @@ from acode.errors import ModelOutputError, ModelTimeoutError
 from acode.llm.scoring import scorer_of
 from acode.llm.types import Message
 from acode.review.assessment import PartialProposals, Proposals, line_choices, propose
-from acode.review.behaviour_findings import ASK, ask_about_differences, backed_or_medium, ran_the_same
+from acode.review.behaviour_findings import (
+    ASK,
+    ask_about_differences,
+    backed_or_medium,
+    open_differences,
+    ran_the_same,
+)
 from acode.review.budget import diff_tokens_for, expected_answer_tokens, proposal_seconds
 from acode.review.checking import check_findings
 from acode.review.decision import decide_from_levels
 from acode.review.dimension_results import Assessed, fill_dimensions, note_unfinished
 from acode.review.evidence import fixed_lines, tests_break, tests_confirm
-from acode.review.models import Decision, Finding
+from acode.review.models import Decision
 from acode.review.regression import CALIBRATION_CHARS, compare_regions, plan_regions
 from acode.review.regression import DIMENSION as REGRESSION_DIMENSION
 from acode.review.review_run import ReviewRun
@@ -38,13 +44,13 @@ class FindingsReview:
         plan.proposals = settings.strategy != "checks_only"  # a time-out must not name what was never planned
         try:
             run.look_around()
-            # the likelihood check first: where it already counts high in a function (backed by a
-            # difference), the question about that function's difference cannot change the decision
+            # the question about each behavioural difference first: a likelihood guess is never high on its
+            # own, so it is compared only where it can still decide (a difference the question left open)
+            _behaviour_stage(run)
             if REGRESSION_DIMENSION in assessed.enabled:
                 _regression_stage(run, assessed)
-                assessed.regression = [backed_or_medium(f, run.evidence.findings, run.evidence.behaviour)
+                assessed.regression = [backed_or_medium(f, run.evidence.findings)
                                        for f in assessed.regression]
-            _behaviour_stage(run, assessed.regression)
             if settings.strategy != "checks_only":
                 _fit_to_time(run, assessed.enabled)
                 if plan.proposals:
@@ -98,9 +104,9 @@ class FindingsReview:
         return proposals
 
 
-def _behaviour_stage(run: ReviewRun, regression: list[Finding]) -> None:
+def _behaviour_stage(run: ReviewRun) -> None:
     """The model's yes/no question about each behavioural difference no rule decided (docs/review.md), but
-    for a function where a finding already counts high (``regression``'s or the evidence's)."""
+    for a function where a finding of the evidence already counts high."""
     behaviour = run.evidence.behaviour
     if behaviour is None or not any(ASK in f.metrics for f in run.evidence.findings):
         return
@@ -108,7 +114,7 @@ def _behaviour_stage(run: ReviewRun, regression: list[Finding]) -> None:
         run.evidence.findings = ask_about_differences(
             run.model, run.evidence.findings, behaviour, run.context.effective_intent(),
             margin=run.settings.behaviour.question_margin, timeout=run.remaining, progress=run.say,
-            standing=[*run.evidence.findings, *regression])
+            standing=run.evidence.findings)
     finally:
         run.result.evidence = run.evidence.findings
 
@@ -124,9 +130,11 @@ def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
     share = settings.budget.regression_share if settings.strategy != "checks_only" else 1.0
     left = run.plannable()
     seconds = None if left is None else max(0.0, left * share)
+    within = (open_differences(run.evidence.findings) if settings.regression.scope == "differences"
+              else None)
     regions = plan_regions(run.context, run.model, settings.regression, seconds=seconds,
                            paths={f.path for f in run.shown_files()},
-                           settled=ran_the_same(run.evidence.behaviour))
+                           settled=ran_the_same(run.evidence.behaviour), within=within)
     plan.regions_found, plan.regions_planned = regions.found, len(regions.regions)
     plan.regression_seconds_estimated = regions.estimated_seconds
     stage_end = None if left is None else time.monotonic() + seconds
