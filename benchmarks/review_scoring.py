@@ -58,7 +58,9 @@ def rescore(record: dict, settings, *, without: str = "", guess: str = "",
     """The verdict the findings of a stored review give under ``settings``. ``without``: leave out the
     findings whose rule starts with it (e.g. ``behaviour/``: the review without the behavioural diff; a
     likelihood regression then stands on its own: medium unless other evidence backs it). ``guess``:
-    ``high`` re-decides with a likelihood regression high on its own (as before issue 31).
+    ``high`` re-decides with a likelihood regression high on its own (as before issue 31); ``medium`` with
+    the rule of ``backed_or_medium`` (high only where a difference or a high finding backs it; records made
+    before differences carried their function's span are matched on the ``def`` line only).
     ``question_margin``: re-judge each behavioural difference the model was asked about with this margin."""
     from acode.review.deciding.levels import decide_from_levels, dimension_level
     from acode.review.evidence.behaviour_findings import ASK, RULE
@@ -78,7 +80,7 @@ def rescore(record: dict, settings, *, without: str = "", guess: str = "",
     for index, f in enumerate(findings):
         if f.rule == REGRESSION_RULE and f.status == "confirmed" and (guess or without):
             f.severity = "high"
-            findings[index] = f if guess == "high" else backed_or_medium(f, findings, None)
+            findings[index] = f if guess == "high" else backed_or_medium(f, findings)
     fixes = {(f.file, f.line) for f in findings if f.rule.startswith("fixed/")}
     for f in findings:
         if f.rule == REGRESSION_RULE and f.status != "unchecked":

@@ -116,6 +116,14 @@ class RegressionSettings(BaseModel):
         description="head both versions with the change's stated intent (commit messages, the run's request) "
         "as a comment, so a deliberate change is judged against what it set out to do",
     )
+    scope: Literal["differences", "all"] = Field(
+        "differences",
+        description="differences: compare only the edits inside functions where the behavioural diff found a "
+        "difference the model's question left open (there the guess decides between high and medium); all: "
+        "every edit, a guess no executed evidence backs counting medium (a reason to look). A likelihood "
+        "guess is never high on its own: on real fixes of real projects it rejected sound changes "
+        "(docs/review.md, Measured)",
+    )
     when_tests_agree: Literal["skip", "run"] = Field(
         "skip",
         description="skip: not run when the project's tests ran on both sides and agree (same outcome for "

@@ -218,26 +218,59 @@ def test_what_the_inputs_and_severities_are_read_from():
         "what": "result"}
 
 
-def test_a_likelihood_regression_is_medium_only_where_running_both_versions_did_not_bear_it_out():
-    from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
-    from acode.review.evidence.behaviour_inputs import ChangedFunction
-
+def test_a_likelihood_guess_is_high_only_where_executed_evidence_backs_it():
     guess = Finding(dimension="intent_alignment", source="model", rule="review/regression", severity="high",
                     message="less likely", file="pkg/helpers.py", line=6)
 
-    def ran(status: str) -> BehaviourDiff:
-        function = ChangedFunction(path="pkg/helpers.py", module="pkg.helpers", qualname="page", kind="function",
-                                   line=4, end_line=9)
-        return BehaviourDiff(results=[FunctionResult(function, status)])
+    def difference(severity: str, status: str = "confirmed", file: str = "pkg/helpers.py") -> Finding:
+        return Finding(dimension="intent_alignment", source="behaviour", rule="behaviour/changed",
+                       severity=severity, status=status, message="page(0): before 1, now 2", file=file,
+                       line=4, end_line=9)
 
-    assert backed_or_medium(guess, [], None).severity == "high"  # nothing ran it: the guess keeps its weight
-    assert backed_or_medium(guess, [], ran("not_run")).severity == "high"
-    assert backed_or_medium(guess, [], ran("differs")).severity == "high"  # a difference backs it
-    same = backed_or_medium(guess, [guess], ran("same"))  # it does not back itself
-    assert same.severity == "medium" and "a reason to look" in same.message
-    elsewhere = Finding(dimension="safety", source="ruff", rule="ruff/S301", severity="high", message="x",
+    alone = backed_or_medium(guess, [guess])  # nothing ran it, and it does not back itself
+    assert alone.severity == "medium" and "a reason to look" in alone.message
+    assert backed_or_medium(guess, [difference("medium")]).severity == "high"  # a difference left open
+    assert backed_or_medium(guess, [difference("high")]).severity == "high"
+    # the model's question found the new outcome right: nothing executed backs the guess
+    assert backed_or_medium(guess, [difference("info", "dismissed")]).severity == "medium"
+    assert backed_or_medium(guess, [difference("medium", file="other.py")]).severity == "medium"
+    outside = guess.model_copy(update={"line": 12})
+    assert backed_or_medium(outside, [difference("medium")]).severity == "medium"
+    same_line = Finding(dimension="safety", source="ruff", rule="ruff/S301", severity="high", message="x",
                         file="pkg/helpers.py", line=6)
-    assert backed_or_medium(guess, [elsewhere], ran("same")).severity == "high"
+    assert backed_or_medium(guess, [same_line]).severity == "high"
+
+
+def test_a_difference_where_both_versions_raise_is_shown_not_counted_and_not_asked():
+    from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
+    from acode.review.evidence.behaviour_findings import ASK, behaviour_findings
+    from acode.review.evidence.behaviour_inputs import ChangedFunction
+
+    def result(old: str, new: str) -> FunctionResult:
+        function = ChangedFunction(path="m.py", module="m", qualname="command", kind="function", line=4,
+                                   end_line=30)
+        return FunctionResult(function, "differs", difference={
+            "input": "command(name=<symbolic>)", "old": old, "new": new, "found_by": "crosshair",
+            "what": "result"})
+
+    both, one = behaviour_findings(BehaviourDiff(results=[
+        result("raises AttributeError", "raises AssertionError"), result("raises KeyError", "returns ''")]),
+        "Allow the decorator without parentheses")
+    assert both.severity == "low" and ASK not in both.metrics and "not counted" in both.message
+    assert (both.line, both.end_line) == (4, 30)  # the function's span: where a guess may be backed
+    assert one.severity == "medium" and ASK in one.metrics  # one side accepts the input: the model is asked
+
+
+def test_the_likelihood_is_compared_only_inside_functions_with_an_open_difference():
+    from acode.review.judging.behaviour_question import open_differences
+
+    def difference(severity: str, status: str = "confirmed", line: int = 4) -> Finding:
+        return Finding(dimension="intent_alignment", source="behaviour", rule="behaviour/changed",
+                       severity=severity, status=status, message="d", file="m.py", line=line, end_line=line + 5)
+
+    spans = open_differences([difference("medium"), difference("high", line=20),
+                              difference("info", "dismissed", line=40)])
+    assert spans == {"m.py": [(4, 9)]}  # decided differences need no guess; a dismissed one has none
 
 
 OPAQUE = '''class Column:

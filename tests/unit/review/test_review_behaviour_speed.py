@@ -96,23 +96,36 @@ CHANGED = (HELPERS.replace("if total >= 100", "if total > 100")
 
 
 @needs_sandbox
-def test_no_likelihood_where_both_versions_agree_and_no_question_where_the_likelihood_already_counts_high(
-        tmp_path):
+def test_the_likelihood_is_read_only_where_the_question_left_a_difference_open(tmp_path):
     repo = repo_with_branch(tmp_path / "r", {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS},
                             {"pkg/helpers.py": CHANGED}, message="Change the helpers")
-    # the likelihood finds the new bound far less likely than the old one
-    model = ScriptedModel([], scorer=lambda prefix, line: -9.0 if "> 100" in line else -0.5)
+    # the question cannot tell (same answer for both outcomes); the likelihood finds the new bound far less
+    # likely than the old one
+    model = ScriptedModel([yes_no(0.5), yes_no(0.5)],
+                          scorer=lambda prefix, line: -9.0 if "> 100" in line else -0.5)
     settings = ReviewerSettings(strategy="checks_only", behaviour={"crosshair_seconds": 0})
     result = review_change(branch_context(repo, "main"), model, settings, behaviour=True)
     scored = "".join(text for _, text in model.scored)
     assert "> 100" in scored and "result = a + b" not in scored  # total() ran the same: not read
-    assert model.calls == []  # no question: discount() already counts high
-    behaviour = [f for f in result.evidence if f.rule == "behaviour/changed"]
-    assert len(behaviour) == 1 and "the model was not asked: review/regression already counts high" in (
-        behaviour[0].message)
+    assert len(model.calls) == 2  # the question first, once per side
+    [behaviour] = [f for f in result.evidence if f.rule == "behaviour/changed"]
+    assert behaviour.severity == "medium" and "cannot tell" in behaviour.message
     regression = [f for f in result.all_findings() if f.rule == "review/regression"]
-    assert [f.severity for f in regression] == ["high"]
+    assert [f.severity for f in regression] == ["high"]  # backed by the difference left open
     assert result.decision.verdict == "REJECTED"
+
+
+@needs_sandbox
+def test_no_likelihood_where_the_question_found_the_new_outcome_right(tmp_path):
+    repo = repo_with_branch(tmp_path / "r", {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS},
+                            {"pkg/helpers.py": CHANGED}, message="Change the helpers")
+    model = ScriptedModel([yes_no(0.1), yes_no(0.9)],
+                          scorer=lambda prefix, line: -9.0 if "> 100" in line else -0.5)
+    settings = ReviewerSettings(strategy="checks_only", behaviour={"crosshair_seconds": 0})
+    result = review_change(branch_context(repo, "main"), model, settings, behaviour=True)
+    assert model.scored == []  # no difference left open: a guess could only be medium
+    assert [f.rule for f in result.all_findings() if f.rule == "review/regression"] == []
+    assert result.decision.verdict == "APPROVED"
 
 
 @needs_sandbox

@@ -16,14 +16,14 @@ from acode.review.deciding.dimension_results import Assessed, fill_dimensions, n
 from acode.review.deciding.levels import decide_from_levels
 from acode.review.evidence.behaviour_findings import ASK, ran_the_same
 from acode.review.evidence.gathering import fixed_lines, tests_break, tests_confirm
-from acode.review.judging.behaviour_question import ask_about_differences, backed_or_medium
+from acode.review.judging.behaviour_question import ask_about_differences, backed_or_medium, open_differences
 from acode.review.judging.proposals import PartialProposals, Proposals, line_choices, propose
 from acode.review.judging.regression import CALIBRATION_CHARS, compare_regions, plan_regions
 from acode.review.judging.regression import DIMENSION as REGRESSION_DIMENSION
 from acode.review.judging.run import ReviewRun
 from acode.review.judging.time_plan import diff_tokens_for, expected_answer_tokens, proposal_seconds
 from acode.review.judging.verification import check_findings
-from acode.review.models import Decision, Finding
+from acode.review.models import Decision
 
 log = logging.getLogger("acode.review")
 
@@ -35,13 +35,13 @@ class FindingsReview:
         plan.proposals = settings.strategy != "checks_only"  # a time-out must not name what was never planned
         try:
             run.explore()
-            # the likelihood check first: where it already counts high in a function (backed by a
-            # difference), the question about that function's difference cannot change the decision
+            # the question about each behavioural difference first: a likelihood guess is never high on its
+            # own, so it is compared only where it can still decide (a difference the question left open)
+            _behaviour_stage(run)
             if REGRESSION_DIMENSION in assessed.enabled:
                 _regression_stage(run, assessed)
-                assessed.regression = [backed_or_medium(f, run.evidence.findings, run.evidence.behaviour)
+                assessed.regression = [backed_or_medium(f, run.evidence.findings)
                                        for f in assessed.regression]
-            _behaviour_stage(run, assessed.regression)
             if settings.strategy != "checks_only":
                 _fit_to_time(run, assessed.enabled)
                 if plan.proposals:
@@ -95,9 +95,9 @@ class FindingsReview:
         return proposals
 
 
-def _behaviour_stage(run: ReviewRun, regression: list[Finding]) -> None:
+def _behaviour_stage(run: ReviewRun) -> None:
     """The model's yes/no question about each behavioural difference no rule decided (docs/review.md), but
-    for a function where a finding already counts high (``regression``'s or the evidence's)."""
+    for a function where a finding of the evidence already counts high."""
     behaviour = run.evidence.behaviour
     if behaviour is None or not any(ASK in f.metrics for f in run.evidence.findings):
         return
@@ -105,7 +105,7 @@ def _behaviour_stage(run: ReviewRun, regression: list[Finding]) -> None:
         run.evidence.findings = ask_about_differences(
             run.model, run.evidence.findings, behaviour, run.context.effective_intent(),
             margin=run.settings.behaviour.question_margin, timeout=run.remaining, progress=run.say,
-            standing=[*run.evidence.findings, *regression])
+            standing=run.evidence.findings)
     finally:
         run.result.evidence = run.evidence.findings
 
@@ -121,9 +121,11 @@ def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
     share = settings.budget.regression_share if settings.strategy != "checks_only" else 1.0
     left = run.plannable()
     seconds = None if left is None else max(0.0, left * share)
+    within = (open_differences(run.evidence.findings) if settings.regression.scope == "differences"
+              else None)
     regions = plan_regions(run.context, run.model, settings.regression, seconds=seconds,
                            paths={f.path for f in run.shown_files()},
-                           settled=ran_the_same(run.evidence.behaviour))
+                           settled=ran_the_same(run.evidence.behaviour), within=within)
     plan.regions_found, plan.regions_planned = regions.found, len(regions.regions)
     plan.regression_seconds_estimated = regions.estimated_seconds
     stage_end = None if left is None else time.monotonic() + seconds

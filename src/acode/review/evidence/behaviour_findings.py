@@ -5,6 +5,7 @@ change meant to do:
 - where the new version no longer gives a docstring example's output (and the old one did), ``high``;
   where it now gives one the old version did not, the change does what its documentation says:
   ``fixed/behaviour`` (it confirms the change, as a fixed test does);
+- where both versions raise, only different errors, it is ``low``: shown, not counted;
 - otherwise it is ``medium`` and waits (``ASK``) for the model's question (``judging.behaviour_question``).
 """
 
@@ -57,10 +58,20 @@ def behaviour_findings(diff: BehaviourDiff, intent: str) -> list[Finding]:
             out.append(_finding(result, "high", message=(
                 f"{text}; the change says it is a {claim.lower()}, which must not change what the function "
                 "does")))
+        elif _both_raise(result.difference):
+            out.append(_finding(result, "low", message=text + "; both versions refuse this input, only with "
+                                                              "another error: not counted"))
         else:
             out.append(_finding(result, "medium", message=text + "; which is right is for the intent to say",
                                 metrics={ASK: 1.0}))
     return out
+
+
+def _both_raise(difference: dict) -> bool:
+    """Both versions raise on the input, only different errors: an input neither accepts (CrossHair's
+    symbolic stand-ins often are one) says little about which is right, and a real fix often changes the
+    error a bad input gets."""
+    return all(str(difference.get(side, "")).startswith("raises") for side in ("old", "new"))
 
 
 def _difference_text(result: FunctionResult) -> str:
@@ -74,7 +85,8 @@ def _finding(result: FunctionResult, severity: str, *, message: str, rule: str =
              metrics: dict[str, float] | None = None) -> Finding:
     function = result.function
     return Finding(dimension="intent_alignment", source="behaviour", rule=rule, severity=severity,  # type: ignore[arg-type]
-                   message=redact(message), file=function.path, line=function.line, end_line=function.line,
+                   message=redact(message), file=function.path, line=function.line,
+                   end_line=function.end_line,
                    quote=f"def {function.qualname.split('.')[-1]}(...)", confidence=1.0,
                    suggestion="" if rule != RULE else (
                        "if the new behaviour is intended, say so in the commit message and update the "

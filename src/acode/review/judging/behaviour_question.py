@@ -2,7 +2,8 @@
 left it ``medium``, waiting): which outcome is right — once for the old outcome, once for the new, as the
 same yes/no question, so a model that answers "yes" to everything cancels out. A clear preference for the
 old one makes it ``high``; without a clear answer it stays ``medium``, for a person to look at. And a
-likelihood regression weighed against what running both versions showed (``backed_or_medium``).
+likelihood regression weighed against what running both versions showed (``backed_or_medium``): never
+``high`` on its own.
 """
 
 from __future__ import annotations
@@ -95,24 +96,35 @@ def _judged(finding: Finding, logits: dict[str, float], margin: float) -> Findin
     return finding.model_copy(update={**update, **verdict})
 
 
-def backed_or_medium(finding: Finding, evidence: list[Finding], diff: BehaviourDiff | None) -> Finding:
-    """A likelihood regression is a guess, and executed evidence outranks it: where the behavioural diff ran
-    the changed function and found no input on which the two versions differ, the guess is ``medium`` (a
-    reason to look). Where it found a difference, or a high finding stands on the same line, it stays
-    ``high``. Where nothing ran the function (the diff off, not runnable, `acode run`'s reviewer), the guess
-    keeps its measured weight: demoting it there dropped the logic-defect set from 0.90 to 0.50."""
+def open_differences(findings: Sequence[Finding]) -> dict[str, list[tuple[int, int]]]:
+    """Per file, the line spans of the functions with a difference that still counts after the model's
+    question but is not ``high`` (the question left it open): the only places where a likelihood guess can
+    change the decision, since a guess is never high on its own (``backed_or_medium``)."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for finding in findings:
+        if finding.rule == RULE and finding.counts and finding.severity == "medium" and finding.file:
+            line = finding.line or 0
+            out.setdefault(finding.file, []).append((line, max(line, finding.end_line or line)))
+    return out
+
+
+def backed_or_medium(finding: Finding, evidence: Sequence[Finding]) -> Finding:
+    """A likelihood regression is a guess: never ``high`` on its own. It stays ``high`` only where executed
+    evidence backs it: the behavioural diff found a difference in the same function that the model's
+    question did not dismiss (two independent signals: the behaviour changed, and the model prefers the old
+    text), or a high finding of the deterministic evidence stands on the same line. Otherwise it is
+    ``medium``: a reason to look. Measured on real fixes of real projects with the tests off: a guess on
+    its own rejected sound fixes as often as it caught reverted ones (docs/review.md, Measured)."""
     if finding.rule != REGRESSION_RULE or finding.severity != "high" or finding.status != "confirmed":
         return finding
     line = finding.line or 0
-    ran = [r for r in (diff.results if diff else []) if r.function.path == finding.file
-           and r.function.line <= line <= r.function.end_line and r.status in ("same", "differs")]
-    if not ran or any(r.status == "differs" for r in ran):
-        return finding
     for item in evidence:
         if item is finding or item.rule == REGRESSION_RULE or not item.counts or item.file != finding.file:
             continue
+        if item.rule == RULE and (item.line or 0) <= line <= max(item.line or 0, item.end_line or 0):
+            return finding
         if item.line == line and item.severity in ("critical", "high"):
             return finding
     return finding.model_copy(update={
-        "severity": "medium", "message": finding.message + " (a likelihood guess that running both versions "
-                                                           "did not bear out: a reason to look)"})
+        "severity": "medium", "message": finding.message + " (a likelihood guess no executed evidence backs: "
+                                                           "a reason to look)"})

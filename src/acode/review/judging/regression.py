@@ -70,6 +70,8 @@ class RegionPlan:
             "time": "beyond the time plan (reviewer.timeout_seconds)",
             "ran the same": "inside functions the behavioural diff ran without finding a difference (a "
                             "likelihood guess there is at most medium)",
+            "no open difference": "outside the functions where running both versions left a difference "
+                                  "open (reviewer.regression.scope: a guess alone is at most medium)",
         }
         parts = [f"{count} {reasons[why]}" for why, count in self.left_out.items() if count]
         return (f"not comparing {sum(self.left_out.values())} changed region(s): " + "; ".join(parts)
@@ -78,10 +80,12 @@ class RegionPlan:
 
 def plan_regions(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
                  paths: set[str] | None = None, seconds: float | None = None,
-                 settled: dict[str, list[tuple[int, int]]] | None = None) -> RegionPlan:
+                 settled: dict[str, list[tuple[int, int]]] | None = None,
+                 within: dict[str, list[tuple[int, int]]] | None = None) -> RegionPlan:
     """The edits to compare: the largest first, at most ``max_regions``, and (when ``seconds`` is given)
     only those whose reading fits that many seconds at the model's measured pace. ``settled``: per file,
-    line spans where executed evidence outranks the guess; an edit wholly inside one is not compared."""
+    line spans where executed evidence outranks the guess; an edit wholly inside one is not compared.
+    ``within``: per file, the only line spans where an edit is compared (``scope: differences``)."""
     plan = RegionPlan(method=resolve_method(model, settings.method))
     if plan.method == "off":
         return plan
@@ -89,6 +93,11 @@ def plan_regions(context: ReviewContext, model: MeteredModel, settings: Regressi
     kept = [r for r in edits if not _inside(r, (settled or {}).get(r.path, []))]
     if len(kept) < len(edits):
         plan.left_out["ran the same"] = len(edits) - len(kept)
+    if within is not None:
+        inside = [r for r in kept if _inside(r, within.get(r.path, []))]
+        if len(inside) < len(kept):
+            plan.left_out["no open difference"] = len(kept) - len(inside)
+        kept = inside
     edits = kept
     edits.sort(key=lambda r: -r.size)
     header = _header_text(context, settings, "#")
