@@ -118,8 +118,9 @@ class RegressionSettings(BaseModel):
     )
     scope: Literal["differences", "all"] = Field(
         "differences",
-        description="differences: compare only the edits inside functions where the behavioural diff found a "
-        "difference the model's question left open (there the guess decides between high and medium); all: "
+        description="differences: where the behavioural diff ran, compare only the edits inside functions "
+        "where it found a difference the model's question left open (there the guess decides between high "
+        "and medium; where it did not run, every edit is compared, each guess at most medium); all: "
         "every edit, a guess no executed evidence backs counting medium (a reason to look). A likelihood "
         "guess is never high on its own: on real fixes of real projects it rejected sound changes "
         "(docs/review.md, Measured)",

@@ -121,7 +121,10 @@ def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
     share = settings.budget.regression_share if settings.strategy != "checks_only" else 1.0
     left = run.plannable()
     seconds = None if left is None else max(0.0, left * share)
-    within = (open_differences(run.evidence.findings) if settings.regression.scope == "differences"
+    # where nothing ran the code (the diff off or without a sandbox) the guess is all there is: every edit is
+    # compared, each guess a reason to look
+    ran = run.evidence.behaviour is not None
+    within = (open_differences(run.evidence.findings) if ran and settings.regression.scope == "differences"
               else None)
     regions = plan_regions(run.context, run.model, settings.regression, seconds=seconds,
                            paths={f.path for f in run.shown_files()},
