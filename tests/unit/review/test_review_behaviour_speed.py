@@ -95,16 +95,20 @@ CHANGED = (HELPERS.replace("if total >= 100", "if total > 100")
            .replace("    return a + b", "    result = a + b\n    return result"))
 
 
-@needs_sandbox
-def test_the_likelihood_is_read_only_where_the_question_left_a_difference_open(tmp_path):
+def _review_helpers(tmp_path, p_yes_old: float, p_yes_new: float):
+    """The helpers change reviewed with the diff; the model's question answers ``p_yes`` per side, and the
+    likelihood finds the new bound far less likely than the old one."""
     repo = repo_with_branch(tmp_path / "r", {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS},
                             {"pkg/helpers.py": CHANGED}, message="Change the helpers")
-    # the question cannot tell (same answer for both outcomes); the likelihood finds the new bound far less
-    # likely than the old one
-    model = ScriptedModel([yes_no(0.5), yes_no(0.5)],
+    model = ScriptedModel([yes_no(p_yes_old), yes_no(p_yes_new)],
                           scorer=lambda prefix, line: -9.0 if "> 100" in line else -0.5)
     settings = ReviewerSettings(strategy="checks_only", behaviour={"crosshair_seconds": 0})
-    result = review_change(branch_context(repo, "main"), model, settings, behaviour=True)
+    return model, review_change(branch_context(repo, "main"), model, settings, behaviour=True)
+
+
+@needs_sandbox
+def test_the_likelihood_is_read_only_where_the_question_left_a_difference_open(tmp_path):
+    model, result = _review_helpers(tmp_path, 0.5, 0.5)  # the question cannot tell
     scored = "".join(text for _, text in model.scored)
     assert "> 100" in scored and "result = a + b" not in scored  # total() ran the same: not read
     assert len(model.calls) == 2  # the question first, once per side
@@ -117,12 +121,7 @@ def test_the_likelihood_is_read_only_where_the_question_left_a_difference_open(t
 
 @needs_sandbox
 def test_no_likelihood_where_the_question_found_the_new_outcome_right(tmp_path):
-    repo = repo_with_branch(tmp_path / "r", {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS},
-                            {"pkg/helpers.py": CHANGED}, message="Change the helpers")
-    model = ScriptedModel([yes_no(0.1), yes_no(0.9)],
-                          scorer=lambda prefix, line: -9.0 if "> 100" in line else -0.5)
-    settings = ReviewerSettings(strategy="checks_only", behaviour={"crosshair_seconds": 0})
-    result = review_change(branch_context(repo, "main"), model, settings, behaviour=True)
+    model, result = _review_helpers(tmp_path, 0.1, 0.9)
     assert model.scored == []  # no difference left open: a guess could only be medium
     assert [f.rule for f in result.all_findings() if f.rule == "review/regression"] == []
     assert result.decision.verdict == "APPROVED"
