@@ -258,9 +258,9 @@ def run_review(
             root, trust=trust, project_text=text, project_source=source, **model_overrides(model, backend)
         )
     else:
-        from acode.cli.trust_cmd import trust_notice
+        from acode.cli.trust_question import trust_notice
 
-        trust_notice(settings)
+        trust_notice(settings, err_console)
     rs = settings.reviewer
     if suggest is not None and suggest != (rs.strategy != "checks_only"):
         rs = rs.model_copy(update={"strategy": "single_call" if suggest else "checks_only"})
