@@ -281,7 +281,7 @@ def run_review(
             _step_summary(stored.result)
             return exit_code_for(stored.result)
 
-    from acode.llm.factory import build_model_when_needed
+    from acode.llm.lazy import build_model_when_needed
     from acode.review.service import review_change
 
     tools = None

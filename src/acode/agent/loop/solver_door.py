@@ -11,20 +11,38 @@ it never rewrites what the solver sends."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from acode.agent.loop.middleware import AgentState
 from acode.agent.loop.result import ToolStep
 from acode.errors import ModelOutputError
-from acode.llm.types import Message, ToolCall, new_call_id
+from acode.llm.protocol import ChatModel
+from acode.llm.types import Completion, Message, ToolCall, new_call_id
+from acode.tools.base import ToolContext, ToolRegistry
 
-if TYPE_CHECKING:
-    from acode.agent.loop.agent_loop import AgentLoop, _Run
+
+class _Loop(Protocol):
+    """What the door uses of AgentLoop (acode.agent.loop.agent_loop, which imports this module); ``run`` is
+    the loop's own record of the prompt being worked on, passed back untouched."""
+
+    model: ChatModel
+    registry: ToolRegistry
+    ctx: ToolContext
+    config: Any
+
+    def begin_turn(self, run: Any) -> None: ...
+    def call_model(self, run: Any, messages: list[Message], **options: Any) -> tuple[Completion, str | None,
+                                                                                        float]: ...
+    def record_model(self, run: Any, completion: Completion, calls: list[ToolCall], problem: str | None,
+                     seconds: float) -> None: ...
+    def append(self, state: AgentState, message: Message) -> None: ...
+    def run_tools(self, run: Any, calls: list[ToolCall]) -> list[ToolStep]: ...
 
 
 class SolverDoor:
     """One user prompt's run as a solver sees it."""
 
-    def __init__(self, loop: AgentLoop, run: _Run):
+    def __init__(self, loop: _Loop, run: Any):
         self._loop = loop
         self._run = run
 
