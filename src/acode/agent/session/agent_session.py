@@ -72,10 +72,10 @@ class SessionOptions:
 
 @dataclass
 class SessionMiddlewares:
-    """The session's middlewares, in the order their hooks run. Order matters: plan mode first (it
-    denies before hooks run and rewrites exit_plan_mode's result), compression before the nudges, hooks
-    after them (they see the final history), checkpoints late (a snapshot only for an edit nobody
-    refused)."""
+    """The session's middlewares; ``in_order`` gives the order their hooks run, and order matters. Routing
+    first (it only picks the model as a prompt arrives), then plan mode (it denies before hooks run and
+    rewrites exit_plan_mode's result), compression before the nudges, hooks after them (they see the
+    final history), checkpoints late (a snapshot only for an edit nobody refused)."""
 
     plan_mode: PlanMode
     routing: RoutingMiddleware | None = None
