@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_fixing import BUGGY, FIXED, REQUEST, TESTS, reply
 
 from acode.agent.fixing import TestDrivenFixer
 from acode.agent.loop.agent_loop import AgentLoop
@@ -18,11 +19,7 @@ from acode.llm.types import Completion, ToolCall
 from acode.tools.base import ToolContext
 from acode.tools.builtin import default_registry
 
-BUGGY = "def add(a, b):\n    return a - b\n"
-FIXED = BUGGY.replace("a - b", "a + b")
 WRONG = BUGGY.replace("a - b", "a * b")
-TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-REQUEST = "The tests in test_calc.py fail because calc.py has a bug. Fix the bug in calc.py."
 
 
 class Watcher(Middleware):
@@ -44,12 +41,8 @@ class Watcher(Middleware):
             self.writes.append(call.arguments["content"])
 
 
-def reply(text: str) -> str:
-    return f"calc.py\n```python\n{text}```\n"
-
-
 @pytest.fixture
-def project(git_repo: Path) -> Path:
+def calc(git_repo: Path) -> Path:
     (git_repo / "calc.py").write_text(BUGGY)
     (git_repo / "test_calc.py").write_text(TESTS)
     return git_repo
@@ -65,19 +58,19 @@ def fix(root: Path, replies: list[str], **settings):
     return result, watcher
 
 
-def test_the_fixers_model_calls_are_turns_that_every_middleware_sees(project):
-    result, watcher = fix(project, [reply(WRONG), reply(FIXED)])
-    assert (project / "calc.py").read_text() == FIXED
+def test_the_fixers_model_calls_are_turns_that_every_middleware_sees(calc):
+    result, watcher = fix(calc, [reply(WRONG), reply(FIXED)])
+    assert (calc / "calc.py").read_text() == FIXED
     model_steps = [s for s in result.trajectory if s.type == "model"]
     assert [s.turn for s in model_steps] == watcher.turns == [1, 2]
     # as the model wrote them: generation stopped at the closing fence
     assert watcher.replies == [reply(WRONG).removesuffix("\n```\n"), reply(FIXED).removesuffix("\n```\n")]
 
 
-def test_a_rejected_candidate_is_put_back_through_the_write_tool(project):
-    result, watcher = fix(project, [reply(WRONG)], max_model_calls=1)
+def test_a_rejected_candidate_is_put_back_through_the_write_tool(calc):
+    result, watcher = fix(calc, [reply(WRONG)], max_model_calls=1)
     assert result.stop_reason == "tests_failing" and "as they were" in result.message
-    assert (project / "calc.py").read_text() == BUGGY
+    assert (calc / "calc.py").read_text() == BUGGY
     assert watcher.writes == [WRONG, BUGGY]  # the candidate, then the original through the same tool
     writes = [s for s in result.tool_steps() if s.name == "write_file"]
     assert [s.ok for s in writes] == [True, True]
