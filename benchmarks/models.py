@@ -205,8 +205,9 @@ def embedded_backend(name: str) -> tuple[ChatModel, Callable[[], None]]:
 
 
 def openai_backend(name: str, workdir: Path) -> tuple[ChatModel, Callable[[], None]]:
+    from llama_server import LlamaServer
+
     from acode.llm.bundled import resolve_model_path
-    from acode.llm.llama_server import LlamaServer
     from acode.llm.openai.model import OpenAIModel
 
     gguf = resolve_model_path(ModelSettings(name=name))

@@ -106,9 +106,10 @@ def main() -> None:
     parser.add_argument("--modes", default="server,embedded", help="server, embedded or both")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per level")
     args = parser.parse_args()
+    from llama_server import LlamaServer
+
     from acode.config.model import ModelSettings
     from acode.llm.bundled import resolve_model_path
-    from acode.llm.llama_server import LlamaServer
 
     levels = [int(n) for n in args.levels.split(",")]
     results: dict = {"model": args.model, "cores": os.cpu_count(), "levels": {}}

@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--hostile-only", action="store_true", help="only the hostile-input classes")
     args = parser.parse_args()
-    from acode.gitcmd import _read_overrides, safe_git
+    from acode.gitcmd import read_overrides, safe_git
 
     with tempfile.TemporaryDirectory() as tmp:
         repo = make_repo(Path(tmp) / "repo")
@@ -104,7 +104,7 @@ def main() -> None:
             print(json.dumps({"hostile": hostile, "hostile_total": totals, "benign": benign}, indent=2))
             return
         started = time.perf_counter()
-        _read_overrides(str(repo), None)
+        read_overrides(repo)
         config_read_ms = round((time.perf_counter() - started) * 1000, 2)
         report = {
             "shell_rules_median_us": bench_shell_rules(args.repeats, repo),

@@ -59,13 +59,19 @@ def _repository_overrides(root: Path) -> list[str]:
     except OSError:
         stamp = None
     if stamp is None:  # a worktree or a subfolder: read it every time
-        return list(_read_overrides(str(root), None))
-    return list(_read_overrides(str(root), stamp))
+        return list(_cached_overrides(str(root), None))
+    return list(_cached_overrides(str(root), stamp))
 
 
 @lru_cache(maxsize=64)
-def _read_overrides(root: str, stamp: int | None) -> tuple[str, ...]:
-    """Reading config runs nothing; the keys from the local and worktree files that name commands."""
+def _cached_overrides(root: str, stamp: int | None) -> tuple[str, ...]:
+    return tuple(read_overrides(Path(root)))
+
+
+def read_overrides(root: Path) -> list[str]:
+    """The ``key=neutral`` overrides for the keys of the repository's local and worktree config files that
+    name commands, read now (reading config runs nothing; ``safe_git`` caches them until the file
+    changes)."""
     try:
         done = subprocess.run(
             ["git", "config", "--show-scope", "--name-only", "--list"],
@@ -79,14 +85,14 @@ def _read_overrides(root: str, stamp: int | None) -> tuple[str, ...]:
             env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"},
         )
     except (OSError, subprocess.SubprocessError):
-        return ()
+        return []
     overrides = []
     for line in done.stdout.splitlines():
         scope, _, key = line.partition("\t")
         if scope in ("local", "worktree") and _COMMAND_KEYS.match(key):
             last = key.rsplit(".", 1)[-1].lower()
             overrides.append(f"{key}={_NEUTRAL.get(last, '')}")
-    return tuple(dict.fromkeys(overrides))
+    return list(dict.fromkeys(overrides))
 
 
 def run_git(

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import jsonschema
 import pytest
+from benchmarks.llama_server import LlamaServer
 from pydantic import BaseModel
 
 from acode.config.model import ModelSettings
 from acode.llm import server_caps
 from acode.llm.bundled import resolve_model_path
-from acode.llm.llama_server import LlamaServer
 from acode.llm.openai.model import OpenAIModel
 from acode.llm.structured import complete_json
 from acode.llm.types import Message, ToolSpec

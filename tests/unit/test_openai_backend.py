@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from benchmarks.llama_server import free_port
 from openai_fake_server import FakeOpenAIServer
 
 from acode.config.model import ModelSettings
 from acode.errors import ModelTimeoutError, ServerError
 from acode.llm import server_caps
 from acode.llm.factory import build_model
-from acode.llm.llama_server import free_port
 from acode.llm.openai.model import OpenAIModel
 from acode.llm.protocol import ChatModel
 from acode.llm.structured import tool_envelope_schema

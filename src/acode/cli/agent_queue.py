@@ -115,7 +115,7 @@ def _run_workers(
     from acode.queue.worker import spawn_workers
 
     run_args = [*(["--model", model] if model else []), *(["--backend", backend] if backend else [])]
-    from acode.cli.trust_cmd import trusted_this_run
+    from acode.cli.trust_question import trusted_this_run
 
     global_args = [arg for name in (selection or []) for arg in ("-e", name)]
     global_args += ["--trust"] if trusted_this_run() else []

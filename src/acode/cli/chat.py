@@ -182,7 +182,7 @@ def run_chat(
     from acode.cli import slash
     from acode.cli.agent_view import ConsoleApprover, ConsoleView, console_ask_user
     from acode.cli.slash_session import ChatSessionUI
-    from acode.llm.factory import build_model_when_needed
+    from acode.llm.lazy import build_model_when_needed
     from acode.llm.routing import build_agent_model
     from acode.paths import ProjectPaths
 

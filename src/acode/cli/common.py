@@ -55,18 +55,18 @@ def settings_for(
     """Settings in force for the project at ``root``; keyword overrides use dotted keys with ``__`` for
     dots (``model__backend="openai"``) and None means "flag not given". The first time a folder whose
     own files would run commands is used from a terminal, the person is asked whether to trust it
-    (cli.trust_cmd); otherwise what an untrusted project wanted is left out, with a notice."""
-    from acode.cli.trust_cmd import resolve_trust, trust_notice
+    (cli.trust_question); otherwise what an untrusted project wanted is left out, with a notice."""
+    from acode.cli.trust_question import resolve_trust, trust_notice
     from acode.config import load_settings
 
     root = root or project_root()
     flat = {key.replace("__", "."): value for key, value in overrides.items()}
-    trusted = resolve_trust(root, trust)
+    trusted = resolve_trust(root, trust, ask_on=err_console if interactive() else None)
     settings = load_settings(
         root, overrides=flat, trust=trusted, project_text=project_text, project_source=project_source
     )
     if notice:
-        trust_notice(settings)
+        trust_notice(settings, err_console)
     return settings
 
 

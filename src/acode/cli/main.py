@@ -93,7 +93,7 @@ def main(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
     ),
 ) -> None:
-    from acode.cli.trust_cmd import trust_this_run
+    from acode.cli.trust_question import trust_this_run
 
     trust_this_run(trust)
     log_to_stderr(verbose)

@@ -261,9 +261,9 @@ def run_review(
             **model_overrides(model, backend),
         )
     else:
-        from acode.cli.trust_cmd import trust_notice
+        from acode.cli.trust_question import trust_notice
 
-        trust_notice(settings)
+        trust_notice(settings, err_console)
     rs = with_suggestions(settings.reviewer, suggest)
     from acode.paths import ProjectPaths
 
@@ -276,7 +276,7 @@ def run_review(
         _step_summary(stored.result)
         return exit_code_for(stored.result)
 
-    from acode.llm.factory import build_model_when_needed
+    from acode.llm.lazy import build_model_when_needed
 
     tools = None
     if rs.lookaround.enabled:

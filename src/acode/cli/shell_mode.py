@@ -9,10 +9,7 @@ from typing import Any
 from rich.markup import escape
 
 from acode.agent.loop.result import ToolStep
-from acode.agent.loop.tool_runner import PreparedCall, ToolRunner
-from acode.llm.types import ToolCall
 from acode.shown import for_terminal
-from acode.tools.base import ToolResult
 
 SHELL_TOOL = "run_shell_command"
 CONTEXT_CHARS = 8000
@@ -20,21 +17,11 @@ CONTEXT_CHARS = 8000
 
 def run_user_shell(chat: Any, command: str) -> ToolStep | None:
     session = chat.session
-    loop, state = session.loop, session.state
-    if SHELL_TOOL not in loop.registry:
+    ran = session.run_user_tool(SHELL_TOOL, {"command": command, "description": "typed by the user after !"})
+    if ran is None:
         chat.console.print(f"the shell tool is not available in this session ({SHELL_TOOL} is excluded)")
         return None
-    finished: list[tuple[ToolStep, ToolResult]] = []
-
-    def done(prepared: PreparedCall, step: ToolStep, result: ToolResult) -> None:
-        finished.append((step, result))
-
-    runner = ToolRunner(loop.registry, loop.ctx, loop.policy, loop.middlewares, workers=1)
-    call = ToolCall(
-        name=SHELL_TOOL, arguments={"command": command, "description": "typed by the user after !"}
-    )
-    runner.execute(state, [call], done)
-    step, result = finished[0]
+    step, result = ran
     if step.decision != "allowed":
         chat.console.print(f"[red]not run ({step.decision}):[/] {escape(step.error or '')}", highlight=False)
         return step

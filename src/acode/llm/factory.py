@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 
 from acode.config.model import ModelSettings
 from acode.errors import ConfigError
@@ -39,12 +38,3 @@ def build_model(settings: ModelSettings) -> ChatModel:
             _embedded_cache[key] = EmbeddedModel(path, settings)
         return _embedded_cache[key]
 
-
-def build_model_when_needed(settings: ModelSettings, say: Callable[[str], None]) -> ChatModel:
-    """As ``build_model``, but the embedded model loads on its first call (acode.llm.lazy), announced
-    through ``say``; the other backends cost nothing to build."""
-    if settings.backend == "embedded":
-        from acode.llm.lazy import LazyEmbeddedModel
-
-        return LazyEmbeddedModel(settings, say=say)
-    return build_model(settings)

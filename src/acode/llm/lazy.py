@@ -17,11 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from acode.config.model import ModelSettings
+from acode.llm.factory import build_model
 from acode.llm.protocol import ChatModel
 from acode.llm.scoring import TextScore
 from acode.llm.types import Completion, Message
 
 log = logging.getLogger("acode.llm")
+
+
+def build_model_when_needed(settings: ModelSettings, say: Callable[[str], None]) -> ChatModel:
+    """As ``build_model``, but the embedded model loads on its first call, announced through ``say``; the
+    other backends cost nothing to build."""
+    if settings.backend == "embedded":
+        return LazyEmbeddedModel(settings, say=say)
+    return build_model(settings)
 
 
 class LazyEmbeddedModel:
@@ -43,8 +52,6 @@ class LazyEmbeddedModel:
         """The real model, loaded on the first call (once per process, shared through build_model)."""
         with self._lock:
             if self._model is None:
-                from acode.llm.factory import build_model
-
                 self._say(f"preparing the model {self.name}{self._first_time()}")
                 started = time.monotonic()
                 self._model = build_model(self.settings)

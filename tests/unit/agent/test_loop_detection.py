@@ -166,3 +166,15 @@ def test_model_check_interval_depends_on_confidence():
     # first check at turn 1 with confidence 0 -> next after the max interval (15)
     assert st.turn == 16
     assert detector.detections == []
+
+
+def test_code_in_a_reply_cut_at_its_closing_fence_is_never_read_as_prose():
+    # the test-driven fixer's calls pass through every middleware (acode.agent.loop.solver_door); its
+    # replies stop at the file's closing fence, so each one ends inside the block it opened. The next
+    # reply's opening fence must open a block again, not close the last one and read the code as chanting.
+    body = "".join(f"    if unit == {i}:\n        raise ValueError(f'bad unit in {{text!r}}: {{unit}}')\n"
+                   for i in range(12))
+    reply = Completion(text=f"calc.py\n```python\ndef parse(text, unit):\n{body}    return text\n")
+    detector = LoopDetection()
+    run_turns(detector, state(), [reply, reply, reply])
+    assert detector.detections == []

@@ -3,6 +3,6 @@ harness runs the tests, asks the model for whole corrected files (or functions),
 through the ordinary tools, and lets the tests choose. Measured in benchmarks/fix_success.py: a small
 local model writes a correct function far more often than it drives a multi-turn edit protocol."""
 
-from acode.agent.fixing.fixer import FixSettings, TestDrivenFixer
+from acode.agent.fixing.fixer import TestDrivenFixer
 
-__all__ = ["FixSettings", "TestDrivenFixer"]
+__all__ = ["TestDrivenFixer"]

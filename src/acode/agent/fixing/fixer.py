@@ -2,19 +2,20 @@
 tests again, feed the failure back, sample when greedy answers stop helping, keep the best, and never
 leave a candidate the tests reject in place of the original.
 
-Every write and test run is an ordinary tool call through the loop (approval, rules, hooks, session
-recording and the trajectory all apply); every model call is a recorded model step."""
+Everything goes through the loop's door (acode.agent.loop.solver_door): every write, test run and
+restore is an ordinary tool call (approval, rules, hooks, checkpoints, session recording and the
+trajectory all apply); every model call is a turn with every middleware and a recorded model step."""
 
 from __future__ import annotations
 
 import difflib
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
-from acode.agent.fixing.harness import ask, output_tokens_for, tool
 from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
 from acode.agent.fixing.rewrite import (
     close_fence,
@@ -26,31 +27,15 @@ from acode.agent.fixing.rewrite import (
 )
 from acode.agent.fixing.targets import Target, choose_targets, spec_views
 from acode.agent.loop.stops import AgentStop
+from acode.config.agent import FixConfig
 from acode.llm.types import Message
 
 if TYPE_CHECKING:
-    from acode.agent.loop.agent_loop import AgentLoop, _Run
+    from acode.agent.loop.solver_door import SolverDoor
 
+log = logging.getLogger("acode.agent.fixing")
 NEEDED_TOOLS = {"write_file", "run_shell_command"}
 DIFF_LINES = 40
-
-
-@dataclass
-class FixSettings:
-    enabled: bool = True
-    max_attempts: int = 4  # candidates written and tested
-    # a reply that is no candidate (unchanged, unusable) uses a call, not an attempt. More calls help the
-    # 0.5B (it echoes on most greedy calls, fixes on some samples) but not the 1.5B: on 8 unseen tasks its
-    # calls 5 and 6 solved nothing and cost a third of the time
-    max_model_calls: int = 4
-    greedy_attempts: int = 3  # the one call, the fixer's framing, the last failure fed back; then sampled
-    check_examples: bool = True  # a candidate must also pass its files' docstring examples
-    sample_temperature: float = 0.7
-    max_file_lines: int = 4000  # larger files are left to the tool loop
-    whole_file_lines: int = 150  # above this, ask only for the functions that change (merged by name)
-    excerpt_file_lines: int = 400  # above this, show only what the failing tests reach (excerpt.py)
-    test_command: str | None = None  # else: from the request, else discovered
-    fallback_to_loop: bool = False  # after failed attempts, continue with the tool loop
 
 
 class _Refused(Exception):
@@ -67,31 +52,31 @@ class _Candidate:
 class TestDrivenFixer:
     __test__ = False  # not a pytest class
 
-    def __init__(self, settings: FixSettings | None = None):
-        self.settings = settings or FixSettings()
+    def __init__(self, settings: FixConfig | None = None):
+        self.settings = settings or FixConfig()
 
     # -- entry ---------------------------------------------------------------------------------
-    def solve(self, loop: AgentLoop, run: _Run, request: str) -> str | None:
-        if not self.settings.enabled or run.state.approval_mode == "plan":
+    def solve(self, door: SolverDoor, request: str) -> str | None:
+        if not self.settings.enabled or door.approval_mode == "plan":
             return None
-        if not NEEDED_TOOLS <= set(loop.registry.names()):
+        if not NEEDED_TOOLS <= set(door.tool_names()):
             return None
-        workspace = Path(loop.ctx.workspace)
+        workspace = door.workspace
         plan = plan_fix(request, workspace, configured_command=self.settings.test_command)
         if plan is None:
             return None
-        before = self._run_tests(loop, run, plan.test_command)
+        before = self._run_tests(door, plan.test_command)
         if before is None or not before.runnable:
             return None
         targets = choose_targets(plan, before, workspace, max_lines=self.settings.max_file_lines,
                                  excerpt_lines=self.settings.excerpt_file_lines)
         if not targets:
             return None
-        return _Attempts(self.settings, loop, run, request, plan, before, targets, workspace).work()
+        return _Attempts(self.settings, door, request, plan, before, targets, workspace).work()
 
     @staticmethod
-    def _run_tests(loop: AgentLoop, run: _Run, command: str) -> TestOutcome | None:
-        step = tool(loop, run, "run_shell_command", {"command": command, "description": "run the tests"})
+    def _run_tests(door: SolverDoor, command: str) -> TestOutcome | None:
+        step = door.tool("run_shell_command", {"command": command, "description": "run the tests"})
         if step.decision != "allowed" or not step.ok:
             return None
         return read_outcome(step.output)
@@ -109,17 +94,16 @@ class _Attempts:
 
     def __init__(
         self,
-        settings: FixSettings,
-        loop: AgentLoop,
-        run: _Run,
+        settings: FixConfig,
+        door: SolverDoor,
         request: str,
         plan: FixPlan,
         before: TestOutcome,
         targets: list[Target],
         workspace: Path,
     ):
-        self.settings, self.loop, self.run, self.plan = settings, loop, run, plan
-        self.before, self.workspace = before, workspace
+        self.settings, self.door, self.plan = settings, door, plan
+        self.before = before
         self.original = {t.whole.path: (workspace / t.whole.path).read_bytes() for t in targets}
         self.views = [t.whole for t in targets]  # what replies are read against and merged into
         self.shown = [t.shown for t in targets]  # what the prompts show: a long file as an excerpt
@@ -134,6 +118,7 @@ class _Attempts:
         self.best: _Candidate | None = None
         self.passing: _Candidate | None = None  # passes the tests, fails its own examples
         self.tried: set[tuple[tuple[str, str], ...]] = set()
+        self.unrestored: list[str] = []  # files the write tool did not put back (refused or failed)
 
     def work(self) -> str | None:
         finished = False
@@ -154,7 +139,7 @@ class _Attempts:
         self._restore_files()
         message = self._failure_message()
         if self.settings.fallback_to_loop:
-            self.loop.append(self.run.state, Message.user(message + " Continue with the tools."))
+            self.door.tell(message + " Continue with the tools.")
             return None
         raise AgentStop(message, reason="tests_failing")
 
@@ -202,26 +187,24 @@ class _Attempts:
 
     def _ask(self, messages: list[Message], temperature: float, call: int) -> str:
         text = "".join(v.text for v in self.shown)
-        return close_fence(ask(
-            self.loop,
-            self.run,
+        return close_fence(self.door.ask(
             messages,
             temperature=temperature,
             seed=call,
-            max_tokens=output_tokens_for(self.loop, text),
+            max_tokens=self.door.output_tokens_for(text),
             stop=self.stop,
         ))
 
     def _try(self, contents: dict[str, str]) -> TestOutcome:
         self._write_through_tools(contents)
-        outcome = TestDrivenFixer._run_tests(self.loop, self.run, self.plan.test_command)
+        outcome = TestDrivenFixer._run_tests(self.door, self.plan.test_command)
         if outcome is None:
             raise _Refused("the test command was refused")
         return outcome
 
     def _write_through_tools(self, contents: dict[str, str]) -> None:
         for path, text in contents.items():
-            step = tool(self.loop, self.run, "write_file", {"file_path": path, "content": text})
+            step = self.door.tool("write_file", {"file_path": path, "content": text})
             if step.decision != "allowed" or not step.ok:
                 raise _Refused(step.error or step.decision)
 
@@ -231,8 +214,8 @@ class _Attempts:
         command = examples_command(self.plan.test_command, files_with_examples(contents))
         if not self.settings.check_examples or command is None:
             return None
-        step = tool(self.loop, self.run, "run_shell_command",
-                    {"command": command, "description": "run the docstring examples"})
+        step = self.door.tool("run_shell_command",
+                              {"command": command, "description": "run the docstring examples"})
         if step.decision != "allowed" or not step.ok:
             return None
         outcome = read_outcome(step.output)
@@ -245,12 +228,13 @@ class _Attempts:
         self._write(self.best.contents if keep and self.best else {})
 
     def _write(self, contents: dict[str, str]) -> None:
-        """These contents, the other targets as they were (directly: the tools already wrote each one)."""
-        for path, data in self.original.items():
-            if path in contents:
-                (self.workspace / path).write_text(contents[path], encoding="utf-8")
-            else:
-                (self.workspace / path).write_bytes(data)
+        """These contents, the other targets as they were: through the door's restore, which writes the
+        files that differ with the write tool."""
+        wanted = {path: contents[path].encode("utf-8") if path in contents else data
+                  for path, data in self.original.items()}
+        self.unrestored = self.door.restore(wanted)
+        if self.unrestored:
+            log.warning("the write tool did not put back %s", ", ".join(self.unrestored))
 
     def _success_answer(self, candidate: _Candidate, *, examples_fail: bool = False) -> str:
         contents, outcome = candidate.contents, candidate.outcome
@@ -284,6 +268,8 @@ class _Attempts:
             )
         else:
             kept = " The files are as they were."
+        if self.unrestored:
+            kept = f" {', '.join(self.unrestored)} could not be put back (the write was refused or failed)."
         return (
             f"`{self.plan.test_command}` still fails after {tried} candidate fix(es) of "
             f"{', '.join(self._paths())}.{kept}"

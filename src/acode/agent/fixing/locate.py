@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acode.agent.fixing.detect import is_test_file
-from acode.agent.fixing.harness import read_text
 from acode.agent.fixing.outcome import traceback_frames
+from acode.agent.fixing.rewrite import read_text
 
 _FAILED = re.compile(r"^(?:FAILED|ERROR) ([\w./-]+\.py)((?:::[\w\[\]./=,-]+)*)", re.MULTILINE)
 _REEXPORT_DEPTH = 3

@@ -33,6 +33,15 @@ class FileView:
         return _LANGUAGES.get(Path(self.path).suffix, "")
 
 
+def read_text(path: Path) -> str:
+    """A file's text for a prompt; an unreadable or non-UTF-8 file reads as empty (it is then not
+    rewritten)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def one_call_messages(request: str, files: list[FileView], context: list[FileView], command: str,
                       output: str, failing: bool, *, partial: bool = False) -> list[Message]:
     """One call of the model as anyone would make it: no system prompt; the request, the file(s), the

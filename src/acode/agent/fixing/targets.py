@@ -9,10 +9,9 @@ from pathlib import Path
 
 from acode.agent.fixing.detect import FixPlan, is_test_file
 from acode.agent.fixing.excerpt import excerpt
-from acode.agent.fixing.harness import read_text
 from acode.agent.fixing.locate import Focus, failing_tests, locate
 from acode.agent.fixing.outcome import TestOutcome, implicated_files
-from acode.agent.fixing.rewrite import FileView
+from acode.agent.fixing.rewrite import FileView, read_text
 
 MAX_TARGETS = 3
 MAX_SHOWN_CHARS = 10000  # of the files to fix, all together (the first is always shown)

@@ -13,13 +13,12 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acode.agent.fixing.harness import ask, output_tokens_for, read_text, tool
-from acode.agent.fixing.rewrite import FileView, close_fence, parse_reply, reply_stop
+from acode.agent.fixing.rewrite import FileView, close_fence, parse_reply, read_text, reply_stop
 from acode.llm.types import Message
 from acode.prompts import render
 
 if TYPE_CHECKING:
-    from acode.agent.loop.agent_loop import AgentLoop, _Run
+    from acode.agent.loop.solver_door import SolverDoor
 
 _NEW_FILE = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.py)\b")
 MAX_FILE_LINES = 300
@@ -64,10 +63,10 @@ class StepWriter:
         self.context = [p for p in context or [] if p not in paths]
         self.request = request
 
-    def solve(self, loop: AgentLoop, run: _Run, request: str) -> str | None:
-        if not self.paths or "write_file" not in loop.registry.names():
+    def solve(self, door: SolverDoor, request: str) -> str | None:
+        if not self.paths or "write_file" not in door.tool_names():
             return None
-        workspace = Path(loop.ctx.workspace)
+        workspace = door.workspace
         views = [FileView(p, read_text(workspace / p)) for p in self.paths]
         shown = [FileView(p, read_text(workspace / p)) for p in self.context]
         messages = [
@@ -75,10 +74,10 @@ class StepWriter:
             Message.user(render("acode.agent", "write_step.j2", request=self.request or request, files=views,
                                 context=[v for v in shown if v.text])),
         ]
-        room = output_tokens_for(loop, "".join(v.text for v in views)) + 400  # new files need room too
+        room = door.output_tokens_for("".join(v.text for v in views)) + 400  # new files need room too
         stop = reply_stop(views, partial=False)
         for attempt in range(ASKS):
-            reply = close_fence(ask(loop, run, messages, seed=attempt, max_tokens=room, stop=stop))
+            reply = close_fence(door.ask(messages, seed=attempt, max_tokens=room, stop=stop))
             parsed = parse_reply(reply, views, shown)
             if isinstance(parsed, str):
                 messages = [
@@ -89,7 +88,7 @@ class StepWriter:
                 continue
             written = []
             for path, text in parsed.items():
-                step = tool(loop, run, "write_file", {"file_path": path, "content": text})
+                step = door.tool("write_file", {"file_path": path, "content": text})
                 if step.decision != "allowed" or not step.ok:
                     return None
                 written.append(path)

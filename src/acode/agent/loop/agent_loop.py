@@ -25,6 +25,7 @@ from acode.agent.loop.middleware import AgentState, Middleware
 from acode.agent.loop.observer import LoopObserver, Observers
 from acode.agent.loop.outcome import ActionNotDone, ChangeNotMade, unmade_change
 from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
+from acode.agent.loop.solver_door import SolverDoor
 from acode.agent.loop.step_guidance import StepGuide
 from acode.agent.loop.stops import (
     AgentStop,
@@ -40,14 +41,15 @@ from acode.llm.structured import parse_tool_text
 from acode.llm.types import Completion, Message, ToolCall
 from acode.tools.base import ToolContext, ToolRegistry, ToolResult, TurnInterrupted
 
+ModelCall = tuple[Completion, str | None, float]  # the completion, a format problem, seconds
 CANCELLED = json.dumps({"error": "cancelled: the user interrupted this call before it finished"})
 
 
 class Solver(Protocol):
-    """A strategy tried before the ReAct cycle for a new prompt (test-driven fixing). It works through
-    the loop's own model recording and tool running; None means "not for this prompt": the cycle runs."""
+    """A strategy tried before the ReAct cycle for a new prompt (test-driven fixing). It works only through
+    its door (acode.agent.loop.solver_door); None means "not for this prompt": the cycle runs."""
 
-    def solve(self, loop: AgentLoop, run: _Run, request: str) -> str | None: ...
+    def solve(self, door: SolverDoor, request: str) -> str | None: ...
 
 
 @dataclass
@@ -168,7 +170,8 @@ class AgentLoop:
             request = next((m.content for m in reversed(state.history) if m.role == "user"), "")
             run.guide = StepGuide(self.registry, request, remind=self.config.remind_request,
                                   requested_run=self.config.requested_run)
-            answer = self.solver.solve(self, run, request) if self.solver and prompt is not None else None
+            solver = self.solver if prompt is not None else None
+            answer = solver.solve(SolverDoor(self, run), request) if solver else None
             run.result.answer = answer if answer is not None else self._cycle(run)
             self._judge_outcome(run)
         except KeyboardInterrupt:
@@ -197,13 +200,12 @@ class AgentLoop:
     def _cycle(self, run: _Run) -> str:
         state = run.state
         while True:
-            self.check_limits(run)
-            run.result.turns += 1
-            state.turn += 1
-            for middleware in self.middlewares:
-                middleware.before_model(state)
-            self.observers.on_history(state)
-            completion, problem, seconds = self._call_model(run)
+            self.begin_turn(run)
+            schema = run.guide.answer_only()
+            run.answer_only = schema is not None
+            schema = schema or run.guide.requested_run.run_only()
+            completion, problem, seconds = self.call_model(run, state.history, tools=run.guide.offered(),
+                                                           schema=schema)
             text, calls = completion.text, list(completion.tool_calls)
             if problem is None:
                 text, calls, problem = self._interpret(completion)
@@ -241,31 +243,29 @@ class AgentLoop:
         return run.guide.requested_run.reminder(run.result.tool_steps())
 
     # -- model -------------------------------------------------------------------------------
-    def check_limits(self, run: _Run) -> None:
+    def begin_turn(self, run: _Run) -> None:
+        """Each model call is a turn: the limits, the count, every middleware's ``before_model``."""
         if run.result.turns >= self.config.max_turns:
             raise TurnLimitReached(run.result.turns, partial=run.last_text)
         if run.elapsed >= self.config.max_seconds:
             raise TimeLimitReached(run.elapsed, self.config.max_seconds, partial=run.last_text)
+        run.result.turns += 1
+        run.state.turn += 1
+        for middleware in self.middlewares:
+            middleware.before_model(run.state)
+        self.observers.on_history(run.state)
 
-    def _call_model(self, run: _Run) -> tuple[Completion, str | None, float]:
-        remaining = max(1.0, self.config.max_seconds - run.elapsed)
-        timeout = min(remaining, self.config.model_timeout or remaining)
+    def call_model(self, run: _Run, messages: list[Message], **options: Any) -> ModelCall:
+        """(completion after every ``after_model``, format problem, seconds) within the run's time left;
+        ``options`` for ``complete`` (by default the loop's max_tokens, temperature and seed)."""
+        config = self.config
+        remaining = max(1.0, config.max_seconds - run.elapsed)
+        options = {"max_tokens": config.max_tokens, "temperature": config.temperature, "seed": config.seed,
+                   "timeout": min(remaining, config.model_timeout or remaining), **options}
         self.observers.on_model_start(run.state)
-        schema = run.guide.answer_only()
-        run.answer_only = schema is not None
-        schema = schema or run.guide.requested_run.run_only()
         started = time.perf_counter()
         try:
-            completion = self.model.complete(
-                run.state.history,
-                tools=run.guide.offered(),
-                schema=schema,
-                max_tokens=self.config.max_tokens,
-                temperature=self.config.temperature,
-                seed=self.config.seed,
-                timeout=timeout,
-                on_text=self.observers.on_text,
-            )
+            completion = self.model.complete(messages, on_text=self.observers.on_text, **options)
             problem = None
         except KeyboardInterrupt:
             raise UserInterrupted("the model call", partial=run.last_text) from None

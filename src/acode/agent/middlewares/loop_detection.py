@@ -79,6 +79,10 @@ class ChantDetector:
                 return found
         return None
 
+    def end_message(self) -> None:
+        """A block a message left open (a reply cut at its closing fence) does not run on into the next."""
+        self._in_code = False
+
     def _drop_history(self) -> None:
         self._text = ""
         self._positions.clear()
@@ -164,6 +168,7 @@ class LoopDetection(Middleware):
         if completion.tool_calls or not completion.text:
             return None
         chunk = self._chant.feed(completion.text)
+        self._chant.end_message()
         if chunk is None:
             return None
         return "text", f"the text {chunk.strip()[:40]!r}... recurs {self.settings.chunk_repeats} times"

@@ -14,13 +14,14 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from acode.agent.approval.policy import MODES, Approver
 from acode.agent.loop.agent_loop import AgentLoop, close_open_tool_calls
 from acode.agent.loop.middleware import Middleware
 from acode.agent.loop.observer import LoopObserver
-from acode.agent.loop.result import AgentResult
+from acode.agent.loop.result import AgentResult, ToolStep
+from acode.agent.loop.tool_runner import ToolRunner
 from acode.agent.middlewares.checkpoints import Checkpoints, RestoredEdit
 from acode.agent.middlewares.compression import Compression, CompressionReport
 from acode.agent.middlewares.hooks import HooksMiddleware
@@ -35,8 +36,9 @@ from acode.agent.session.system_prompt import build_system_prompt
 from acode.config.settings import Settings
 from acode.errors import UsageError
 from acode.extensions.manifest import Extension
-from acode.llm.types import Message
+from acode.llm.types import Message, ToolCall
 from acode.store.sessions import SessionStore
+from acode.tools.base import ToolResult
 
 if TYPE_CHECKING:
     from acode.agent.session.added_tools import AddedTools
@@ -70,10 +72,10 @@ class SessionOptions:
 
 @dataclass
 class SessionMiddlewares:
-    """The session's middlewares, in the order their hooks run. Order matters: plan mode first (it
-    denies before hooks run and rewrites exit_plan_mode's result), compression before the nudges, hooks
-    after them (they see the final history), checkpoints late (a snapshot only for an edit nobody
-    refused)."""
+    """The session's middlewares; ``in_order`` gives the order their hooks run, and order matters. Routing
+    first (it only picks the model as a prompt arrives), then plan mode (it denies before hooks run and
+    rewrites exit_plan_mode's result), compression before the nudges, hooks after them (they see the
+    final history), checkpoints late (a snapshot only for an edit nobody refused)."""
 
     plan_mode: PlanMode
     routing: RoutingMiddleware | None = None
@@ -215,6 +217,18 @@ class AgentSession:
             "Understood: I will take the restored files into account.",
         )
         return undone
+
+    def run_user_tool(self, name: str, arguments: dict[str, Any]) -> tuple[ToolStep, ToolResult] | None:
+        """A tool call the user makes (``!command``): the same validation, approval rules, approval mode
+        and hooks as the model's calls, outside the conversation; None when the session has no such tool."""
+        loop = self.loop
+        if name not in loop.registry:
+            return None
+        finished: list[tuple[ToolStep, ToolResult]] = []
+        runner = ToolRunner(loop.registry, loop.ctx, loop.policy, loop.middlewares, workers=1)
+        runner.execute(self.state, [ToolCall(name=name, arguments=arguments)],
+                       lambda prepared, step, result: finished.append((step, result)))
+        return finished[0]
 
     def add_note(self, user_text: str, acknowledgement: str) -> None:
         """Something the user did outside the loop (a restore, a shell command), for the model to know."""

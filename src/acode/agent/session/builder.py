@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from acode.agent.approval.policy import ApprovalPolicy
-from acode.agent.fixing import FixSettings, TestDrivenFixer
+from acode.agent.fixing import TestDrivenFixer
 from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
 from acode.agent.middlewares.checkpoints import Checkpoints
 from acode.agent.middlewares.compression import Compression
@@ -96,7 +96,7 @@ def build_session(settings: Settings, workspace: Path, options: SessionOptions |
         middlewares=middlewares.in_order(),
         policy=ApprovalPolicy(settings.agent.rules, approver=options.approver),
         observers=options.observers,
-        solver=TestDrivenFixer(FixSettings(**settings.agent.fix.model_dump())),
+        solver=TestDrivenFixer(settings.agent.fix),
     )
     if not session_id:
         session_id = store.create(workspace, model=getattr(model, "name", ""), approval_mode=mode)
