@@ -46,7 +46,7 @@ class FixSettings:
     max_model_calls: int = 4
     greedy_attempts: int = 3  # the one call, the fixer's framing, the last failure fed back; then sampled
     # A framing whose reply was the file unchanged (or a candidate already tried) is not sampled: on the
-    # 1.5B every sample of such a framing was an echo too (8 of 8 on the tune half's Novel/0 and 6), each
+    # 1.5B no sample of such a framing gave a candidate (10 of 10 on the tune half's Novel/0 and 6), each
     # a whole file's generation. The 0.5B does fix some of its echoes with a sample (calc.py's `a - b`:
     # 2 greedy echoes, then a sampled fix): this brings those samples back
     sample_after_echoes: bool = False
