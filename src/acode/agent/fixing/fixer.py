@@ -110,8 +110,9 @@ class _Attempts:
     tests judge its answer like every later one, so the fixer cannot do worse than that call. Then the
     fixer's own framing (greedy), then the last failure fed back (greedy, while ``greedy_attempts``
     last), then samples of the framing used last (its prompt is still in the KV cache, so a sample
-    costs little more than its answer). A reply that is no candidate (the file unchanged, no usable block) is
-    never written or tested."""
+    costs little more than its answer), never of a framing whose last reply was the file unchanged or a
+    candidate already tried (another framing then, else stop). A reply that is no candidate (the file
+    unchanged, no usable block) is never written or tested."""
 
     def __init__(
         self,
