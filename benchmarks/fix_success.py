@@ -81,8 +81,17 @@ def run_acode(task: FixTask, root: Path, model: str, timeout: float, overrides: 
                  for s in steps)
     tokens = report.get("tokens", {})
     problem = {} if report else {"stderr_tail": stderr[-600:]}
+    if report:  # the whole trajectory beside the workspace, to read the replies afterwards
+        root.with_suffix(".json").write_text(json.dumps(report))
+    calls = [s for s in steps if s.get("type") == "model"]
     return {**problem, "seconds": round(seconds, 1), "stop": stop, "edited": edited,
-            "model_calls": sum(1 for s in steps if s.get("type") == "model"),
+            "model_calls": len(calls),
+            # where the time went: each call (seconds, prompt tokens read, completion tokens, finish), the
+            # tool runs (tests), and the rest (process start, model load)
+            "calls": [[round(s["seconds"], 1), s["usage"]["prompt_tokens_evaluated"],
+                       s["usage"]["completion_tokens"], s["finish_reason"]] for s in calls],
+            "tool_s": round(report.get("tool_seconds", 0.0), 1),
+            "outside_run_s": round(seconds - report.get("seconds", seconds), 1),
             "prompt_tokens_evaluated": tokens.get("prompt_tokens_evaluated", 0),
             "prompt_tokens": tokens.get("prompt_tokens", 0),
             "completion_tokens": tokens.get("completion_tokens", 0),
@@ -123,6 +132,10 @@ def summarize(records: list[dict], arm: str) -> dict:
             "prompt_tokens_evaluated_per_task": round(
                 statistics.mean(r["prompt_tokens_evaluated"] for r in rows)),
             "completion_tokens_per_task": round(statistics.mean(r["completion_tokens"] for r in rows)),
+            # an attempt is one model call (a reply that is no candidate included): the must-show
+            "seconds_per_attempt": round(sum(seconds) / max(1, sum(r["model_calls"] for r in rows)), 1),
+            "completion_tokens_per_attempt": round(
+                sum(r["completion_tokens"] for r in rows) / max(1, sum(r["model_calls"] for r in rows))),
             "outcomes": dict(sorted(reasons.items()))}
 
 

@@ -53,7 +53,9 @@ def pytest_passes(repo: Path) -> bool:
 def test_one_shot_fixes_a_failing_test_through_the_test_driven_path(tmp_path):
     repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
     # the 0.5B's echoes: see the comment at the end
-    data = fix_one_shot(repo, PROMPT, ACODE_AGENT__FIX__MAX_MODEL_CALLS="6")
+    data = fix_one_shot(
+        repo, PROMPT, ACODE_AGENT__FIX__MAX_MODEL_CALLS="6", ACODE_AGENT__FIX__SAMPLE_AFTER_ECHOES="true"
+    )
     tools = [s for s in data["trajectory"] if s["type"] == "tool"]
     # the harness ran the tests first, and every model reply is a whole file, not a tool call
     assert (
@@ -148,3 +150,22 @@ def test_the_real_model_stops_at_the_end_of_the_requested_file(real_model):
     ast.parse(block)  # complete: the stop did not cut the file
     assert "def add(a, b):" in block and "def double(x):" in block
     assert isinstance(parse_reply(reply, files), dict | str)  # read like any reply (an echo is no candidate)
+
+
+@pytest.mark.real_model
+def test_with_the_defaults_no_sample_follows_two_echoes(tmp_path):
+    from acode.agent.fixing.rewrite import UNCHANGED, FileView, close_fence, parse_reply
+
+    repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
+    data = fix_one_shot(repo, PROMPT)
+    replies = [s["text"] for s in data["trajectory"] if s["type"] == "model"]
+    read = [parse_reply(close_fence(r), [FileView("calc.py", CALC)], [FileView("test_calc.py", TESTS)])
+            for r in replies]
+    assert replies and all(not s["tool_calls"] for s in data["trajectory"] if s["type"] == "model")
+    if read[:2] == [UNCHANGED, UNCHANGED]:  # this machine's 0.5B: both greedy framings echo calc.py
+        # both framings echoed: no sample is spent on them, the run ends as a failure, the file untouched
+        assert len(replies) == 2 and data["stop_reason"] == "tests_failing", replies
+        assert (repo / "calc.py").read_text() == CALC
+    else:  # another CPU, other greedy answers: the fixer went on as usual and never claims a failing fix
+        assert data["stop_reason"] == "answer" or (repo / "calc.py").read_text() == CALC or (
+            "Kept the version" in data["message"])

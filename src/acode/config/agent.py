@@ -40,6 +40,9 @@ class FixConfig(BaseModel):
     greedy_attempts: int = Field(
         3, ge=0, description="greedy calls: the one call, the fixer's framing, the last failure fed back"
     )
+    sample_after_echoes: bool = Field(
+        False, description="sample a framing whose reply was the file unchanged (the 0.5B: yes; the 1.5B: no)"
+    )
     check_examples: bool = Field(
         True, description="a candidate must also pass the docstring examples of the files it changes"
     )

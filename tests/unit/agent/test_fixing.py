@@ -359,7 +359,7 @@ def test_an_echoed_or_unchanged_reply_is_never_a_candidate(project):
     commented = "# calc\n" + BUGGY.replace("return a - b", "return a - b  # the sum")  # only comments
     copies_tests = f"```python\n{TESTS}```\n\ncalc.py\n```python\n{FIXED}```\n"  # the prompt's tests first
     model = ScriptedModel([reply(BUGGY), reply(commented), copies_tests, reply(FIXED)])
-    s = session(project, model)
+    s = session(project, model, sample_after_echoes=True)
     result = s.send(REQUEST)
     s.close()
     writes = [t.arguments["content"] for t in result.tool_steps() if t.name == "write_file"]
@@ -371,6 +371,41 @@ def test_an_echoed_or_unchanged_reply_is_never_a_candidate(project):
     # more: 1 of 7 seeds solved against 5 of 7)
     assert [c["temperature"] > 0 for c in model.calls] == [False, False, True, True]
     assert model.calls[2]["messages"] == model.calls[3]["messages"] == model.calls[1]["messages"]
+
+
+def test_when_every_framing_echoes_no_sample_is_spent_on_them(project):
+    # the 1.5B: a framing whose greedy reply was the file unchanged echoed on every sample too (14 of 14)
+    model = ScriptedModel([reply(BUGGY), reply(BUGGY + "\n"), reply(FIXED), reply(FIXED)])
+    s = session(project, model)
+    result = s.send(REQUEST)
+    s.close()
+    assert len(model.calls) == 2 and result.stop_reason == "tests_failing"
+    assert "after 0 candidate" in result.message and (project / "calc.py").read_text() == BUGGY
+
+
+def test_a_sample_goes_to_a_framing_that_did_not_echo(project):
+    wrong = BUGGY.replace("a - b", "a * b")
+    # the one call gives a wrong candidate, the fixer's framing echoes: the sample is of the one call's
+    # framing (a different way), not of the echo's, even though the echo's prompt is the one cached
+    model = ScriptedModel([reply(wrong), reply(BUGGY), reply(FIXED)])
+    s = session(project, model, greedy_attempts=2)
+    result = s.send(REQUEST)
+    s.close()
+    assert result.ok and "attempt 2 of 4" in result.answer
+    assert model.calls[2]["temperature"] > 0 and model.calls[2]["messages"] == model.calls[0]["messages"]
+
+
+def test_a_framing_that_repeats_a_tried_candidate_is_not_sampled(project):
+    wrong = BUGGY.replace("a - b", "a * b")
+    model = ScriptedModel([reply(BUGGY), reply(wrong), reply(wrong), reply(FIXED)])
+    s = session(project, model, greedy_attempts=2)
+    result = s.send(REQUEST)
+    s.close()
+    # the one call echoed, the fixer's framing gave a wrong candidate; its sample repeated it (not tested
+    # again); the one call's framing echoed: nothing is left to sample. The wrong candidate is put back
+    # through the write tool (the solver door's restore)
+    writes = [t.arguments["content"] for t in result.tool_steps() if t.name == "write_file"]
+    assert writes == [wrong, BUGGY] and len(model.calls) == 3 and result.stop_reason == "tests_failing"
 
 
 def test_a_reply_that_appends_the_prompts_tests_is_the_file_unchanged(project):

@@ -18,6 +18,7 @@ from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
 from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
 from acode.agent.fixing.rewrite import (
+    UNCHANGED,
     close_fence,
     feedback_message,
     one_call_messages,
@@ -89,8 +90,9 @@ class _Attempts:
     tests judge its answer like every later one, so the fixer cannot do worse than that call. Then the
     fixer's own framing (greedy), then the last failure fed back (greedy, while ``greedy_attempts``
     last), then samples of the framing used last (its prompt is still in the KV cache, so a sample
-    costs little more than its answer). A reply that is no candidate (the file unchanged, no usable block) is
-    never written or tested."""
+    costs little more than its answer), never of a framing whose last reply was the file unchanged or a
+    candidate already tried (another framing then, else stop). A reply that is no candidate (the file
+    unchanged, no usable block) is never written or tested."""
 
     def __init__(
         self,
@@ -119,6 +121,7 @@ class _Attempts:
         self.passing: _Candidate | None = None  # passes the tests, fails its own examples
         self.tried: set[tuple[tuple[str, str], ...]] = set()
         self.unrestored: list[str] = []  # files the write tool did not put back (refused or failed)
+        self.stuck: set[int] = set()  # framings whose last reply was the file unchanged or a repeat
 
     def work(self) -> str | None:
         finished = False
@@ -157,14 +160,16 @@ class _Attempts:
                 framing, follow_up = follow_up, []
                 base = next(f for f in self.framings if framing[: len(f)] == f)
             else:  # a sample of the framing used last: its prompt is still in the KV cache
-                greedy, framing = False, base
+                greedy, framing = False, self._to_sample(base)
+                if framing is None:
+                    break  # every framing echoes: its samples would too
+                base = framing
             reply = self._ask(framing, 0.0 if greedy else settings.sample_temperature, call)
             parsed = parse_reply(reply, self.views, self.context)
-            if isinstance(parsed, str):
-                continue  # not a candidate: never written or tested
-            key = tuple(sorted(parsed.items()))
-            if key in self.tried:
-                continue
+            key = None if isinstance(parsed, str) else tuple(sorted(parsed.items()))
+            self._note_stuck(framing, parsed == UNCHANGED or key in self.tried)
+            if key is None or key in self.tried:
+                continue  # not a candidate (or one already tested): never written or tested
             self.tried.add(key)
             candidate = _Candidate(parsed, self._try(parsed), len(self.tried))
             if candidate.outcome.ok:
@@ -184,6 +189,22 @@ class _Attempts:
                 )
             follow_up = [*base, Message.assistant(reply), feedback]
         return None
+
+    def _to_sample(self, base: list[Message]) -> list[Message] | None:
+        """The framing to sample: the one used last, unless its reply was an echo or a repeat, then another
+        one that was not; None when none is left."""
+        if self.settings.sample_after_echoes:
+            return base
+        order = [base, *(f for f in self.framings if f is not base)]
+        return next((f for f in order if self._index(f) not in self.stuck), None)
+
+    def _note_stuck(self, framing: list[Message], stuck: bool) -> None:
+        index = self._index(framing)
+        if index is not None:  # a framing itself, not a failure fed back
+            (self.stuck.add if stuck else self.stuck.discard)(index)
+
+    def _index(self, framing: list[Message]) -> int | None:
+        return next((i for i, f in enumerate(self.framings) if f is framing), None)
 
     def _ask(self, messages: list[Message], temperature: float, call: int) -> str:
         text = "".join(v.text for v in self.shown)

@@ -20,6 +20,9 @@ _LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".toml"
               ".md": "markdown", ".yml": "yaml", ".yaml": "yaml", ".sh": "bash"}
 
 
+UNCHANGED = "the reply is the file unchanged; the tests still fail, so something must change"
+
+
 @dataclass(frozen=True)
 class FileView:
     path: str  # workspace-relative, with forward slashes
@@ -126,7 +129,7 @@ def parse_reply(reply: str, targets: list[FileView], shown: Sequence[FileView] =
         if path.endswith(".py"):
             found[path] = merge_partial(by_path[path].text, text, shown=by_path[path].shown_part)
     if all(_same_code(found[p], by_path[p].text) for p in found):
-        return "the reply is the file unchanged; the tests still fail, so something must change"
+        return UNCHANGED
     return found
 
 
