@@ -11,6 +11,7 @@ the policy allows it, never changes a file outside the workspace or inside its `
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -117,6 +118,10 @@ def combine(children):
         template, (inner, bad) = parts
         if ("`" in template and "`" in inner) or ("'" in template and "'" in inner):
             return f"echo $({inner})", bad  # the quotes would not nest
+        if template == "{} < README.md" and re.search(r"(<<< '[^']*'|\| bash)$", inner):
+            # `bash <<< 'touch x' < README.md` runs README.md, not touch (the last redirection of stdin wins,
+            # as the rules know): redirect the whole line instead, so the denied code still runs
+            return f"{{ {inner}; }} < README.md", bad
         return template.format(inner), bad
 
     return st.one_of(
@@ -140,6 +145,8 @@ def decide(command: str, mode: str, workspace: Path) -> str:
 # found by this property: behind `!` (or `command`/`builtin`) a declaration is read as a plain command
 @example(line=("! declare 'a[$(touch m23)]=1'", True), mode="yolo")
 @example(line=("command export 'a[$(rm -f m50)]=1'", True), mode="yolo")
+# the here-string is the code of the command a redirection of the whole group does not replace
+@example(line=("{ bash <<< 'touch m1'; } < README.md", True), mode="default")
 def test_no_denied_command_is_ever_allowed(line, mode, tmp_path):
     command, has_denied = line
     decision = decide(command, mode, tmp_path)
