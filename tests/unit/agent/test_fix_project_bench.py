@@ -1,0 +1,102 @@
+"""The real-project fix benchmark's task builder (benchmarks/fix_project_tasks.py): which tests flip, the
+node ids a task names, the tune/report split, and one task built end to end from a small fix."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from benchmarks import fix_project_tasks as fpt
+from benchmarks import real_commits_set as rcs
+
+SUMMARY_BEFORE = """\
+..F.F
+=========================== short test summary info ============================
+PASSED tests/test_calc.py::test_add
+PASSED tests/test_calc.py::test_mean[1-1]
+FAILED tests/test_calc.py::test_mean[1-2] - AssertionError: assert 1 == 1.5
+FAILED tests/test_calc.py::test_divide - ZeroDivisionError: division by zero
+ERROR tests/test_calc.py::test_fixture - fixture 'db' not found
+FAILED tests/test_calc.py::test_broken_both
+2 failed, 2 passed in 0.05s
+"""
+SUMMARY_AFTER = """\
+PASSED tests/test_calc.py::test_add
+PASSED tests/test_calc.py::test_mean[1-1]
+PASSED tests/test_calc.py::test_mean[1-2]
+PASSED tests/test_calc.py::test_divide
+ERROR tests/test_calc.py::test_fixture - fixture 'db' not found
+FAILED tests/test_calc.py::test_broken_both
+"""
+
+
+def test_the_tests_that_fail_before_and_pass_after_flip():
+    before, after = fpt.parse_outcomes(SUMMARY_BEFORE), fpt.parse_outcomes(SUMMARY_AFTER)
+    assert before["tests/test_calc.py::test_mean[1-2]"] == "FAILED"
+    assert before["tests/test_calc.py::test_fixture"] == "ERROR"
+    assert fpt.flipped_tests(before, after) == ["tests/test_calc.py::test_divide",
+                                                "tests/test_calc.py::test_mean[1-2]"]
+
+
+def test_a_parametrized_test_is_named_by_its_function_only_when_all_its_parameters_pass_after():
+    after = fpt.parse_outcomes(SUMMARY_AFTER)
+    flipped = ["tests/test_calc.py::test_divide", "tests/test_calc.py::test_mean[1-2]"]
+    named = fpt.named_ids(flipped, after)
+    assert named == ["tests/test_calc.py::test_divide", "tests/test_calc.py::test_mean"]
+    after["tests/test_calc.py::test_mean[2-2]"] = "FAILED"
+    assert fpt.named_ids(flipped, after)[1] == "tests/test_calc.py::test_mean[1-2]"
+
+
+def test_a_test_module_that_cannot_be_imported_is_a_collection_error():
+    output = "ERROR tests/test_new.py - ImportError: cannot import name 'added'\n"
+    assert fpt.collection_errors(output, ["tests/test_new.py", "tests/test_calc.py"]) == ["tests/test_new.py"]
+
+
+def test_the_split_is_by_name_stable_and_uses_both_halves():
+    names = [f"project 1.{i}->1.{i + 1}" for i in range(60)]
+    halves = [fpt.half_of(n) for n in names]
+    assert halves == [fpt.half_of(n) for n in names]
+    assert 15 < halves.count("tune") < 45 and set(halves) == {"tune", "report"}
+
+
+BUGGY = ("def mean(values):\n    return sum(values) / (len(values) + 1)\n\n\n"
+         "def add(a, b):\n    return a + b\n")
+FIXED = BUGGY.replace("(len(values) + 1)", "len(values)")
+TESTS = ("from pkg.calc import add, mean\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\n"
+         "def test_mean():\n    assert mean([1, 2]) == 1.5\n")
+
+
+def test_a_task_is_built_from_a_fix_whose_test_flips(tmp_path):
+    before = tmp_path / "before"
+    (before / "src" / "pkg").mkdir(parents=True)
+    (before / "src" / "pkg" / "__init__.py").write_text("")
+    (before / "src" / "pkg" / "calc.py").write_text(BUGGY)
+    fix = rcs.Fix(project="pkg", name="pkg 1.0->1.1", message="Fix mean", before=before,
+                  changes={"src/pkg/calc.py": (BUGGY, FIXED), "tests/test_calc.py": (None, TESTS)})
+    task = fpt.build_task(fix, tmp_path / "work", env_bin=Path(sys.executable).parent)
+    assert isinstance(task, fpt.ProjectTask), task
+    assert task.failing == task.flipped == ["tests/test_calc.py::test_mean"]
+    assert task.expected == {"tests/test_calc.py::test_add": "PASSED",
+                             "tests/test_calc.py::test_mean": "PASSED"}
+    assert task.module == "src/pkg/calc.py"  # the test file's namesake
+    assert "FAILED tests/test_calc.py::test_mean" in task.failing_output and "1.5" in task.failing_output
+    root = fpt.build_repo(fix, tmp_path / "solve")
+    python = fpt.project_python(root, Path(sys.executable).parent, tmp_path / "solve-venv")
+    assert fpt.solved(task, python, root)[0] is False  # the repository has the bug
+    (root / "src" / "pkg" / "calc.py").write_text(FIXED)
+    assert fpt.solved(task, python, root)[0] is True
+
+
+def test_a_fix_without_a_flipping_test_is_dropped_with_its_reason(tmp_path):
+    before = tmp_path / "before"
+    (before / "src" / "pkg").mkdir(parents=True)
+    (before / "src" / "pkg" / "__init__.py").write_text("")
+    (before / "src" / "pkg" / "calc.py").write_text(BUGGY)
+    only_add = TESTS.split("\n\n\ndef test_mean")[0] + "\n"
+    fix = rcs.Fix(project="pkg", name="pkg 1.1->1.2", message="Fix mean", before=before,
+                  changes={"src/pkg/calc.py": (BUGGY, FIXED), "tests/test_calc.py": (None, only_add)})
+    reason = fpt.build_task(fix, tmp_path / "work", env_bin=Path(sys.executable).parent)
+    assert reason == "no test flips (1 tests; 0 not passing on the fixed tree)"
+    no_tests = rcs.Fix(project="pkg", name="pkg 1.2->1.3", message="Fix", before=before,
+                       changes={"src/pkg/calc.py": (BUGGY, FIXED)})
+    assert fpt.build_task(no_tests, tmp_path / "w2") == "the fix changes no test module"
