@@ -96,6 +96,32 @@ def run_oneshot(task: fpt.ProjectTask, root: Path, python: Path, model, timeout:
     return {**record, **detail}
 
 
+def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
+    """What acode's fixer would choose to rewrite and show for this task (no model call): its targets, how
+    much of each the prompt shows, and whether they include a file the real fix changed."""
+    from acode.agent.fixing.detect import plan_fix
+    from acode.agent.fixing.fixer import FixSettings
+    from acode.agent.fixing.outcome import read_outcome
+    from acode.agent.fixing.targets import choose_targets, spec_views
+
+    settings = FixSettings()
+    plan = plan_fix(task.prompt(python), root)
+    if plan is None:
+        return {"plan": None}
+    done = subprocess.run(plan.test_command, shell=True, cwd=root, capture_output=True, text=True,
+                          check=False)
+    before = read_outcome(f"{done.stdout}{done.stderr}\n[exit code: {done.returncode}]")
+    targets = choose_targets(plan, before, root, max_lines=settings.max_file_lines,
+                             excerpt_lines=settings.excerpt_file_lines)
+    fixed = fpt.fix_by_name(task.name).source_paths()
+    return {"command": plan.test_command, "fixed_files": fixed,
+            "targets": [{"path": t.whole.path, "lines": len(t.whole.text.splitlines()),
+                         "shown_chars": len(t.shown.text), "excerpt": t.shown is not t.whole}
+                        for t in targets],
+            "found_fixed_file": any(t.whole.path in fixed for t in targets),
+            "spec_chars": sum(len(v.text) for v in spec_views(plan, before, root, targets))}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -111,6 +137,8 @@ def main() -> None:
                         help="an acode setting, e.g. agent.fix.max_attempts=6")
     parser.add_argument("--records", type=Path, default=None, help="JSONL of per-task results (appended)")
     parser.add_argument("--resume", action="store_true", help="skip tasks already in --records")
+    parser.add_argument("--locate", action="store_true",
+                        help="no model: print which files acode's fixer would rewrite for each task")
     parser.add_argument("--traces", type=Path, default=None, help="a folder for acode's --json results")
     args = parser.parse_args()
 
@@ -120,10 +148,14 @@ def main() -> None:
     tasks = [t for t in tasks if args.half in ("all", t.half)]
     tasks = tasks[: args.limit] if args.limit else tasks
     overrides = fix_report.settings_env(args.set, args.model_timeout)
+    # acode stops itself (and reports what it did) shortly before the benchmark would kill it
+    overrides.setdefault("ACODE_AGENT__MAX_SECONDS", str(max(60.0, args.timeout - 30)))
     records = fix_report.load_records(args.records, args.resume)
     done_ids = {r["task_id"] for r in records}
     if args.traces:
         args.traces.mkdir(parents=True, exist_ok=True)
+    if args.locate:
+        arms = ["locate"]
     model = None
     if "oneshot" in arms:
         from acode.config.model import ModelSettings
@@ -143,14 +175,20 @@ def main() -> None:
                 root = fpt.build_repo(fix, place)
                 venv = place.with_name(place.name + "-venv")
                 python = fpt.project_python(root, rcs.test_env(task.env), venv)
+                if arm == "locate":
+                    record[arm] = locate_only(task, root, python)
+                    continue
                 if arm == "acode":
                     record[arm] = run_acode(task, root, python, args, overrides, args.traces)
                 else:
                     record[arm] = run_oneshot(task, root, python, model, args.timeout)
             records.append(record)
-            fix_report.save_record(args.records, record)
+            fix_report.save_record(None if args.locate else args.records, record)
     except KeyboardInterrupt:
         print("interrupted: reporting the tasks that finished", file=sys.stderr)
+    if args.locate:
+        print(json.dumps([{"task": r["task_id"], **r["locate"]} for r in records], indent=1))
+        return
     report = {"model": args.model, "half": args.half, "tasks": len(records), "settings": args.set,
               "timeout_s": args.timeout, **fix_report.compare(records, arms),
               "rows": [{"task": r["task_id"], **{arm: [r[arm]["outcome"], r[arm]["seconds"]]
