@@ -220,6 +220,24 @@ def test_a_long_class_shows_only_the_method_the_traceback_goes_through():
     }
 
 
+def test_a_failing_method_of_a_test_class_of_hundreds_of_tests_is_shown_within_the_spec_budget():
+    """markdown's tests/test_syntax/blocks/test_html_blocks.py: one class of 150 tests; the names of the
+    others filled the room of the prompt's test part and the failing test was not shown at all."""
+    from acode.agent.fixing.excerpt import excerpt
+    from acode.agent.fixing.locate import Focus
+    from acode.agent.fixing.targets import MAX_CONTEXT_CHARS
+
+    tests = "".join(f"    def test_rendering_of_case_number_{i}(self):\n        self.check({i})\n\n"
+                    for i in range(150))
+    source = ("import markdown\n\n\nclass TestHTMLBlocks(TestCase):\n" + tests
+              + "    def test_issue_1590(self):\n        self.assertEqual(markdown.markdown('<a>'), '<a>')\n")
+    shown = excerpt(source, "tests/test_html.py", Focus(names={"TestHTMLBlocks", "test_issue_1590"}),
+                    outline=False)
+    assert shown is not None and len(shown) <= MAX_CONTEXT_CHARS
+    assert "    def test_issue_1590(self):" in shown and "test_rendering_of_case_number_7" not in shown
+    assert "# other methods, not shown (unchanged): 150" in shown
+
+
 def test_a_long_file_the_failing_tests_do_not_reach_is_left_to_the_tool_loop(project):
     from acode.agent.fixing.excerpt import excerpt
     from acode.agent.fixing.locate import Focus
