@@ -75,7 +75,7 @@ def run_oneshot(task: fpt.ProjectTask, root: Path, python: Path, model, timeout:
     from acode.errors import ModelError
     from acode.llm.types import Message
 
-    if not task.module:
+    if not task.module or Path(task.module).is_absolute():
         return {**fix_report.oneshot_record(0.0, False, None, "no module"), "model_calls": 0}
     started = time.monotonic()
     source = (root / task.module).read_text(encoding="utf-8")

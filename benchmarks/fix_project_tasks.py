@@ -169,9 +169,21 @@ def module_for(root: Path, test_files: list[str], output: str) -> str:
                       if not rcs.is_test(p.relative_to(root).as_posix()) and ".git" not in p.parts)
         if same:
             return min(same, key=lambda p: (not p.startswith("src/"), len(p)))
-    frames = [m.group(1) for m in _FRAME.finditer(output)
-              if not rcs.is_test(m.group(1)) and (root / m.group(1)).is_file()]
+    frames = [rel for m in _FRAME.finditer(output) if (rel := _in_project(root, m.group(1)))]
     return frames[-1] if frames else ""
+
+
+def _in_project(root: Path, frame: str) -> str | None:
+    """A traceback frame's file as a path in the project, None for a test or a file outside it (the
+    test environment's packages, the standard library)."""
+    path = Path(frame)
+    if path.is_absolute():
+        if not path.is_relative_to(root.resolve()):
+            return None
+        path = path.relative_to(root.resolve())
+    rel = path.as_posix()
+    installed = "site-packages" in path.parts or any(part.startswith(".") for part in path.parts)
+    return rel if not installed and not rcs.is_test(rel) and (root / rel).is_file() else None
 
 
 def build_task(fix: rcs.Fix, work: Path, env_bin: Path | None = None) -> ProjectTask | str:

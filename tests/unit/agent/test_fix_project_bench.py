@@ -52,6 +52,20 @@ def test_a_test_module_that_cannot_be_imported_is_a_collection_error():
     assert fpt.collection_errors(output, ["tests/test_new.py", "tests/test_calc.py"]) == ["tests/test_new.py"]
 
 
+def test_the_one_calls_module_is_a_project_frame_never_an_installed_package(tmp_path):
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "core.py").write_text("x = 1\n")
+    site = tmp_path / "venv" / "lib" / "site-packages" / "werkzeug"
+    site.mkdir(parents=True)
+    (site / "headers.py").write_text("y = 2\n")
+    output = (f"tests/test_basic.py:561: in test_vary\n    assert 1\n{tmp_path}/src/pkg/core.py:3: in get\n"
+              f"    raise KeyError\n{site}/headers.py:73: in __getitem__\n    raise KeyError\n")
+    root = tmp_path
+    assert fpt.module_for(root, ["tests/test_basic.py"], output) == "src/pkg/core.py"
+    only_outside = f"tests/test_basic.py:561: in test_vary\n{site}/headers.py:73: in __getitem__\n"
+    assert fpt.module_for(root, ["tests/test_basic.py"], only_outside) == ""
+
+
 def test_the_split_is_by_name_stable_and_uses_both_halves():
     names = [f"project 1.{i}->1.{i + 1}" for i in range(60)]
     halves = [fpt.half_of(n) for n in names]
