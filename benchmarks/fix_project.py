@@ -79,7 +79,7 @@ def run_oneshot(task: fpt.ProjectTask, root: Path, python: Path, model, timeout:
         return {**fix_report.oneshot_record(0.0, False, None, "no module"), "model_calls": 0}
     started = time.monotonic()
     source = (root / task.module).read_text(encoding="utf-8")
-    command = f"{python} -m pytest -q {' '.join(task.failing)}"
+    command = f"{python} -m pytest -q {task.ids}"
     prompt = ONESHOT.format(prompt=task.prompt(python), command=command, output=task.failing_output.strip(),
                             module=task.module, source=source)
     try:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -61,8 +62,12 @@ class ProjectTask:
         return sorted({node.split("::")[0] for node in self.flipped})
 
     def prompt(self, python: Path) -> str:
-        ids = " ".join(self.failing)
-        return PROMPT.format(ids=ids, python=python)
+        return PROMPT.format(ids=self.ids, python=python)
+
+    @property
+    def ids(self) -> str:
+        """The failing node ids as a shell takes them (a parameter may hold a space: `test_x[a b]`)."""
+        return " ".join(shlex.quote(node) for node in self.failing)
 
 
 def half_of(name: str) -> str:

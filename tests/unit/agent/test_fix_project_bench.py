@@ -47,6 +47,13 @@ def test_a_parametrized_test_is_named_by_its_function_only_when_all_its_paramete
     assert fpt.named_ids(flipped, after)[1] == "tests/test_calc.py::test_mean[1-2]"
 
 
+def test_the_task_names_a_parameter_with_a_space_as_the_shell_takes_it():
+    node = "tests/test_utils.py::test_pager[test6- cat ]"
+    task = fpt.ProjectTask("click 8.2.0->8.2.1", "click", "click", [node], [], {}, "", "")
+    prompt = task.prompt(Path("/env/bin/python"))
+    assert prompt.endswith(f"(run them with: /env/bin/python -m pytest -q '{node}')")
+
+
 def test_a_test_module_that_cannot_be_imported_is_a_collection_error():
     output = "ERROR tests/test_new.py - ImportError: cannot import name 'added'\n"
     assert fpt.collection_errors(output, ["tests/test_new.py", "tests/test_calc.py"]) == ["tests/test_new.py"]
