@@ -21,6 +21,7 @@ and --resume skips the tasks already there.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import subprocess
@@ -145,7 +146,9 @@ def main() -> None:
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     projects = {p for p in args.projects.split(",") if p} or None
     tasks = [t for held_back in (False, True) for t in fpt.load_tasks(held_back, projects)[0]]
-    tasks = [t for t in tasks if args.half in ("all", t.half)]
+    # in the order of their name's hash: --limit N is a sample across the projects, not the first project
+    tasks = sorted((t for t in tasks if args.half in ("all", t.half)),
+                   key=lambda t: hashlib.sha256(t.name.encode()).hexdigest())
     tasks = tasks[: args.limit] if args.limit else tasks
     overrides = fix_report.settings_env(args.set, args.model_timeout)
     # acode stops itself (and reports what it did) shortly before the benchmark would kill it
