@@ -128,19 +128,10 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--half", choices=["tune", "report", "all"], default="tune")
     parser.add_argument("--projects", default="", help="comma-separated projects (default: all of the set)")
-    parser.add_argument("--limit", type=int, default=0, help="first N tasks of the half (0: all)")
-    parser.add_argument("--model", default="qwen2.5-coder-1.5b")
-    parser.add_argument("--arms", default="acode,oneshot")
-    parser.add_argument("--timeout", type=float, default=420.0, help="seconds per task and arm")
-    parser.add_argument("--model-timeout", type=float, default=0.0,
-                        help="model.timeout_seconds for acode on a loaded machine (0: acode's default)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="an acode setting, e.g. agent.fix.max_attempts=6")
-    parser.add_argument("--records", type=Path, default=None, help="JSONL of per-task results (appended)")
-    parser.add_argument("--resume", action="store_true", help="skip tasks already in --records")
     parser.add_argument("--locate", action="store_true",
                         help="no model: print which files acode's fixer would rewrite for each task")
     parser.add_argument("--traces", type=Path, default=None, help="a folder for acode's --json results")
+    fix_report.add_run_arguments(parser)
     args = parser.parse_args()
 
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
@@ -159,12 +150,7 @@ def main() -> None:
         args.traces.mkdir(parents=True, exist_ok=True)
     if args.locate:
         arms = ["locate"]
-    model = None
-    if "oneshot" in arms:
-        from acode.config.model import ModelSettings
-        from acode.llm.factory import build_model
-
-        model = build_model(ModelSettings(backend="embedded", name=args.model))
+    model = fix_report.oneshot_model(arms, args.model)
     work = Path(tempfile.mkdtemp(prefix="acode-fix-project-"))
     try:
         for task in tasks:

@@ -5,6 +5,7 @@ task the wins and losses of acode against the one call."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -13,6 +14,30 @@ import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options both fix benchmarks take: the model, the arms, limits, acode settings, records."""
+    parser.add_argument("--limit", type=int, default=0, help="first N tasks of the half (0: all)")
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b")
+    parser.add_argument("--arms", default="acode,oneshot")
+    parser.add_argument("--timeout", type=float, default=420.0, help="seconds per acode run")
+    parser.add_argument("--model-timeout", type=float, default=0.0,
+                        help="model.timeout_seconds for acode on a loaded machine (0: acode's default)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="an acode setting, e.g. agent.fix.max_attempts=6")
+    parser.add_argument("--records", type=Path, default=None, help="JSONL of per-task results (appended)")
+    parser.add_argument("--resume", action="store_true", help="skip tasks already in --records")
+
+
+def oneshot_model(arms: list[str], name: str):
+    """The embedded model the one-call arm asks (None when that arm does not run)."""
+    if "oneshot" not in arms:
+        return None
+    from acode.config.model import ModelSettings
+    from acode.llm.factory import build_model
+
+    return build_model(ModelSettings(backend="embedded", name=name))
 
 
 def percentile(values: list[float], q: float) -> float:

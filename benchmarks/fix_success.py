@@ -78,17 +78,8 @@ def main() -> None:
     parser.add_argument("--half", choices=["even", "odd", "all"], default="odd")
     parser.add_argument("--tasks", choices=["humanevalfix", "novel"], default="humanevalfix",
                         help="novel: benchmarks/data/novel_bugs.jsonl, never used to tune the fixer")
-    parser.add_argument("--limit", type=int, default=0, help="first N tasks of the half (0: all)")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N tasks of the half")
-    parser.add_argument("--model", default="qwen2.5-coder-1.5b")
-    parser.add_argument("--arms", default="acode,oneshot")
-    parser.add_argument("--timeout", type=float, default=420.0, help="seconds per acode run")
-    parser.add_argument("--model-timeout", type=float, default=0.0,
-                        help="model.timeout_seconds for arm (a) on a loaded machine (0: acode's default)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="an acode setting for arm (a), e.g. agent.fix.max_attempts=6")
-    parser.add_argument("--records", type=Path, default=None, help="JSONL of per-task results (appended)")
-    parser.add_argument("--resume", action="store_true", help="skip tasks already in --records")
+    fix_report.add_run_arguments(parser)
     args = parser.parse_args()
 
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
@@ -97,12 +88,7 @@ def main() -> None:
     tasks = tasks[: args.limit] if args.limit else tasks
     records = fix_report.load_records(args.records, args.resume)
     done_ids = {r["task_id"] for r in records}
-    model = None
-    if "oneshot" in arms:
-        from acode.config.model import ModelSettings
-        from acode.llm.factory import build_model
-
-        model = build_model(ModelSettings(backend="embedded", name=args.model))
+    model = fix_report.oneshot_model(arms, args.model)
     work = Path(tempfile.mkdtemp(prefix="acode-fix-bench-"))
     try:
         for task in tasks:
