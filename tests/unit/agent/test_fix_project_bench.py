@@ -121,3 +121,23 @@ def test_a_fix_without_a_flipping_test_is_dropped_with_its_reason(tmp_path):
     no_tests = rcs.Fix(project="pkg", name="pkg 1.2->1.3", message="Fix", before=before,
                        changes={"src/pkg/calc.py": (BUGGY, FIXED)})
     assert fpt.build_task(no_tests, tmp_path / "w2") == "the fix changes no test module"
+
+
+def test_both_fix_benchmarks_report_wins_losses_and_per_call_figures_the_same_way():
+    from benchmarks import fix_report
+
+    def arm(outcome, seconds, calls, tokens):
+        return {"outcome": outcome, "seconds": seconds, "model_calls": calls, "model_seconds": seconds - 5,
+                "prompt_tokens_evaluated": 100, "completion_tokens": tokens}
+
+    records = [{"task_id": "a", "acode": arm("solved", 60, 2, 400),
+                "oneshot": arm("tests still fail", 30, 1, 300)},
+               {"task_id": "b", "acode": arm("limit", 420, 3, 900), "oneshot": arm("solved", 40, 1, 350)},
+               {"task_id": "c", "acode": arm("solved", 50, 1, 200), "oneshot": arm("solved", 20, 1, 250)}]
+    report = fix_report.compare(records, ["acode", "oneshot"])
+    assert report["per_task"] == {"wins": ["a"], "losses": ["b"], "both": ["c"]}
+    acode = report["arms"]["acode"]
+    assert acode["solved"] == 2 and acode["median_s"] == 60
+    assert acode["model_seconds_per_call"] == round((55 + 415 + 45) / 6, 1)
+    assert acode["completion_tokens_per_call"] == round(1500 / 6)
+    assert report["acode_minus_oneshot_points"] == 0.0
