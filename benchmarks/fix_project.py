@@ -47,7 +47,7 @@ def changed_source(root: Path) -> list[str]:
     return [line[3:] for line in out.splitlines() if not rcs.is_test(line[3:])]
 
 
-def classify(task: fpt.ProjectTask, root: Path, python: Path, stop: str) -> tuple[str, dict]:
+def classify(task: fpt.ProjectTask, root: Path, python: Path, stop: str, edited: bool) -> tuple[str, dict]:
     """The outcome, with the test files as the task gave them (an agent may not pass by editing them)."""
     subprocess.run(["git", "checkout", "-q", "HEAD", "--", *task.test_files], cwd=root, check=True)
     ok, outcomes = fpt.solved(task, python, root)
@@ -57,8 +57,8 @@ def classify(task: fpt.ProjectTask, root: Path, python: Path, stop: str) -> tupl
         return "solved", detail
     if stop in ("timeout", "max_turns", "limit"):
         return "limit", detail
-    if not detail["changed"]:
-        return "no edit", detail
+    if not detail["changed"]:  # acode puts the files back when no candidate passed
+        return "tests still fail (restored)" if edited else "no edit", detail
     if detail["flipped_passing"] == len(task.flipped):
         return "other tests broken", detail
     return "tests still fail", detail
@@ -68,7 +68,7 @@ def run_acode(task, root, python, args, overrides, traces: Path | None) -> dict:
     trace = traces / f"{rcs.slug(fpt.fix_by_name(task.name))}.json" if traces else None
     record = fix_report.run_acode(task.prompt(python), root, args.model, args.timeout, overrides,
                                   path_first=python.parent, trace=trace)
-    outcome, detail = classify(task, root, python, record["stop"])
+    outcome, detail = classify(task, root, python, record["stop"], record["edited"])
     return {**record, **detail, "outcome": outcome}
 
 
@@ -92,7 +92,7 @@ def run_oneshot(task: fpt.ProjectTask, root: Path, python: Path, model, timeout:
     blocks = FENCE.findall(completion.text)
     if blocks:
         (root / task.module).write_text(max(blocks, key=len), encoding="utf-8")
-    outcome, detail = classify(task, root, python, "answer")
+    outcome, detail = classify(task, root, python, "answer", bool(blocks))
     record = fix_report.oneshot_record(time.monotonic() - started, bool(blocks), completion.usage, outcome)
     return {**record, **detail}
 

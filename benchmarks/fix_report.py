@@ -93,7 +93,7 @@ def run_acode(prompt: str, root: Path, model: str, timeout: float, overrides: di
             "completion_tokens": tokens.get("completion_tokens", 0),
             "tests_run": [s.get("arguments", {}).get("command", "") for s in steps
                           if s.get("type") == "tool" and s.get("name") == "run_shell_command"],
-            "files_written": sorted({s.get("arguments", {}).get("path", "") for s in steps
+            "files_written": sorted({s.get("arguments", {}).get("file_path", "") for s in steps
                                      if s.get("type") == "tool" and s.get("name") == "write_file"})}
 
 
