@@ -58,6 +58,15 @@ def test_the_request_can_name_its_test_command():
     assert command_in_request("fix the bug") is None
 
 
+def test_a_test_command_may_name_the_project_environments_python_by_its_path():
+    request = ("These tests fail: tests/test_a.py::test_b. Fix the bug (run them with: "
+               "/work/env/bin/python3.11 -m pytest -q tests/test_a.py::test_b)")
+    assert command_in_request(request) == "/work/env/bin/python3.11 -m pytest -q tests/test_a.py::test_b"
+    venv_python = "run `.venv/bin/python -m pytest -x` and fix it"
+    assert command_in_request(venv_python) == ".venv/bin/python -m pytest -x"
+    assert command_in_request("run `/tmp/evil/bin/sh -m pytest` to fix it") is None
+
+
 def test_a_plan_needs_a_change_request_and_a_test_command(project):
     plan = plan_fix(REQUEST, project)
     assert plan is not None and plan.test_command == "python -m pytest -q test_calc.py"  # the named tests

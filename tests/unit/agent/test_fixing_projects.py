@@ -161,6 +161,39 @@ def test_the_module_the_failing_statement_uses_is_chosen_over_what_the_test_only
     assert [t.whole.path for t in chosen] == ["src/tool/cli.py"]
 
 
+def test_without_a_traceback_into_the_project_the_module_named_like_the_failing_tests_is_chosen(project):
+    """flask 2.3.1->2.3.2 (real-project benchmark, tune half): `test_session_vary_cookie` asserts on a
+    response the app fixture built; no frame in flask, and the names it imports point at globals.py.
+    The fix is in sessions.py."""
+    from acode.agent.fixing.detect import FixPlan
+    from acode.agent.fixing.outcome import TestOutcome
+    from acode.agent.fixing.targets import choose_targets
+
+    (project / "src/tool/sessions.py").write_text("def vary(headers):\n    return headers\n")
+    (project / "tests/test_app.py").write_text(
+        "from tool import parse_args\n\n\ndef test_session_vary_cookie():\n    options = parse_args([])\n"
+        "    assert options.get('vary') == 'Cookie'\n"
+    )
+    output = ("tests/test_app.py:6: in test_session_vary_cookie\n    assert options.get('vary') == 'Cookie'\n"
+              "E   AssertionError\nFAILED tests/test_app.py::test_session_vary_cookie - AssertionError\n"
+              "1 failed\n[exit code: 1]")
+    plan = FixPlan("pytest", [], [], ["tests/test_app.py::test_session_vary_cookie"])
+    chosen = choose_targets(plan, TestOutcome(output, 1), project, max_lines=4000, excerpt_lines=400)
+    assert [t.whole.path for t in chosen] == ["src/tool/sessions.py"]
+
+
+def test_test_names_and_module_names_match_as_words_not_as_letters():
+    from acode.agent.fixing.locate import _same_word, _words
+
+    assert _words("TestHTMLBlocks") == {"html", "blocks"} and _words("test_split_begin") == {"split", "begin"}
+    for test_word, module_word in [("session", "sessions"), ("groups", "grouping"), ("split", "splitter"),
+                                   ("html", "htmlparser"), ("formatted", "formatter"),
+                                   ("configuration", "config")]:
+        assert _same_word(test_word, module_word)
+    for test_word, module_word in [("value", "validate"), ("large", "lexer"), ("settings", "setup")]:
+        assert not _same_word(test_word, module_word)
+
+
 # -- 3. a long file without the tool loop --------------------------------------------------------
 def test_a_600_line_module_shows_only_the_failing_function_and_is_merged(project):
     original = big_module()
@@ -218,6 +251,24 @@ def test_a_long_class_shows_only_the_method_the_traceback_goes_through():
     assert parse_reply(reply("table.py", fixed), [whole]) == {
         "table.py": source.replace("return helper_3(sum(rows)) - 1", "return helper_3(sum(rows))")
     }
+
+
+def test_a_failing_method_of_a_test_class_of_hundreds_of_tests_is_shown_within_the_spec_budget():
+    """markdown's tests/test_syntax/blocks/test_html_blocks.py: one class of 150 tests; the names of the
+    others filled the room of the prompt's test part and the failing test was not shown at all."""
+    from acode.agent.fixing.excerpt import excerpt
+    from acode.agent.fixing.locate import Focus
+    from acode.agent.fixing.targets import MAX_CONTEXT_CHARS
+
+    tests = "".join(f"    def test_rendering_of_case_number_{i}(self):\n        self.check({i})\n\n"
+                    for i in range(150))
+    source = ("import markdown\n\n\nclass TestHTMLBlocks(TestCase):\n" + tests
+              + "    def test_issue_1590(self):\n        self.assertEqual(markdown.markdown('<a>'), '<a>')\n")
+    shown = excerpt(source, "tests/test_html.py", Focus(names={"TestHTMLBlocks", "test_issue_1590"}),
+                    outline=False)
+    assert shown is not None and len(shown) <= MAX_CONTEXT_CHARS
+    assert "    def test_issue_1590(self):" in shown and "test_rendering_of_case_number_7" not in shown
+    assert "# other methods, not shown (unchanged): 150" in shown
 
 
 def test_a_long_file_the_failing_tests_do_not_reach_is_left_to_the_tool_loop(project):

@@ -27,6 +27,8 @@ _TEST_RUNNERS = (
     "go test",
     "cargo test",
 )
+# a project environment's interpreter named by its path: .venv/bin/python, /opt/env/bin/python3.11
+_PYTHON_BY_PATH = re.compile(r"^(?:\S*/)?python(?:3(?:\.\d+)?)?(?= -m (?:pytest|unittest)\b)")
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
 _AFTER_WITH = re.compile(r"\bwith:?\s+([^\n()]+?)\s*(?:\)|$|\.\s|\.$)", re.IGNORECASE | re.MULTILINE)
 _PATH_LIKE = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,6})(?![\w/])")
@@ -59,7 +61,7 @@ def asks_for_change(request: str) -> bool:
 
 
 def _is_test_command(text: str) -> bool:
-    text = text.strip()
+    text = _PYTHON_BY_PATH.sub("python", text.strip())
     return any(text == runner or text.startswith(runner + " ") for runner in _TEST_RUNNERS)
 
 

@@ -40,8 +40,8 @@ def _reached(node: ast.stmt, focus: Focus) -> tuple[bool, bool]:
 
 
 class _Shown:
-    def __init__(self, lines: list[str]):
-        self.lines = lines
+    def __init__(self, lines: list[str], outline: bool):
+        self.lines, self.outline = lines, outline
         self.blocks: list[tuple[int, list[str]]] = []  # (first line, text lines), put in file order
         self.count = 0
 
@@ -64,9 +64,10 @@ class _Shown:
         ]
         block = self.lines[_span(node)[0] - 1 : header_end or node.lineno]
         others = [m.name for m in methods if m not in shown]
-        if others:
+        if others:  # a test class's other tests as a count: their names filled a test file's prompt room
             indent = " " * first_body.col_offset
-            block.append(f"{indent}# other methods, not shown (unchanged): {', '.join(others)}")
+            listed = ", ".join(others) if self.outline else f"{len(others)}"
+            block.append(f"{indent}# other methods, not shown (unchanged): {listed}")
         for method in shown:
             start, end = _span(method)
             block += ["", *self.lines[start - 1 : end]]
@@ -93,7 +94,7 @@ def excerpt(text: str, path: str, focus: Focus, *, outline: bool = True) -> str 
     named = [n for n in definitions if _reached(n, focus)[1] and n not in in_traceback]
     if not in_traceback and not named:
         return None
-    shown = _Shown(lines)
+    shown = _Shown(lines, outline)
     for node in [*reversed(in_traceback), *named]:  # the frame that raised first: pytest prints it last
         if shown.count and shown.count + _span(node)[1] - _span(node)[0] > MAX_SHOWN_LINES:
             continue

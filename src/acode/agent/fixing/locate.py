@@ -7,6 +7,7 @@ which is all a long file's prompt shows (excerpt.py)."""
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,6 +164,46 @@ def _used_chains(bodies: list[ast.AST]) -> list[list[str]]:
                 if chain not in chains:
                     chains.append(chain)
     return chains
+
+
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_MIN_WORD = 4
+_NOT_PROJECT = {"node_modules", "venv", "site-packages", "__pycache__", "docs", "examples", "build", "dist"}
+
+
+def _words(name: str) -> set[str]:
+    """``test_session_vary`` -> {'session', 'vary'}; ``TestHTMLBlocks`` -> {'html', 'blocks'}."""
+    return {w.lower() for w in _WORD.findall(name) if len(w) >= _MIN_WORD and w.lower() != "test"}
+
+
+def _same_word(a: str, b: str) -> bool:
+    """``session``/``sessions``, ``groups``/``grouping``, ``split``/``splitter``: a shared prefix of at
+    least 4 letters that leaves at most 2 letters of the shorter word."""
+    prefix = len(os.path.commonprefix([a, b]))
+    return prefix >= _MIN_WORD and prefix >= min(len(a), len(b)) - 2
+
+
+def named_by_tests(tests: dict[Path, set[str]], workspace: Path, limit: int = 5000) -> list[Path]:
+    """Project modules named like the failing tests (``test_session_vary_cookie`` -> ``sessions.py``),
+    most failing tests first: where a failure has no traceback into the project (an assertion in the
+    test on what a fixture built) a reader looks for the module the test is about by its name."""
+    words = [_words(name) for names in tests.values() for name in names if name.startswith(("test", "Test"))]
+    words = [w for w in words if w]
+    if not words:
+        return []
+    counts: dict[Path, int] = {}
+    for index, path in enumerate(workspace.rglob("*.py")):
+        if index > limit:
+            break
+        rel = path.relative_to(workspace)
+        if is_test_file(rel) or rel.name in ("setup.py", "__init__.py") or any(
+                part.startswith(".") or part in _NOT_PROJECT for part in rel.parts[:-1]):
+            continue
+        parts = _words(rel.stem)
+        hits = sum(any(_same_word(w, p) for w in test for p in parts) for test in words)
+        if hits:
+            counts[rel] = hits
+    return sorted(counts, key=lambda p: (-counts[p], len(p.as_posix()), p.as_posix()))
 
 
 def module_file(workspace: Path, parts: list[str]) -> Path | None:

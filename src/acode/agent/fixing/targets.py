@@ -9,7 +9,7 @@ from pathlib import Path
 
 from acode.agent.fixing.detect import FixPlan, is_test_file
 from acode.agent.fixing.excerpt import excerpt
-from acode.agent.fixing.locate import Focus, failing_tests, locate
+from acode.agent.fixing.locate import Focus, failing_tests, locate, named_by_tests
 from acode.agent.fixing.outcome import TestOutcome, implicated_files
 from acode.agent.fixing.rewrite import FileView, read_text
 
@@ -46,7 +46,9 @@ def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_l
         named_after = [f.path for f in located if f.referenced and f.path.stem in subjects]
         in_traceback = [f.path for f in located if f.in_traceback]
         on_failing_line = [f.path for f in located if f.on_failing_line]
-        paths = in_traceback or named_after[:1] or on_failing_line or [f.path for f in located]
+        named_like_tests = [] if in_traceback or named_after else named_by_tests(tests, workspace)
+        paths = (in_traceback or named_after[:1] or named_like_tests[:MAX_TARGETS] or on_failing_line
+                 or [f.path for f in located])
     targets = []
     for path in paths:
         text = read_text(workspace / path)

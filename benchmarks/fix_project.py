@@ -1,0 +1,189 @@
+"""Does the agent fix real bugs of real projects better than one model call? Tasks from the real-commit
+set's bug fixes (benchmarks/fix_project_tasks.py): the project before the fix with the fix's tests, the
+task naming only the failing tests. Each task is solved, on the same model file, by:
+
+  (acode)   `acode -p "These tests fail: <node ids>. Fix the bug in the code (not the tests) so they
+            pass (run them with: <python> -m pytest -q <node ids>)" --approval-mode yolo --json`, with the
+            project's environment activated (its bin first on PATH);
+  (oneshot) the same model asked once, greedy, no tools: the task, the failing output and the module the
+            test file is named after (else the traceback's deepest project frame), "reply with the whole
+            corrected file".
+
+Success (both arms): with the test files put back as the task gave them, the failing tests pass and every
+test of their files that passes on the fixed tree passes. Tasks are split by a hash of their name into a
+tune half and a report half (--half). Prints one JSON document; per-task records go to --records (JSONL)
+and --resume skips the tasks already there.
+
+    python benchmarks/fix_project.py --half tune [--limit 5] [--model qwen2.5-coder-1.5b]
+        [--arms acode,oneshot] [--projects click,sqlparse] [--set agent.fix.max_attempts=6] [--timeout 420]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import fix_project_tasks as fpt
+import fix_report
+import real_commits_set as rcs
+
+ONESHOT = ("{prompt}\n\n`{command}` prints:\n```\n{output}\n```\n\n{module}\n```python\n{source}```\n\n"
+           "Reply with the whole corrected {module} in one ```python block.")
+FENCE = re.compile(r"```[\w]*\n(.*?)```", re.DOTALL)
+
+
+def changed_source(root: Path) -> list[str]:
+    out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                         capture_output=True, text=True, check=True).stdout
+    return [line[3:] for line in out.splitlines() if not rcs.is_test(line[3:])]
+
+
+def classify(task: fpt.ProjectTask, root: Path, python: Path, stop: str, edited: bool) -> tuple[str, dict]:
+    """The outcome, with the test files as the task gave them (an agent may not pass by editing them)."""
+    subprocess.run(["git", "checkout", "-q", "HEAD", "--", *task.test_files], cwd=root, check=True)
+    ok, outcomes = fpt.solved(task, python, root)
+    detail = {"flipped_passing": sum(outcomes.get(n) == "PASSED" for n in task.flipped),
+              "flipped": len(task.flipped), "changed": changed_source(root)}
+    if ok:
+        return "solved", detail
+    if stop in ("timeout", "max_turns", "limit"):
+        return "limit", detail
+    if not detail["changed"]:  # acode puts the files back when no candidate passed
+        return "tests still fail (restored)" if edited else "no edit", detail
+    if detail["flipped_passing"] == len(task.flipped):
+        return "other tests broken", detail
+    return "tests still fail", detail
+
+
+def run_acode(task, root, python, args, overrides, traces: Path | None) -> dict:
+    trace = traces / f"{rcs.slug(fpt.fix_by_name(task.name))}.json" if traces else None
+    record = fix_report.run_acode(task.prompt(python), root, args.model, args.timeout, overrides,
+                                  path_first=python.parent, trace=trace)
+    outcome, detail = classify(task, root, python, record["stop"], record["edited"])
+    return {**record, **detail, "outcome": outcome}
+
+
+def run_oneshot(task: fpt.ProjectTask, root: Path, python: Path, model, timeout: float) -> dict:
+    from acode.errors import ModelError
+    from acode.llm.types import Message
+
+    if not task.module or Path(task.module).is_absolute():
+        return {**fix_report.oneshot_record(0.0, False, None, "no module"), "model_calls": 0}
+    started = time.monotonic()
+    source = (root / task.module).read_text(encoding="utf-8")
+    command = f"{python} -m pytest -q {task.ids}"
+    prompt = ONESHOT.format(prompt=task.prompt(python), command=command, output=task.failing_output.strip(),
+                            module=task.module, source=source)
+    try:
+        completion = model.complete([Message.user(prompt)], max_tokens=model.count_tokens(source) + 512,
+                                    temperature=0.0, seed=0, timeout=timeout)
+    except ModelError as exc:  # too long for the context window, or past the timeout: the call failed
+        record = fix_report.oneshot_record(time.monotonic() - started, False, None, "model error")
+        return {**record, "error": str(exc)[:300]}
+    blocks = FENCE.findall(completion.text)
+    if blocks:
+        (root / task.module).write_text(max(blocks, key=len), encoding="utf-8")
+    outcome, detail = classify(task, root, python, "answer", bool(blocks))
+    record = fix_report.oneshot_record(time.monotonic() - started, bool(blocks), completion.usage, outcome)
+    return {**record, **detail}
+
+
+def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
+    """What acode's fixer would choose to rewrite and show for this task (no model call): its targets, how
+    much of each the prompt shows, and whether they include a file the real fix changed."""
+    from acode.agent.fixing.detect import plan_fix
+    from acode.agent.fixing.fixer import FixSettings
+    from acode.agent.fixing.outcome import read_outcome
+    from acode.agent.fixing.targets import choose_targets, spec_views
+
+    settings = FixSettings()
+    plan = plan_fix(task.prompt(python), root)
+    if plan is None:
+        return {"plan": None}
+    done = subprocess.run(plan.test_command, shell=True, cwd=root, capture_output=True, text=True,
+                          check=False)
+    before = read_outcome(f"{done.stdout}{done.stderr}\n[exit code: {done.returncode}]")
+    targets = choose_targets(plan, before, root, max_lines=settings.max_file_lines,
+                             excerpt_lines=settings.excerpt_file_lines)
+    fixed = fpt.fix_by_name(task.name).source_paths()
+    return {"command": plan.test_command, "fixed_files": fixed,
+            "targets": [{"path": t.whole.path, "lines": len(t.whole.text.splitlines()),
+                         "shown_chars": len(t.shown.text), "excerpt": t.shown is not t.whole}
+                        for t in targets],
+            "found_fixed_file": any(t.whole.path in fixed for t in targets),
+            "spec_chars": sum(len(v.text) for v in spec_views(plan, before, root, targets))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--half", choices=["tune", "report", "all"], default="tune")
+    parser.add_argument("--projects", default="", help="comma-separated projects (default: all of the set)")
+    parser.add_argument("--locate", action="store_true",
+                        help="no model: print which files acode's fixer would rewrite for each task")
+    parser.add_argument("--traces", type=Path, default=None, help="a folder for acode's --json results")
+    fix_report.add_run_arguments(parser)
+    args = parser.parse_args()
+
+    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    projects = {p for p in args.projects.split(",") if p} or None
+    tasks = [t for held_back in (False, True) for t in fpt.load_tasks(held_back, projects)[0]]
+    # in the order of their name's hash: --limit N is a sample across the projects, not the first project
+    tasks = sorted((t for t in tasks if args.half in ("all", t.half)),
+                   key=lambda t: hashlib.sha256(t.name.encode()).hexdigest())
+    tasks = tasks[: args.limit] if args.limit else tasks
+    overrides = fix_report.settings_env(args.set, args.model_timeout)
+    # acode stops itself (and reports what it did) shortly before the benchmark would kill it
+    overrides.setdefault("ACODE_AGENT__MAX_SECONDS", str(max(60.0, args.timeout - 30)))
+    records = fix_report.load_records(args.records, args.resume)
+    done_ids = {r["task_id"] for r in records}
+    if args.traces:
+        args.traces.mkdir(parents=True, exist_ok=True)
+    if args.locate:
+        arms = ["locate"]
+    model = fix_report.oneshot_model(arms, args.model)
+    work = Path(tempfile.mkdtemp(prefix="acode-fix-project-"))
+    try:
+        for task in tasks:
+            if task.name in done_ids:
+                continue
+            fix = fpt.fix_by_name(task.name)
+            record: dict = {"task_id": task.name, "half": task.half, "failing": task.failing,
+                            "module": task.module}
+            for arm in arms:
+                place = work / f"{rcs.slug(fix)}-{arm}"
+                root = fpt.build_repo(fix, place)
+                venv = place.with_name(place.name + "-venv")
+                python = fpt.project_python(root, rcs.test_env(task.env), venv)
+                if arm == "locate":
+                    record[arm] = locate_only(task, root, python)
+                    continue
+                if arm == "acode":
+                    record[arm] = run_acode(task, root, python, args, overrides, args.traces)
+                else:
+                    record[arm] = run_oneshot(task, root, python, model, args.timeout)
+            records.append(record)
+            fix_report.save_record(None if args.locate else args.records, record)
+    except KeyboardInterrupt:
+        print("interrupted: reporting the tasks that finished", file=sys.stderr)
+    if args.locate:
+        print(json.dumps([{"task": r["task_id"], **r["locate"]} for r in records], indent=1))
+        return
+    report = {"model": args.model, "half": args.half, "tasks": len(records), "settings": args.set,
+              "timeout_s": args.timeout, **fix_report.compare(records, arms),
+              "rows": [{"task": r["task_id"], **{arm: [r[arm]["outcome"], r[arm]["seconds"]]
+                                                for arm in arms if arm in r}} for r in records]}
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
