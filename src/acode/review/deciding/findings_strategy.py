@@ -1,8 +1,10 @@
 """The default review strategy: the decision comes from findings, never from the model's overall
-impression. In order, within the time plan (``judging.time_plan``): the regression check compares each
-edit's old and new version; the model proposes findings per dimension (or in one call) on the diffs that
-fit the time left; each proposal is checked by a yes/no question; every dimension gets a level from its
-checked findings and its deterministic evidence. Running out of time keeps what was assessed (``partial``)."""
+impression. In order, within the time plan (``judging.time_plan``): the model's question about each
+behavioural difference no rule decided; the regression check compares each edit's old and new version
+(where the diff ran, only inside functions whose difference the question left open); the model proposes
+findings per dimension (or in one call) on the diffs that fit the time left; each proposal is checked by a
+yes/no question; every dimension gets a level from its checked findings and its deterministic evidence.
+Running out of time keeps what was assessed (``partial``)."""
 
 from __future__ import annotations
 
