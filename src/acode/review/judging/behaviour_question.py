@@ -103,9 +103,14 @@ def open_differences(findings: Sequence[Finding]) -> dict[str, list[tuple[int, i
     out: dict[str, list[tuple[int, int]]] = {}
     for finding in findings:
         if finding.rule == RULE and finding.counts and finding.severity == "medium" and finding.file:
-            line = finding.line or 0
-            out.setdefault(finding.file, []).append((line, max(line, finding.end_line or line)))
+            out.setdefault(finding.file, []).append(_function_span(finding))
     return out
+
+
+def _function_span(difference: Finding) -> tuple[int, int]:
+    """The lines of the function a behavioural difference is about (its finding spans the function)."""
+    line = difference.line or 0
+    return line, max(line, difference.end_line or line)
 
 
 def backed_or_medium(finding: Finding, evidence: Sequence[Finding]) -> Finding:
@@ -121,7 +126,8 @@ def backed_or_medium(finding: Finding, evidence: Sequence[Finding]) -> Finding:
     for item in evidence:
         if item is finding or item.rule == REGRESSION_RULE or not item.counts or item.file != finding.file:
             continue
-        if item.rule == RULE and (item.line or 0) <= line <= max(item.line or 0, item.end_line or 0):
+        first, last = _function_span(item)
+        if item.rule == RULE and first <= line <= last:
             return finding
         if item.line == line and item.severity in ("critical", "high"):
             return finding
