@@ -90,12 +90,44 @@ def test_a_revert_that_names_the_commit_is_medium(tmp_path):
     assert finding.severity == "medium" and "names that commit" in finding.message
 
 
-def test_undoing_a_commit_that_was_not_a_fix_is_only_context(tmp_path):
+def test_silently_undoing_all_of_a_commit_that_does_not_say_fix_is_high(tmp_path):
+    # many projects describe a fix by what it does ("Round page counts up"); a file put back as it was
+    # before such a commit, under a message that does not say so, is the stale branch that brings a bug back
     repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
                                          ("Round page counts up", {"pages.py": FIXED})],
                         {"pages.py": BUGGY})
     [finding] = history_findings(branch_context(repo, "main"))
+    assert finding.rule == "history/undoes-commit" and finding.severity == "high"
+    assert "does not say so" in finding.message and "which commit is reverted" in finding.suggestion
+
+
+def test_undoing_most_but_not_all_of_a_commit_that_does_not_say_fix_is_only_context(tmp_path):
+    before = "".join(f"value_{i} = compute({i})\n" for i in range(4))
+    tuned = "".join(f"value_{i} = compute_twice({i})\n" for i in range(4))
+    mostly = tuned.replace("compute_twice", "compute", 3)  # three of the four lines back, one kept
+    repo = history_repo(tmp_path / "r", [("Add values", {"v.py": before}), ("Compute the values twice",
+                                                                             {"v.py": tuned})],
+                        {"v.py": mostly})
+    [finding] = history_findings(branch_context(repo, "main"))
     assert finding.rule == "history/undoes-commit" and finding.severity == "low"
+    assert finding.metrics == {"undone": 6, "of": 8}
+
+
+def test_putting_back_a_paragraph_of_the_docs_is_only_context(tmp_path):
+    repo = history_repo(tmp_path / "r", [("Add the guide", {"guide.md": "Pages hold ten items each.\n"}),
+                                         ("Say how pages round", {"guide.md": "Pages hold ten items; the last "
+                                                                              "one may hold fewer.\n"})],
+                        {"guide.md": "Pages hold ten items each.\n"}, message="Update guide.md")
+    [finding] = history_findings(branch_context(repo, "main"))
+    assert finding.severity == "low"
+
+
+def test_a_revert_that_names_a_commit_that_was_not_a_fix_is_info(tmp_path):
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
+                                         ("Round page counts up", {"pages.py": FIXED})],
+                        {"pages.py": BUGGY}, message='Revert "Round page counts up"\n\ncallers want floor')
+    [finding] = history_findings(branch_context(repo, "main"))
+    assert finding.severity == "info"
 
 
 def test_a_small_part_of_a_large_fix_is_not_an_undo(tmp_path):
@@ -199,17 +231,19 @@ def _real_tree(side: str) -> dict[str, str]:
             for p in root.rglob("*.txt")}
 
 
-def test_a_real_two_file_commit_taken_out_again_is_found_in_both_files_and_weighed_by_its_message(tmp_path):
-    """acode's commit b99acaa, as its history has it: the undo is found in both files; its message says what
-    it does, not that it fixed something, so the undo is context (low), and says so: the history names a
-    fix put back only when the earlier commit says it was one."""
+def test_a_real_two_file_commit_taken_out_again_is_found_in_both_files_and_is_high_though_it_never_says_fix(
+        tmp_path):
+    """acode's commit b99acaa, as its history has it: the undo is found in both files. Its message says what
+    it does ("... reset their state ..."), not that it fixed something; both files are put back wholly under
+    a message that does not say so, which is how a fix described in other words comes back: high either way,
+    named as a commit or as a fix by what its message says."""
     before, after = _real_tree("before"), _real_tree("after")
     message = (REAL / "message.txt").read_text(encoding="utf-8").strip()
     repo = history_repo(tmp_path / "r", [("Add compression and next-speaker", before), (message, after)],
                         before, message="Update compression.py, next_speaker.py")
     findings = history_findings(branch_context(repo, "main"))
     assert sorted(f.file for f in findings) == sorted(before)
-    assert {(f.rule, f.severity) for f in findings} == {("history/undoes-commit", "low")}
+    assert {(f.rule, f.severity) for f in findings} == {("history/undoes-commit", "high")}
     assert all(message[:40] in f.message for f in findings)
 
     fixing = history_repo(tmp_path / "f", [("Add compression and next-speaker", before),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from acode.gitcmd import GitError, run_git
 from acode.review.change.diff import parse_diff
@@ -28,6 +29,8 @@ MIN_SHARE = 0.6  # of the lines the earlier commit added to the file, and of tho
 # old fix is a rewrite (on acode's own history: one such false alarm without this, none with it)
 MIN_SHARE_OF_CHANGE = 0.4
 GIT_TIMEOUT = 30
+# files whose reversal puts no behaviour back (a paragraph of the docs restored is not a bug restored)
+PROSE_SUFFIXES = frozenset({".md", ".rst", ".txt", ".adoc", ""})
 
 # a commit message that says it fixed something (subject or body)
 FIX_MESSAGE = re.compile(
@@ -55,27 +58,40 @@ class Undone:
     is_fix: bool  # the earlier commit's message says it fixed something
     named: bool  # the reviewed change's own message names that commit: a deliberate revert
 
+    @property
+    def whole(self) -> bool:
+        """Every line the earlier commit changed in a file of code is reversed: the file is back as it was
+        before that commit, which is what a stale branch or a bad merge does (a tweak that only moves a
+        value back, or a rewrite that keeps part of the commit, reverses less than all of it)."""
+        return self.undone >= self.of and PurePosixPath(self.path).suffix.lower() not in PROSE_SUFFIXES
+
 
 def history_findings(context: ReviewContext) -> list[Finding]:
     """One finding per file whose change reverses an earlier commit: ``high`` when that commit fixed something
     and the change does not say it reverts it (a fixed bug put back, silently), ``medium`` when the change's
-    message names the commit (a deliberate revert of a fix: a person should confirm why); for an earlier
-    commit that was not a fix, ``low`` (shown, never rejects), or ``info`` when the change says it reverts
-    it."""
+    message names the commit (a deliberate revert of a fix: a person should confirm why). For an earlier
+    commit whose message does not say "fix": ``high`` when the change silently reverses all of it in a file
+    of code (many projects describe a fix by what it does, "do not take a prompt echo", "keep a minimum
+    width", and a revert rarely says so), ``low`` when it reverses only most of it (shown, never rejects),
+    ``info`` when the change says it reverts it."""
     out = []
     for undone in undone_commits(context):
         severity = ("high" if undone.is_fix and not undone.named else "medium" if undone.is_fix else
-                    "info" if undone.named else "low")
+                    "info" if undone.named else "high" if undone.whole else "low")
         what = "fix" if undone.is_fix else "commit"
         out.append(Finding(
             dimension="intent_alignment", source="history", rule=f"history/undoes-{what}",
             severity=severity,  # type: ignore[arg-type]
             message=(f"the change undoes {what} {undone.sha[:10]} (\"{redact(undone.subject[:120])}\") in "
                      f"{undone.path}: {undone.undone} of the {undone.of} lines it changed are reversed"
-                     + ("; the change's message names that commit" if undone.named else "")),
+                     + ("; the change's message names that commit" if undone.named else
+                        "; the file is back as it was before that commit, and the change's message does not "
+                        "say so" if severity == "high" and not undone.is_fix else "")),
             file=undone.path, line=undone.line, end_line=undone.line, quote=redact(undone.quote),
             suggestion=("keep the fix; if it must go, say in the commit message which commit is reverted and "
-                        "why" if undone.is_fix and not undone.named else ""),
+                        "why" if undone.is_fix and not undone.named else
+                        "if that commit is meant to go, say in the commit message which commit is reverted "
+                        "and why" if severity == "high" else ""),
             confidence=1.0, metrics={"undone": undone.undone, "of": undone.of},
         ))
     return out
