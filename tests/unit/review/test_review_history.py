@@ -101,6 +101,18 @@ def test_silently_undoing_all_of_a_commit_that_does_not_say_fix_is_high(tmp_path
     assert "does not say so" in finding.message and "which commit is reverted" in finding.suggestion
 
 
+def test_a_message_that_says_it_undoes_something_is_not_silent(tmp_path):
+    # the user says what the change is ("undo the change"): a commit that was not a fix may go unnamed
+    repo = history_repo(tmp_path / "r", [("Add pages", {"pages.py": BUGGY}),
+                                         ("Round page counts up", {"pages.py": FIXED})],
+                        {"pages.py": BUGGY}, message="Undo the rounding: callers want floor")
+    [finding] = history_findings(branch_context(repo, "main"))
+    assert finding.rule == "history/undoes-commit" and finding.severity == "low"
+    # a fix put back still needs the fix named: "revert" alone does not say which bug comes back
+    fixed = after_fix(tmp_path / "f", {"pages.py": BUGGY}, message="Revert the last change")
+    assert [f.severity for f in history_findings(branch_context(fixed, "main"))] == ["high"]
+
+
 def test_undoing_most_but_not_all_of_a_commit_that_does_not_say_fix_is_only_context(tmp_path):
     before = "".join(f"value_{i} = compute({i})\n" for i in range(4))
     tuned = "".join(f"value_{i} = compute_twice({i})\n" for i in range(4))

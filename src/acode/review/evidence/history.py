@@ -38,6 +38,9 @@ FIX_MESSAGE = re.compile(
     r"vulnerab\w*|security|race condition|deadlock|hang(s|ed)?|overflow|injection|no longer)\b",
     re.IGNORECASE,
 )
+# a message that says the change takes something back, without naming what
+UNDO_MESSAGE = re.compile(r"\b(revert(s|ed|ing)?|undo(es|ing)?|undid|roll(s|ed|ing)? back|rollback|"
+                          r"back(s|ed|ing)? out)\b", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 # lines too common to say anything about where code came from
 _TRIVIAL_WORDS = frozenset({"else", "try", "finally", "pass", "return", "break", "continue", "none", "true",
@@ -57,6 +60,7 @@ class Undone:
     quote: str  # a line the change puts back (or takes out)
     is_fix: bool  # the earlier commit's message says it fixed something
     named: bool  # the reviewed change's own message names that commit: a deliberate revert
+    says_undo: bool = False  # the reviewed change's message says it reverts or undoes something (not what)
 
     @property
     def whole(self) -> bool:
@@ -64,6 +68,12 @@ class Undone:
         before that commit, which is what a stale branch or a bad merge does (a tweak that only moves a
         value back, or a rewrite that keeps part of the commit, reverses less than all of it)."""
         return self.undone >= self.of and PurePosixPath(self.path).suffix.lower() not in PROSE_SUFFIXES
+
+    @property
+    def silent(self) -> bool:
+        """Neither names the commit nor says it undoes anything: nobody was told (enough for a commit that
+        was not a fix; putting a fix back needs the fix named)."""
+        return not self.named and not self.says_undo
 
 
 def history_findings(context: ReviewContext) -> list[Finding]:
@@ -77,7 +87,7 @@ def history_findings(context: ReviewContext) -> list[Finding]:
     out = []
     for undone in undone_commits(context):
         severity = ("high" if undone.is_fix and not undone.named else "medium" if undone.is_fix else
-                    "info" if undone.named else "high" if undone.whole else "low")
+                    "info" if undone.named else "high" if undone.whole and undone.silent else "low")
         what = "fix" if undone.is_fix else "commit"
         out.append(Finding(
             dimension="intent_alignment", source="history", rule=f"history/undoes-{what}",
@@ -128,7 +138,7 @@ def undone_commits(context: ReviewContext) -> list[Undone]:
                 found.append(Undone(
                     sha=sha, subject=subject, path=changed.path, undone=undone, of=before.size, line=line,
                     quote=quote, is_fix=bool(FIX_MESSAGE.search(f"{subject}\n{body}")),
-                    named=_names(message, sha, subject)))
+                    named=_names(message, sha, subject), says_undo=bool(UNDO_MESSAGE.search(message))))
                 break
     return found
 
