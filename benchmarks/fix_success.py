@@ -56,13 +56,21 @@ def run_acode(task: FixTask, root: Path, model: str, timeout: float, overrides: 
     return {**record, "outcome": classify(task, root, record["edited"], record["stop"])}
 
 
+def oneshot_prompt(task: FixTask, output: str) -> str:
+    """The one call's prompt, given what `python -m pytest -q` printed; acode's first call is these bytes.
+    The run's noise (durations, addresses) is taken out as acode does: the same failure, the same prompt."""
+    from acode.agent.fixing.outcome import trim_output
+
+    return ONESHOT.format(prompt=task.prompt, module=task.module, source=task.source,
+                          test_file=task.test_file, test=task.visible_test,
+                          output=trim_output(output.strip()))
+
+
 def run_oneshot(task: FixTask, root: Path, model) -> dict:
     from acode.llm.types import Message
 
     started = time.monotonic()
-    _, output = visible_check(root)
-    prompt = ONESHOT.format(prompt=task.prompt, module=task.module, source=task.source,
-                            test_file=task.test_file, test=task.visible_test, output=output.strip()[-2500:])
+    prompt = oneshot_prompt(task, visible_check(root)[1])
     completion = model.complete([Message.user(prompt)], max_tokens=1536, temperature=0.0, seed=0)
     blocks = FENCE.findall(completion.text)
     edited = bool(blocks)

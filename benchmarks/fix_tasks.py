@@ -137,4 +137,4 @@ def visible_check(root: Path) -> tuple[bool, str]:
                               capture_output=True, text=True, timeout=60, check=False)
     except subprocess.TimeoutExpired:
         return False, "timed out"
-    return done.returncode == 0, done.stdout[-3000:]
+    return done.returncode == 0, done.stdout  # whole: the one call cuts it as acode does (trim_output)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
-from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
+from acode.agent.fixing.outcome import TestOutcome, printed, read_outcome, trim_output
 from acode.agent.fixing.rewrite import (
     UNCHANGED,
     close_fence,
@@ -111,10 +111,11 @@ class _Attempts:
         self.shown = [t.shown for t in targets]  # what the prompts show: a long file as an excerpt
         self.context = spec_views(plan, before, workspace, targets)
         self.partial = sum(len(v.text.splitlines()) for v in self.views) > settings.whole_file_lines
-        task = (request, self.shown, self.context, plan.test_command, trim_output(before.output))
-        self.framings = [
-            one_call_messages(*task, failing=not before.ok, partial=self.partial),
-            task_messages(*task, failing=not before.ok, partial=self.partial),
+        task = (request, self.shown, self.context, plan.test_command)
+        self.framings = [  # the one call is shown what the command printed, as anyone would paste it
+            one_call_messages(*task, trim_output(printed(before.output)), failing=not before.ok,
+                              partial=self.partial),
+            task_messages(*task, trim_output(before.output), failing=not before.ok, partial=self.partial),
         ]
         self.stop = reply_stop(self.views, self.partial)
         self.best: _Candidate | None = None

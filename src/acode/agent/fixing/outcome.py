@@ -87,6 +87,20 @@ _RUN_NOISE = (
 )
 
 
+# The shell tool's frame around what a command printed (acode.tools.shell): the command and its folder
+# before, its exit code (or why it ended) after
+_FRAME_HEAD = re.compile(r"\A\$ [^\n]*\n\(in [^\n]*\)\n")
+_FRAME_TAIL = re.compile(
+    r"(?:\n\[(?:exit code: -?\d+|killed by signal|no output for |processes the command)[^\n]*\])+\s*\Z"
+)
+
+
+def printed(tool_output: str) -> str:
+    """What the test command itself printed, without the shell tool's frame: the text anyone would paste
+    into one call of a model (the one-call framing shows exactly that)."""
+    return _FRAME_TAIL.sub("", _FRAME_HEAD.sub("", tool_output)).strip()
+
+
 def trim_output(output: str, limit: int = 2500) -> str:
     """The part of a test run a model needs: the head (what failed) and the tail (the summary), without
     what changes from one run to the next (timings, addresses), so the same failure is the same prompt."""

@@ -1,0 +1,54 @@
+"""The fixer's first call is the one call benchmarks/fix_success.py measures acode against, byte for byte:
+the same answer is then among acode's candidates and the tests judge it, so acode cannot end worse than
+that call (issue 29)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from benchmarks import fix_success
+
+from acode.agent.session.agent_session import SessionOptions
+from acode.agent.session.builder import build_session
+from acode.config import Settings
+from acode.llm.scripted import ScriptedModel
+
+QUIET = {
+    name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")
+}
+
+
+@pytest.mark.parametrize("task_id", ["Novel/13", "Novel/15"])
+def test_the_first_call_is_the_benchmarks_one_call_byte_for_byte(task_id, tmp_path, monkeypatch):
+    # the shell's `python` is the benchmark's, as fix_report.run_acode sets PATH for the acode arm
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    task = next(t for t in fix_success.load_tasks(half="odd", task_set="novel") if t.task_id == task_id)
+    one_call = fix_success.oneshot_prompt(task, fix_success.visible_check(
+        fix_success.make_workspace(task, tmp_path / "oneshot"))[1])
+    root = fix_success.make_workspace(task, tmp_path / "acode")
+    model = ScriptedModel([f"```python\n{task.source}```\n"] * 2)  # both framings echo: no candidate
+    s = build_session(Settings.model_validate(QUIET), root, SessionOptions(approval_mode="yolo"), model=model)
+    result = s.send(task.prompt)
+    s.close()
+    assert result.stop_reason == "tests_failing"
+    first = model.calls[0]
+    assert [m.role for m in first["messages"]] == ["user"] and first["temperature"] == 0.0
+    assert first["messages"][0].content == one_call
+    # what the command printed, as anyone would paste it: no shell-tool frame, no duration
+    assert "[exit code:" not in one_call and "(in .)" not in one_call and " failed in " not in one_call
+    assert "```python\n" + task.source + "```\n" in one_call  # no blank line before the closing fence
+
+
+def test_what_a_command_printed_is_read_without_the_shell_tools_frame():
+    from acode.agent.fixing.outcome import printed
+
+    framed = "$ python -m pytest -q\n(in .)\nF  [100%]\n[1] a list\n1 failed in 0.1s\n[exit code: 1]"
+    assert printed(framed) == "F  [100%]\n[1] a list\n1 failed in 0.1s"
+    killed = (
+        "$ sleep 9\n(in sub)\n(no output)\n[no output for 5s: the command's process group was killed]\n"
+        "[killed by signal 9]"
+    )
+    assert printed(killed) == "(no output)"
