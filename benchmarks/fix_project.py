@@ -110,7 +110,7 @@ def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
     if plan is None:
         return {"plan": None}
     done = subprocess.run(plan.test_command, shell=True, cwd=root, capture_output=True, text=True,
-                          check=False)
+                          check=False, stdin=subprocess.DEVNULL, timeout=600)  # a test may read stdin
     before = read_outcome(f"{done.stdout}{done.stderr}\n[exit code: {done.returncode}]")
     targets = choose_targets(plan, before, root, max_lines=settings.max_file_lines,
                              excerpt_lines=settings.excerpt_file_lines,
