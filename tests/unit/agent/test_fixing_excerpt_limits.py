@@ -12,18 +12,12 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import make_git_repo
-from tests.fixing_project import project_files
+from tests.fixing_project import project_files, reply, send
 
 from acode.agent.fixing.excerpt import excerpt
 from acode.agent.fixing.locate import Focus
-from acode.agent.session.agent_session import SessionOptions
-from acode.agent.session.builder import build_session
-from acode.config import Settings
 from acode.llm.scripted import ScriptedModel
 
-QUIET = {
-    name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")
-}
 TOTAL = '''def total(rows):
     """The sum of the rows."""
     return sum(rows) - 1
@@ -75,19 +69,6 @@ def project(tmp_path, monkeypatch) -> Path:
                              "    assert app.save_session({}, accessed=True)['Vary'] == 'Cookie'\n",
     }
     return make_git_repo(tmp_path / "repo", files)
-
-
-def send(root: Path, model: ScriptedModel, request: str):
-    settings = Settings.model_validate({**QUIET, "agent": {"fix": {"test_command": None}}})
-    session = build_session(settings, root, SessionOptions(approval_mode="yolo"), model=model)
-    try:
-        return session.send(request)
-    finally:
-        session.close()
-
-
-def reply(path: str, code: str) -> str:
-    return f"{path}\n```python\n{code}```\n"
 
 
 def test_a_file_under_the_line_limit_but_long_in_characters_is_shown_as_an_excerpt(project):
