@@ -101,19 +101,20 @@ def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
     """What acode's fixer would choose to rewrite and show for this task (no model call): its targets, how
     much of each the prompt shows, and whether they include a file the real fix changed."""
     from acode.agent.fixing.detect import plan_fix
-    from acode.agent.fixing.fixer import FixSettings
     from acode.agent.fixing.outcome import read_outcome
     from acode.agent.fixing.targets import choose_targets, spec_views
+    from acode.config.agent import FixConfig
 
-    settings = FixSettings()
+    settings = FixConfig()
     plan = plan_fix(task.prompt(python), root)
     if plan is None:
         return {"plan": None}
     done = subprocess.run(plan.test_command, shell=True, cwd=root, capture_output=True, text=True,
-                          check=False)
+                          check=False, stdin=subprocess.DEVNULL, timeout=600)  # a test may read stdin
     before = read_outcome(f"{done.stdout}{done.stderr}\n[exit code: {done.returncode}]")
     targets = choose_targets(plan, before, root, max_lines=settings.max_file_lines,
-                             excerpt_lines=settings.excerpt_file_lines)
+                             excerpt_lines=settings.excerpt_file_lines,
+                             excerpt_chars=settings.excerpt_file_chars)
     fixed = fpt.fix_by_name(task.name).source_paths()
     return {"command": plan.test_command, "fixed_files": fixed,
             "targets": [{"path": t.whole.path, "lines": len(t.whole.text.splitlines()),

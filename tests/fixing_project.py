@@ -4,6 +4,8 @@ a name re-exported by the package (``from tool import parse_args``), a 600-line 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 FILLER_MODULES = 30
 CLI = '''"""Command-line parsing."""
 
@@ -77,3 +79,26 @@ def project_files() -> dict[str, str]:
     for i in range(FILLER_MODULES):
         files[f"src/tool/mod_{i}.py"] = f'def value():\n    """Module {i}."""\n    return {i}\n'
     return files
+
+
+QUIET = {
+    name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")
+}
+
+
+def send(root: Path, model, request: str):
+    """``acode -p REQUEST --approval-mode yolo`` with no test command configured."""
+    from acode.agent.session.agent_session import SessionOptions
+    from acode.agent.session.builder import build_session
+    from acode.config import Settings
+
+    settings = Settings.model_validate({**QUIET, "agent": {"fix": {"test_command": None}}})
+    session = build_session(settings, root, SessionOptions(approval_mode="yolo"), model=model)
+    try:
+        return session.send(request)
+    finally:
+        session.close()
+
+
+def reply(path: str, code: str) -> str:
+    return f"{path}\n```python\n{code}```\n"

@@ -50,7 +50,10 @@ class ModelOutputError(ModelError):
 
 
 class ModelTimeoutError(ModelError):
-    pass
+    """A call cut by its time limit; ``partial`` (an ``acode.llm.types.Completion``, set by a backend that
+    knows it) is what the call had done: its prompt tokens, the text generated so far."""
+
+    partial = None
 
 
 class ServerError(ModelError):

@@ -148,6 +148,10 @@ def test_timeout_raises_a_typed_error(real_model):
             [Message.system(SYSTEM), Message.user("Explain Python.")], max_tokens=50, timeout=1e-9
         )
     assert caught.value.code == "ACODE-MODEL-023"
+    # what the call had done, for the trajectory: its prompt's size (it was cut while reading it)
+    partial = caught.value.partial
+    assert partial.finish_reason == "timeout" and partial.usage.prompt_tokens > 10
+    assert partial.text == "" and partial.usage.completion_tokens == 0
 
 
 def test_acode_ask_streams_an_answer_from_the_bundled_model(tmp_path):

@@ -54,6 +54,9 @@ class FixConfig(BaseModel):
     excerpt_file_lines: int = Field(
         400, ge=1, description="above this, the prompt shows only the definitions the failing tests reach"
     )
+    excerpt_file_chars: int = Field(
+        6000, ge=500, description="above this many characters too (a file under excerpt_file_lines)"
+    )
     fallback_to_loop: bool = Field(False, description="after failed attempts, go on with the tool loop")
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from acode.config.model import ModelSettings
-from acode.errors import ModelError, ModelNotInstalledError, ModelOutputError
+from acode.errors import ModelError, ModelNotInstalledError, ModelOutputError, ModelTimeoutError
 from acode.llm.chat_template import ChatTemplate
 from acode.llm.kv_cache import CHUNK, AlignedCache, check_deadline, row_logprob
 from acode.llm.prefix_store import PrefixStore
@@ -152,30 +152,41 @@ class EmbeddedModel:
         grammar = self._grammar(constraint) if constraint is not None else None
         stream = on_text if constraint is None else None
         fixed = self._system_part(messages, tools, schema, instructions_at, tokens)
-        with self._lock:
-            reused = start = self._cache.reuse_prefix(tokens)
-            if fixed > reused:
-                reused, start = self._read_system_part(tokens[:fixed], reused, deadline, timeout)
-            self._cache.evaluate(tokens[start:], start, deadline, timeout)
-            text, generated, finish, token_logprobs = self._generate(
-                tokens,
-                max_new=min(max_tokens, self.context_window - len(tokens)),
-                temperature=temperature,
-                seed=seed,
-                grammar=grammar,
-                deadline=deadline,
-                timeout=timeout,
-                on_text=stream,
-                logprobs=logprobs,
-                stop=stop or (),
+        reused = 0
+
+        def usage_now(generated: int) -> Usage:
+            return Usage(
+                prompt_tokens=len(tokens),
+                prompt_tokens_evaluated=len(tokens) - reused,
+                prompt_tokens_reused=reused,
+                completion_tokens=generated,
+                seconds=round(time.monotonic() - started, 4),
             )
-        usage = Usage(
-            prompt_tokens=len(tokens),
-            prompt_tokens_evaluated=len(tokens) - reused,
-            prompt_tokens_reused=reused,
-            completion_tokens=generated,
-            seconds=round(time.monotonic() - started, 4),
-        )
+
+        with self._lock:
+            try:
+                reused = start = self._cache.reuse_prefix(tokens)
+                if fixed > reused:
+                    reused, start = self._read_system_part(tokens[:fixed], reused, deadline, timeout)
+                self._cache.evaluate(tokens[start:], start, deadline, timeout)
+                text, generated, finish, token_logprobs = self._generate(
+                    tokens,
+                    max_new=min(max_tokens, self.context_window - len(tokens)),
+                    temperature=temperature,
+                    seed=seed,
+                    grammar=grammar,
+                    deadline=deadline,
+                    timeout=timeout,
+                    on_text=stream,
+                    logprobs=logprobs,
+                    stop=stop or (),
+                )
+            except ModelTimeoutError as exc:  # what the call had done, for the trajectory
+                done = exc.partial or Completion(finish_reason="timeout")
+                exc.partial = Completion(text=done.text, usage=usage_now(done.usage.completion_tokens),
+                                         finish_reason="timeout", model=self.name)
+                raise
+        usage = usage_now(generated)
         log.debug("embedded call: %s", usage.model_dump())
         completion = Completion(
             text=text, usage=usage, finish_reason=finish, model=self.name, logprobs=token_logprobs
@@ -339,6 +350,9 @@ class EmbeddedModel:
                 check_deadline(self.name, deadline, timeout, "generating")
         except StopIteration:
             finish = "stop"
+        except ModelTimeoutError as exc:
+            exc.partial = Completion(text="".join(pieces), usage=Usage(completion_tokens=count))
+            raise
         finally:
             stream.close()
         tail = decoder.decode(b"", final=True)

@@ -9,9 +9,9 @@ from agent_fakes import BrokenTool, InterruptingTool, SlowReadTool, make_loop, n
 
 from acode.agent.loop.middleware import Middleware, ToolDecision
 from acode.agent.loop.stops import AgentStop, LoopDetected
-from acode.errors import ModelOutputError
+from acode.errors import ModelOutputError, ModelTimeoutError
 from acode.llm.scripted import ScriptedModel
-from acode.llm.types import Completion, ToolCall
+from acode.llm.types import Completion, ToolCall, Usage
 
 
 def tool_step(name, **arguments):
@@ -311,6 +311,25 @@ def test_the_time_budget_bounds_the_model_timeout(tmp_path):
     loop = make_loop(model, tmp_path, max_seconds=50, model_timeout=500)
     loop.run(new_state(loop), "go")
     assert 0 < model.timeouts[0] <= 50
+
+
+def test_a_model_call_cut_by_its_timeout_is_still_a_recorded_model_step(tmp_path):
+    """Issue 29: on a real project a first call ran into the model timeout after 840 s and the trajectory
+    (and --json) showed no model step at all: not its prompt's size, not what it was writing."""
+    cut = ModelTimeoutError("ACODE-MODEL-023", "timed out after 840 s while generating")
+    cut.partial = Completion(text="src/app.py\n```python\ndef f(", usage=Usage(prompt_tokens=4665,
+                             completion_tokens=7), finish_reason="timeout")
+    loop = make_loop(ScriptedModel([cut]), tmp_path)
+    result = loop.run(new_state(loop), "go")
+    assert result.stop_reason == "model_error" and "timed out" in result.message
+    steps = result.model_steps()
+    assert len(steps) == 1 and steps[0].finish_reason == "timeout"
+    assert steps[0].usage.prompt_tokens == 4665 and steps[0].usage.completion_tokens == 7
+    assert steps[0].text.endswith("def f(") and result.tokens.prompt_tokens == 4665
+    # a backend that knows nothing of the call still leaves the step, with its seconds
+    loop = make_loop(ScriptedModel([ModelTimeoutError("ACODE-MODEL-023", "timed out")]), tmp_path)
+    bare = loop.run(new_state(loop), "go").model_steps()
+    assert [s.finish_reason for s in bare] == ["timeout"] and bare[0].seconds >= 0
 
 
 def test_a_call_repeating_the_previous_successful_step_is_not_run_again(tmp_path, scripted):

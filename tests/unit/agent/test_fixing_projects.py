@@ -20,38 +20,19 @@ from tests.fixing_project import (
     TEST_CLI,
     big_module,
     project_files,
+    reply,
+    send,
 )
 
 from acode.agent.fixing.detect import plan_fix
 from acode.agent.fixing.rewrite import FileView, parse_reply
-from acode.agent.session.agent_session import SessionOptions
-from acode.agent.session.builder import build_session
-from acode.config import Settings
 from acode.llm.scripted import ScriptedModel
-
-QUIET = {
-    name: {"enabled": False} for name in ("next_speaker", "compression", "loop_detection", "checkpoints")
-}
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     return make_git_repo(tmp_path / "repo", project_files())
-
-
-def send(root: Path, model: ScriptedModel, request: str):
-    """``acode -p REQUEST --approval-mode yolo`` with no test command configured."""
-    settings = Settings.model_validate({**QUIET, "agent": {"fix": {"test_command": None}}})
-    session = build_session(settings, root, SessionOptions(approval_mode="yolo"), model=model)
-    try:
-        return session.send(request)
-    finally:
-        session.close()
-
-
-def reply(path: str, code: str) -> str:
-    return f"{path}\n```python\n{code}```\n"
 
 
 # -- 1. run only the named tests -----------------------------------------------------------------

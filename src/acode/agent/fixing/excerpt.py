@@ -14,6 +14,7 @@ _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEFS = (*_FUNCS, ast.ClassDef)
 CLASS_LINES = 80  # a focused class up to this long is shown whole; a longer one only its focused methods
 MAX_SHOWN_LINES = 300  # of focused definitions: the prompt of a long file stays about this size
+MAX_SHOWN_CHARS = 6000  # ... and this many characters: the 1.5B read a 15,000-character file 13 minutes
 MAX_OUTLINE = 10  # this few definitions left out are all listed; of more, those the shown code calls
 MAX_CALLED = 20
 
@@ -40,10 +41,25 @@ def _reached(node: ast.stmt, focus: Focus) -> tuple[bool, bool]:
 
 
 class _Shown:
-    def __init__(self, lines: list[str], outline: bool):
-        self.lines, self.outline = lines, outline
+    def __init__(self, lines: list[str], outline: bool, max_chars: int):
+        self.lines, self.outline, self.max_chars = lines, outline, max_chars
         self.blocks: list[tuple[int, list[str]]] = []  # (first line, text lines), put in file order
         self.count = 0
+
+    @property
+    def chars(self) -> int:
+        return sum(len(line) + 1 for _, block in self.blocks for line in block)
+
+    def fits(self, node: ast.stmt) -> bool:
+        """The first definition always; the next ones while the lines and characters shown stay within
+        the limits (a long class counts only the part of it that would be shown)."""
+        if not self.blocks:
+            return True
+        start, end = _span(node)
+        size = sum(len(line) + 1 for line in self.lines[start - 1 : end])
+        if isinstance(node, ast.ClassDef) and end - start + 1 > CLASS_LINES:
+            return self.chars < self.max_chars  # its part shown is decided inside, while room is left
+        return self.count + end - start <= MAX_SHOWN_LINES and self.chars + size <= self.max_chars
 
     def add(self, node: ast.stmt, focus: Focus) -> None:
         start, end = _span(node)
@@ -63,6 +79,14 @@ class _Shown:
             m for m in methods if m.name == "__init__"
         ]
         block = self.lines[_span(node)[0] - 1 : header_end or node.lineno]
+        room = self.max_chars - self.chars - sum(len(line) + 1 for line in block)
+        kept = []  # those in the traceback first; the first always, the next ones while they fit
+        for method in sorted(shown, key=lambda m: not _reached(m, focus)[0]):
+            room -= sum(len(line) + 1 for line in self.lines[_span(method)[0] - 1 : _span(method)[1]])
+            if kept and room < 0:
+                break
+            kept.append(method)
+        shown = [m for m in shown if m in kept]
         others = [m.name for m in methods if m not in shown]
         if others:  # a test class's other tests as a count: their names filled a test file's prompt room
             indent = " " * first_body.col_offset
@@ -81,9 +105,11 @@ def _is_docstring(node: ast.stmt) -> bool:
     )
 
 
-def excerpt(text: str, path: str, focus: Focus, *, outline: bool = True) -> str | None:
+def excerpt(text: str, path: str, focus: Focus, *, outline: bool = True,
+            max_chars: int = MAX_SHOWN_CHARS) -> str | None:
     """The shown part of ``text``, or None when the focus reaches none of its definitions. ``outline``:
-    list the signatures of the definitions left out (a module's; a test file's other tests are noise)."""
+    list the signatures of the definitions left out (a module's; a test file's other tests are noise).
+    ``max_chars``: of the definitions shown in full, after the first."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -94,9 +120,9 @@ def excerpt(text: str, path: str, focus: Focus, *, outline: bool = True) -> str 
     named = [n for n in definitions if _reached(n, focus)[1] and n not in in_traceback]
     if not in_traceback and not named:
         return None
-    shown = _Shown(lines, outline)
+    shown = _Shown(lines, outline, max_chars)
     for node in [*reversed(in_traceback), *named]:  # the frame that raised first: pytest prints it last
-        if shown.count and shown.count + _span(node)[1] - _span(node)[0] > MAX_SHOWN_LINES:
+        if not shown.fits(node):
             continue
         shown.add(node, focus)
     chosen = {start for start, _ in shown.blocks}

@@ -70,7 +70,8 @@ class TestDrivenFixer:
         if before is None or not before.runnable:
             return None
         targets = choose_targets(plan, before, workspace, max_lines=self.settings.max_file_lines,
-                                 excerpt_lines=self.settings.excerpt_file_lines)
+                                 excerpt_lines=self.settings.excerpt_file_lines,
+                                 excerpt_chars=self.settings.excerpt_file_chars)
         if not targets:
             return None
         return _Attempts(self.settings, door, request, plan, before, targets, workspace).work()

@@ -187,8 +187,7 @@ def named_by_tests(tests: dict[Path, set[str]], workspace: Path, limit: int = 50
     """Project modules named like the failing tests (``test_session_vary_cookie`` -> ``sessions.py``),
     most failing tests first: where a failure has no traceback into the project (an assertion in the
     test on what a fixture built) a reader looks for the module the test is about by its name."""
-    words = [_words(name) for names in tests.values() for name in names if name.startswith(("test", "Test"))]
-    words = [w for w in words if w]
+    words = test_words(tests)
     if not words:
         return []
     counts: dict[Path, int] = {}
@@ -204,6 +203,40 @@ def named_by_tests(tests: dict[Path, set[str]], workspace: Path, limit: int = 50
         if hits:
             counts[rel] = hits
     return sorted(counts, key=lambda p: (-counts[p], len(p.as_posix()), p.as_posix()))
+
+
+def test_words(tests: dict[Path, set[str]]) -> list[set[str]]:
+    """The words of each failing test's name (``test_session_vary_cookie`` -> {session, vary, cookie})."""
+    words = [_words(name) for names in tests.values() for name in names if name.startswith(("test", "Test"))]
+    return [w for w in words if w]
+
+
+def focus_named_like(text: str, words: list[set[str]]) -> Focus:
+    """A file found by its name, with no traceback frame into it: its definitions named like the failing
+    tests (top-level ones as names, methods as attributes with their class as a name), so a long file
+    is shown as those, not whole (``test_session_vary_cookie`` -> ``save_session``, ``open_session``)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return Focus()
+
+    def like(name: str) -> bool:
+        parts = _words(name)
+        return any(_same_word(w, p) for test in words for w in test for p in parts)
+
+    focus = Focus()
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if like(node.name):
+            focus.names.add(node.name)
+        if isinstance(node, ast.ClassDef):
+            methods = {m.name for m in node.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
+                       and like(m.name)}
+            if methods:
+                focus.names.add(node.name)
+                focus.attributes |= methods
+    return focus
 
 
 def module_file(workspace: Path, parts: list[str]) -> Path | None:

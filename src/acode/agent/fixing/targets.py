@@ -9,12 +9,20 @@ from pathlib import Path
 
 from acode.agent.fixing.detect import FixPlan, is_test_file
 from acode.agent.fixing.excerpt import excerpt
-from acode.agent.fixing.locate import Focus, failing_tests, locate, named_by_tests
+from acode.agent.fixing.locate import (
+    Focus,
+    failing_tests,
+    focus_named_like,
+    locate,
+    named_by_tests,
+    test_words,
+)
 from acode.agent.fixing.outcome import TestOutcome, implicated_files
 from acode.agent.fixing.rewrite import FileView, read_text
 
 MAX_TARGETS = 3
 MAX_SHOWN_CHARS = 10000  # of the files to fix, all together (the first is always shown)
+EXCERPT_CHARS = 6000  # a file longer than this is shown as an excerpt, also under excerpt_file_lines
 MAX_CONTEXT_CHARS = 4000  # of test files shown whole as the specification; a longer one: its failing tests
 
 
@@ -34,9 +42,12 @@ def failing_test_files(plan: FixPlan, before: TestOutcome, workspace: Path) -> d
 
 
 def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_lines: int,
-                   excerpt_lines: int) -> list[Target]:
+                   excerpt_lines: int, excerpt_chars: int = EXCERPT_CHARS) -> list[Target]:
     """The files to fix, best first: named ones, else the traceback's and the failing tests' modules (the
-    one the test is named after alone when the traceback does not go through any)."""
+    one the test is named after alone when the traceback does not go through any). A file over
+    ``excerpt_lines`` lines or ``excerpt_chars`` characters is shown as an excerpt around what the
+    failing tests reach, else (a file found by name, nothing failing reaches into it) around its
+    definitions named like the failing tests."""
     tests = failing_test_files(plan, before, workspace)
     located = locate(before.output, tests, workspace)
     focus = {found.path: found.focus for found in located}
@@ -56,10 +67,13 @@ def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_l
         if not 0 < lines <= max_lines:  # not an empty __init__.py, not past the limit
             continue
         whole = FileView(path.as_posix(), text)
-        if lines <= excerpt_lines:
+        if lines <= excerpt_lines and len(text) <= excerpt_chars:
             targets.append(Target(whole, whole))
             continue
-        shown = excerpt(text, path.as_posix(), focus.get(path, Focus()))
+        found = focus.get(path, Focus())
+        if not found.lines and not found.names:  # found by its name: what is named like the tests
+            found = focus_named_like(text, test_words(tests))
+        shown = excerpt(text, path.as_posix(), found, max_chars=excerpt_chars)
         if shown is not None:  # a long file nothing failing reaches is not rewritten blind
             targets.append(Target(replace(whole, shown_part=shown), FileView(path.as_posix(), shown)))
     return _within_budget(targets)

@@ -271,7 +271,12 @@ class AgentLoop:
             raise UserInterrupted("the model call", partial=run.last_text) from None
         except ModelOutputError as exc:
             completion, problem = Completion(finish_reason="error"), exc.message
-        except ModelTimeoutError:
+        except ModelTimeoutError as exc:
+            # a call cut short is still a model step: its seconds, prompt tokens and the text it had
+            partial = exc.partial or Completion(finish_reason="timeout")
+            seconds = time.perf_counter() - started
+            run.result.model_seconds += seconds
+            self.record_model(run, partial.model_copy(update={"finish_reason": "timeout"}), [], None, seconds)
             if run.elapsed >= self.config.max_seconds:
                 raise TimeLimitReached(run.elapsed, self.config.max_seconds, partial=run.last_text) from None
             raise
