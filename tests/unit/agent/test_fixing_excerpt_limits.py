@@ -121,3 +121,31 @@ def test_an_excerpt_stops_adding_definitions_at_its_character_limit():
     # the first definition is always shown, however long
     alone = excerpt(helpers, "many.py", Focus(names={"helper_5"}), max_chars=10)
     assert "def helper_5(x):" in alone and "def helper_6(x):" not in alone
+
+
+SHOUT = '''def shout(s):
+    """The text in capitals."""
+    return s.lower()
+'''
+
+
+def test_a_file_under_the_line_limit_with_nothing_to_excerpt_around_is_shown_whole(tmp_path, monkeypatch):
+    # sqlparse 0.5.1->0.5.2 (report half): formatter.py, 204 lines and 7,804 characters, found by its name
+    # with nothing named like the test, was dropped by the character limit and the request went to the tool
+    # loop; under the line limit it is shown whole, as before the limit
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    source = '"""Formatting."""\n\n\n' + _helpers(24, 3) + SHOUT
+    assert len(source.splitlines()) < 400 and len(source) > 6000
+    files = {**project_files(), "src/tool/formatter.py": source,
+             "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef fmt():\n"
+                                  "    from tool import formatter\n    return formatter\n",
+             "tests/test_formatter.py": ("def test_formatter_capitals(fmt):\n"
+                                         "    assert fmt.shout('a') == 'A'\n")}
+    project = make_git_repo(tmp_path / "repo", files)
+    fixed = source.replace("s.lower()", "s.upper()")
+    model = ScriptedModel([reply("src/tool/formatter.py", fixed)])
+    result = send(project, model, "tests/test_formatter.py::test_formatter_capitals fails; fix the bug")
+    assert result.ok, result.message
+    assert source in model.calls[0]["messages"][0].content
+    assert (project / "src/tool/formatter.py").read_text() == fixed
+    assert {t.name for t in result.tool_steps()} == {"write_file", "run_shell_command"}

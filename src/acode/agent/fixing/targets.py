@@ -74,8 +74,11 @@ def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_l
         if not found.lines and not found.names:  # found by its name: what is named like the tests
             found = focus_named_like(text, test_words(tests))
         shown = excerpt(text, path.as_posix(), found, max_chars=excerpt_chars)
-        if shown is not None:  # a long file nothing failing reaches is not rewritten blind
+        if shown is not None:
             targets.append(Target(replace(whole, shown_part=shown), FileView(path.as_posix(), shown)))
+        elif lines <= excerpt_lines:  # long in characters only, nothing to excerpt around: whole, no loop
+            targets.append(Target(whole, whole))
+        # else a long file nothing failing reaches is not rewritten blind
     return _within_budget(targets)
 
 
