@@ -69,12 +69,6 @@ class Undone:
         value back, or a rewrite that keeps part of the commit, reverses less than all of it)."""
         return self.undone >= self.of and PurePosixPath(self.path).suffix.lower() not in PROSE_SUFFIXES
 
-    @property
-    def silent(self) -> bool:
-        """Neither names the commit nor says it undoes anything: nobody was told (enough for a commit that
-        was not a fix; putting a fix back needs the fix named)."""
-        return not self.named and not self.says_undo
-
 
 def history_findings(context: ReviewContext) -> list[Finding]:
     """One finding per file whose change reverses an earlier commit: ``high`` when that commit fixed something
@@ -86,25 +80,36 @@ def history_findings(context: ReviewContext) -> list[Finding]:
     ``info`` when the change says it reverts it."""
     out = []
     for undone in undone_commits(context):
-        severity = ("high" if undone.is_fix and not undone.named else "medium" if undone.is_fix else
-                    "info" if undone.named else "high" if undone.whole and undone.silent else "low")
+        severity, note, suggestion = _weigh(undone)
         what = "fix" if undone.is_fix else "commit"
         out.append(Finding(
             dimension="intent_alignment", source="history", rule=f"history/undoes-{what}",
             severity=severity,  # type: ignore[arg-type]
             message=(f"the change undoes {what} {undone.sha[:10]} (\"{redact(undone.subject[:120])}\") in "
                      f"{undone.path}: {undone.undone} of the {undone.of} lines it changed are reversed"
-                     + ("; the change's message names that commit" if undone.named else
-                        "; the file is back as it was before that commit, and the change's message does not "
-                        "say so" if severity == "high" and not undone.is_fix else "")),
+                     + note),
             file=undone.path, line=undone.line, end_line=undone.line, quote=redact(undone.quote),
-            suggestion=("keep the fix; if it must go, say in the commit message which commit is reverted and "
-                        "why" if undone.is_fix and not undone.named else
-                        "if that commit is meant to go, say in the commit message which commit is reverted "
-                        "and why" if severity == "high" else ""),
-            confidence=1.0, metrics={"undone": undone.undone, "of": undone.of},
+            suggestion=suggestion, confidence=1.0, metrics={"undone": undone.undone, "of": undone.of},
         ))
     return out
+
+
+_NAMED = "; the change's message names that commit"
+_SAY_WHICH = "say in the commit message which commit is reverted and why"
+
+
+def _weigh(undone: Undone) -> tuple[str, str, str]:
+    """(severity, what the message adds, the suggestion) of an undone commit."""
+    if undone.is_fix:  # a fix put back: only naming the fix makes it a deliberate revert
+        if undone.named:
+            return "medium", _NAMED, ""
+        return "high", "", f"keep the fix; if it must go, {_SAY_WHICH}"
+    if undone.named:
+        return "info", _NAMED, ""
+    if undone.whole and not undone.says_undo:
+        note = "; the file is back as it was before that commit, and the change's message does not say so"
+        return "high", note, f"if that commit is meant to go, {_SAY_WHICH}"
+    return "low", "", ""
 
 
 def undone_commits(context: ReviewContext) -> list[Undone]:
@@ -112,6 +117,7 @@ def undone_commits(context: ReviewContext) -> list[Undone]:
     if not context.base_sha:
         return []
     message = context.effective_intent()
+    says_undo = bool(UNDO_MESSAGE.search(message))
     changes = {changed.path: _ChangeLines.of(changed.whole_diff) for changed in context.files}
     found = []
     for changed in context.files:
@@ -138,7 +144,7 @@ def undone_commits(context: ReviewContext) -> list[Undone]:
                 found.append(Undone(
                     sha=sha, subject=subject, path=changed.path, undone=undone, of=before.size, line=line,
                     quote=quote, is_fix=bool(FIX_MESSAGE.search(f"{subject}\n{body}")),
-                    named=_names(message, sha, subject), says_undo=bool(UNDO_MESSAGE.search(message))))
+                    named=_names(message, sha, subject), says_undo=says_undo))
                 break
     return found
 
