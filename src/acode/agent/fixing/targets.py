@@ -67,16 +67,15 @@ def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_l
         if not 0 < lines <= max_lines:  # not an empty __init__.py, not past the limit
             continue
         whole = FileView(path.as_posix(), text)
-        if lines <= excerpt_lines and len(text) <= excerpt_chars:
-            targets.append(Target(whole, whole))
-            continue
-        found = focus.get(path, Focus())
-        if not found.lines and not found.names:  # found by its name: what is named like the tests
-            found = focus_named_like(text, test_words(tests))
-        shown = excerpt(text, path.as_posix(), found, max_chars=excerpt_chars)
+        shown = None
+        if lines > excerpt_lines or len(text) > excerpt_chars:
+            found = focus.get(path, Focus())
+            if not found.lines and not found.names:  # found by its name: what is named like the tests
+                found = focus_named_like(text, test_words(tests))
+            shown = excerpt(text, path.as_posix(), found, max_chars=excerpt_chars)
         if shown is not None:
             targets.append(Target(replace(whole, shown_part=shown), FileView(path.as_posix(), shown)))
-        elif lines <= excerpt_lines:  # long in characters only, nothing to excerpt around: whole, no loop
+        elif lines <= excerpt_lines:  # short, or long in characters only with nothing to excerpt around
             targets.append(Target(whole, whole))
         # else a long file nothing failing reaches is not rewritten blind
     return _within_budget(targets)
