@@ -146,36 +146,28 @@ def main() -> None:
     # acode stops itself (and reports what it did) shortly before the benchmark would kill it
     overrides.setdefault("ACODE_AGENT__MAX_SECONDS", str(max(60.0, args.timeout - 30)))
     records = fix_report.load_records(args.records, args.resume)
-    done_ids = {r["task_id"] for r in records}
     if args.traces:
         args.traces.mkdir(parents=True, exist_ok=True)
     if args.locate:
         arms = ["locate"]
     model = fix_report.oneshot_model(arms, args.model)
     work = Path(tempfile.mkdtemp(prefix="acode-fix-project-"))
-    try:
-        for task in tasks:
-            if task.name in done_ids:
-                continue
-            fix = fpt.fix_by_name(task.name)
-            record: dict = {"task_id": task.name, "half": task.half, "failing": task.failing,
-                            "module": task.module}
-            for arm in arms:
-                place = work / f"{rcs.slug(fix)}-{arm}"
-                root = fpt.build_repo(fix, place)
-                venv = place.with_name(place.name + "-venv")
-                python = fpt.project_python(root, rcs.test_env(task.env), venv)
-                if arm == "locate":
-                    record[arm] = locate_only(task, root, python)
-                    continue
-                if arm == "acode":
-                    record[arm] = run_acode(task, root, python, args, overrides, args.traces)
-                else:
-                    record[arm] = run_oneshot(task, root, python, model, args.timeout)
-            records.append(record)
-            fix_report.save_record(None if args.locate else args.records, record)
-    except KeyboardInterrupt:
-        print("interrupted: reporting the tasks that finished", file=sys.stderr)
+
+    def run_arm(task: fpt.ProjectTask, arm: str) -> dict:
+        fix = fpt.fix_by_name(task.name)
+        place = work / f"{rcs.slug(fix)}-{arm}"
+        root = fpt.build_repo(fix, place)
+        python = fpt.project_python(root, rcs.test_env(task.env), place.with_name(place.name + "-venv"))
+        if arm == "locate":
+            return locate_only(task, root, python)
+        if arm == "acode":
+            return run_acode(task, root, python, args, overrides, args.traces)
+        return run_oneshot(task, root, python, model, args.timeout)
+
+    fix_report.run_tasks(tasks, arms, records, None if args.locate else args.records,
+                         task_id=lambda task: task.name, run_arm=run_arm,
+                         fields=lambda task: {"half": task.half, "failing": task.failing,
+                                              "module": task.module})
     if args.locate:
         print(json.dumps([{"task": r["task_id"], **r["locate"]} for r in records], indent=1))
         return

@@ -20,6 +20,7 @@ Built tasks (and the dropped fixes with their reason) are cached in ``CACHE/fix_
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -246,6 +247,7 @@ def load_tasks(held_back: bool = False, projects: set[str] | None = None,
     return tasks, dropped
 
 
+@functools.cache  # once per task, not once per arm: it reads the project's releases
 def fix_by_name(name: str) -> rcs.Fix:
     project = name.split()[0]
     releases = {**rcs.PYPI_RELEASES, **rcs.HELD_BACK_RELEASES}[project]

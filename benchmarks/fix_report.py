@@ -12,7 +12,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 
@@ -169,6 +169,25 @@ def load_records(path: Path | None, resume: bool) -> list[dict]:
     if path and resume and path.exists():
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return []
+
+
+def run_tasks(tasks: Iterable, arms: list[str], records: list[dict], path: Path | None, *,
+              task_id: Callable[[object], str], run_arm: Callable[[object, str], dict],
+              fields: Callable[[object], dict] = lambda task: {}) -> None:
+    """Every task not already in ``records`` (a resumed run), each arm in turn; a task's record is added to
+    ``records`` and saved to ``path`` as soon as it is done, so Ctrl-C ends the run with what finished."""
+    done = {r["task_id"] for r in records}
+    try:
+        for task in tasks:
+            if task_id(task) in done:
+                continue
+            record: dict = {"task_id": task_id(task), **fields(task)}
+            for arm in arms:
+                record[arm] = run_arm(task, arm)
+            records.append(record)
+            save_record(path, record)
+    except KeyboardInterrupt:
+        print("interrupted: reporting the tasks that finished", file=sys.stderr)
 
 
 def save_record(path: Path | None, record: dict) -> None:

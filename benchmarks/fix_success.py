@@ -95,27 +95,20 @@ def main() -> None:
     tasks = load_tasks(half=args.half, task_set=args.tasks)[args.skip:]
     tasks = tasks[: args.limit] if args.limit else tasks
     records = fix_report.load_records(args.records, args.resume)
-    done_ids = {r["task_id"] for r in records}
     model = fix_report.oneshot_model(arms, args.model)
     work = Path(tempfile.mkdtemp(prefix="acode-fix-bench-"))
-    try:
-        for task in tasks:
-            if task.task_id in done_ids:
-                continue
-            record: dict = {"task_id": task.task_id}
-            for arm in arms:
-                root = make_workspace(task, work / f"{task.number}-{arm}")
-                if arm == "acode":
-                    record[arm] = run_acode(task, root, args.model, args.timeout, overrides)
-                elif arm == "loop":  # the tool loop alone: acode before test-driven fixing
-                    loop_only = {**overrides, "ACODE_AGENT__FIX__ENABLED": "false"}
-                    record[arm] = run_acode(task, root, args.model, args.timeout, loop_only)
-                else:
-                    record[arm] = run_oneshot(task, root, model)
-            records.append(record)
-            fix_report.save_record(args.records, record)
-    except KeyboardInterrupt:
-        print("interrupted: reporting the tasks that finished", file=sys.stderr)
+
+    def run_arm(task: FixTask, arm: str) -> dict:
+        root = make_workspace(task, work / f"{task.number}-{arm}")
+        if arm == "acode":
+            return run_acode(task, root, args.model, args.timeout, overrides)
+        if arm == "loop":  # the tool loop alone: acode before test-driven fixing
+            loop_only = {**overrides, "ACODE_AGENT__FIX__ENABLED": "false"}
+            return run_acode(task, root, args.model, args.timeout, loop_only)
+        return run_oneshot(task, root, model)
+
+    fix_report.run_tasks(tasks, arms, records, args.records, task_id=lambda task: task.task_id,
+                         run_arm=run_arm)
     report = {"model": args.model, "tasks_set": args.tasks, "half": args.half, "tasks": len(records),
               "settings": args.set,
               "timeout_s": args.timeout, "model_timeout_s": args.model_timeout or None,
