@@ -40,6 +40,11 @@ class FixConfig(BaseModel):
     greedy_attempts: int = Field(
         3, ge=0, description="greedy calls: the one call, the fixer's framing, the last failure fed back"
     )
+    line_edit_calls: int = Field(
+        8, ge=0, le=40,
+        description="after the first call: calls asking only for the wrong line (greedy, then samples; "
+                    "a short reply, so several cost less than one whole file); 0: none",
+    )
     sample_after_echoes: bool = Field(
         False, description="sample a framing whose reply was the file unchanged (the 0.5B: yes; the 1.5B: no)"
     )

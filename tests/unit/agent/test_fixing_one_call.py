@@ -29,7 +29,8 @@ def test_the_first_call_is_the_benchmarks_one_call_byte_for_byte(task_id, tmp_pa
     one_call = fix_success.oneshot_prompt(task, fix_success.visible_check(
         fix_success.make_workspace(task, tmp_path / "oneshot"))[1])
     root = fix_success.make_workspace(task, tmp_path / "acode")
-    model = ScriptedModel([f"```python\n{task.source}```\n"] * 2)  # both framings echo: no candidate
+    # every reply echoes the file: no candidate from the one call, its one-line asks or the fixer's framing
+    model = ScriptedModel([f"```python\n{task.source}```\n"] * 8)
     s = build_session(Settings.model_validate(QUIET), root, SessionOptions(approval_mode="yolo"), model=model)
     result = s.send(task.prompt)
     s.close()
@@ -40,6 +41,10 @@ def test_the_first_call_is_the_benchmarks_one_call_byte_for_byte(task_id, tmp_pa
     # what the command printed, as anyone would paste it: no shell-tool frame, no duration
     assert "[exit code:" not in one_call and "(in .)" not in one_call and " failed in " not in one_call
     assert "```python\n" + task.source + "```\n" in one_call  # no blank line before the closing fence
+    # the one-line ask is the same prompt but for its last instruction: a prompt cache reuses the rest
+    line_ask = model.calls[1]["messages"][0].content
+    instruction = one_call.rindex("\n\n") + 2
+    assert line_ask[:instruction] == one_call[:instruction] and "```diff" in line_ask[instruction:]
 
 
 def test_what_a_command_printed_is_read_without_the_shell_tools_frame():

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
+from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, apply_line_edit
 from acode.agent.fixing.outcome import TestOutcome, printed, read_outcome, trim_output
 from acode.agent.fixing.rewrite import (
     UNCHANGED,
+    check_candidate,
     close_fence,
     feedback_message,
     one_call_messages,
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("acode.agent.fixing")
 NEEDED_TOOLS = {"write_file", "run_shell_command"}
 DIFF_LINES = 40
+LINE_SEED = 100  # the one-line samples' seeds, apart from the whole-file calls' (1, 2, ...)
 
 
 class _Refused(Exception):
@@ -89,11 +92,12 @@ class _Attempts:
 
     The first call is one call of the model as anyone would make it (the one-call layout, greedy); the
     tests judge its answer like every later one, so the fixer cannot do worse than that call. Then the
-    fixer's own framing (greedy), then the last failure fed back (greedy, while ``greedy_attempts``
-    last), then samples of the framing used last (its prompt is still in the KV cache, so a sample
-    costs little more than its answer), never of a framing whose last reply was the file unchanged or a
-    candidate already tried (another framing then, else stop). A reply that is no candidate (the file
-    unchanged, no usable block) is never written or tested."""
+    same prompt asking only for the wrong line (greedy, then samples: a reply of a few dozen tokens,
+    each new edit tested). Then the fixer's own framing (greedy), then the last failure fed back
+    (greedy, while ``greedy_attempts`` last), then samples of the framing used last (its prompt is
+    still in the KV cache, so a sample costs little more than its answer), never of a framing whose
+    last reply was the file unchanged or a candidate already tried (another framing then, else stop).
+    A reply that is no candidate (the file unchanged, no usable block) is never written or tested."""
 
     def __init__(
         self,
@@ -113,15 +117,18 @@ class _Attempts:
         self.context = spec_views(plan, before, workspace, targets)
         self.partial = sum(len(v.text.splitlines()) for v in self.views) > settings.whole_file_lines
         task = (request, self.shown, self.context, plan.test_command)
-        self.framings = [  # the one call is shown what the command printed, as anyone would paste it
-            one_call_messages(*task, trim_output(printed(before.output)), failing=not before.ok,
-                              partial=self.partial),
+        shown_output = trim_output(printed(before.output))  # as anyone would paste what the command printed
+        self.line_framing = one_call_messages(*task, shown_output, failing=not before.ok,
+                                              partial=self.partial, line_edit=True)
+        self.framings = [
+            one_call_messages(*task, shown_output, failing=not before.ok, partial=self.partial),
             task_messages(*task, trim_output(before.output), failing=not before.ok, partial=self.partial),
         ]
         self.stop = reply_stop(self.views, self.partial)
         self.best: _Candidate | None = None
         self.passing: _Candidate | None = None  # passes the tests, fails its own examples
         self.tried: set[tuple[tuple[str, str], ...]] = set()
+        self.line_edits = 0  # candidates from one-line edits: they do not count against max_attempts
         self.unrestored: list[str] = []  # files the write tool did not put back (refused or failed)
         self.stuck: set[int] = set()  # framings whose last reply was the file unchanged or a repeat
 
@@ -153,7 +160,7 @@ class _Attempts:
         follow_up: list[Message] = []  # the last candidate's framing, its reply and why it failed
         base = self.framings[0]
         for call in range(1, settings.max_model_calls + 1):
-            if len(self.tried) >= settings.max_attempts:
+            if len(self.tried) - self.line_edits >= settings.max_attempts:
                 break
             greedy = call <= settings.greedy_attempts
             if call <= len(self.framings):
@@ -166,31 +173,59 @@ class _Attempts:
                 if framing is None:
                     break  # every framing echoes: its samples would too
                 base = framing
-            reply = self._ask(framing, 0.0 if greedy else settings.sample_temperature, call)
+            reply = self._ask(framing, 0.0 if greedy else settings.sample_temperature, seed=call)
             parsed = parse_reply(reply, self.views, self.context)
             key = None if isinstance(parsed, str) else tuple(sorted(parsed.items()))
             self._note_stuck(framing, parsed == UNCHANGED or key in self.tried)
-            if key is None or key in self.tried:
-                continue  # not a candidate (or one already tested): never written or tested
-            self.tried.add(key)
-            candidate = _Candidate(parsed, self._try(parsed), len(self.tried))
-            if candidate.outcome.ok:
-                examples = self._examples(parsed)
-                if examples is None:
-                    return self._success_answer(candidate)
-                self.passing = self.passing or candidate
-                feedback = feedback_message(
-                    self.views, self.plan.test_command, examples=trim_output(examples), partial=self.partial
-                )
-            else:
-                if candidate.outcome.better_than(self.best.outcome if self.best else None):
-                    self.best = candidate
-                feedback = feedback_message(
-                    self.views, self.plan.test_command, output=trim_output(candidate.outcome.output),
-                    partial=self.partial,
-                )
-            follow_up = [*base, Message.assistant(reply), feedback]
+            if key is not None and key not in self.tried:  # else no candidate, or one already tested
+                answer, feedback = self._judge(parsed, key)
+                if feedback is None:
+                    return answer
+                follow_up = [*base, Message.assistant(reply), feedback]
+            if call == 1 and (answer := self._line_edits()) is not None:
+                return answer
         return None
+
+    def _line_edits(self) -> str | None:
+        """The one call's prompt asking only for the wrong line: greedy, then samples. Each new edit is
+        tested; the first that passes (its examples too) is the answer."""
+        for sample in range(self.settings.line_edit_calls):
+            temperature = 0.0 if sample == 0 else self.settings.sample_temperature
+            reply = self._ask(self.line_framing, temperature, seed=LINE_SEED + sample,
+                              max_tokens=LINE_REPLY_TOKENS, stop=LINE_STOP)
+            edit = apply_line_edit(reply, self.views)
+            if isinstance(edit, str) or any(check_candidate(p, self._text(p), t) for p, t in edit.items()):
+                continue
+            key = tuple(sorted(edit.items()))
+            if key in self.tried:
+                continue
+            self.line_edits += 1
+            answer, _feedback = self._judge(edit, key)
+            if answer is not None:
+                return answer
+        return None
+
+    def _judge(self, contents: dict[str, str], key: tuple[tuple[str, str], ...]
+               ) -> tuple[str | None, Message | None]:
+        """Write and test a new candidate: the success answer, or why it is not the answer (the feedback
+        for the next call)."""
+        self.tried.add(key)
+        candidate = _Candidate(contents, self._try(contents), len(self.tried))
+        if candidate.outcome.ok:
+            examples = self._examples(contents)
+            if examples is None:
+                return self._success_answer(candidate), None
+            self.passing = self.passing or candidate
+            return None, feedback_message(
+                self.views, self.plan.test_command, examples=trim_output(examples), partial=self.partial
+            )
+        if candidate.outcome.better_than(self.best.outcome if self.best else None):
+            self.best = candidate
+        output = trim_output(candidate.outcome.output)
+        return None, feedback_message(self.views, self.plan.test_command, output=output, partial=self.partial)
+
+    def _text(self, path: str) -> str:
+        return next(v.text for v in self.views if v.path == path)
 
     def _to_sample(self, base: list[Message]) -> list[Message] | None:
         """The framing to sample: the one used last, unless its reply was an echo or a repeat, then another
@@ -208,14 +243,15 @@ class _Attempts:
     def _index(self, framing: list[Message]) -> int | None:
         return next((i for i, f in enumerate(self.framings) if f is framing), None)
 
-    def _ask(self, messages: list[Message], temperature: float, call: int) -> str:
+    def _ask(self, messages: list[Message], temperature: float, *, seed: int, max_tokens: int | None = None,
+             stop: list[str] | None = None) -> str:
         text = "".join(v.text for v in self.shown)
         return close_fence(self.door.ask(
             messages,
             temperature=temperature,
-            seed=call,
-            max_tokens=self.door.output_tokens_for(text),
-            stop=self.stop,
+            seed=seed,
+            max_tokens=max_tokens or self.door.output_tokens_for(text),
+            stop=self.stop if stop is None else stop,
         ))
 
     def _try(self, contents: dict[str, str]) -> TestOutcome:
@@ -279,8 +315,13 @@ class _Attempts:
         )
         return (
             f"Changed {', '.join(contents)}; `{self.plan.test_command}` passes now ({outcome.summary()}, "
-            f"attempt {candidate.attempt} of {self.settings.max_attempts}).{caveat}\n\n```diff\n{shown}\n```"
+            f"{self._which(candidate)}).{caveat}\n\n```diff\n{shown}\n```"
         )
+
+    def _which(self, candidate: _Candidate) -> str:
+        if self.line_edits:
+            return f"candidate {candidate.attempt}, {self.line_edits} of them one-line edits"
+        return f"attempt {candidate.attempt} of {self.settings.max_attempts}"
 
     def _failure_message(self) -> str:
         tried = len(self.tried)
