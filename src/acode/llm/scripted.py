@@ -89,7 +89,7 @@ class ScriptedModel:
         with self._lock:
             self.calls.append({"messages": list(messages), "tools": list(tools or []), "schema": schema,
                                "instructions_at": instructions_at, "stop": list(stop or []),
-                               "max_tokens": max_tokens, "temperature": temperature})
+                               "max_tokens": max_tokens, "temperature": temperature, "seed": seed})
             if not self._steps:
                 raise ModelError("ACODE-MODEL-090", "the scripted model has no answers left")
             step = self._steps.pop(0)

@@ -18,7 +18,7 @@ _BLOCK = re.compile(r"```[ \t]*(?:diff|patch)?[ \t]*\n(.*?)(?:^```[ \t]*$|\Z)", 
 _HEADER = re.compile(r"^(?:diff --git |index [0-9a-f]|--- |\+\+\+ |@@ )")
 LINE_STOP = ["\n```\n"]  # the reply's one block is complete: what follows is explanation
 LINE_REPLY_TOKENS = 256  # a few lines, and room for a reply that writes diff headers first
-FUZZY_MATCH = 0.75  # one old line written a little differently (spacing, quotes) is still that line
+FUZZY_MATCH = 0.85  # one old line written a little differently (spacing, quotes) is still that line
 
 
 @dataclass(frozen=True)
@@ -77,10 +77,17 @@ def _find(lines: list[str], old: list[str], shown: str | None) -> int | None:
                   for i, line in enumerate(stripped) if line]
         best = max(ratios, default=(0.0, 0))
         starts = [best[1]] if best[0] >= FUZZY_MATCH else []
-    if shown is not None:
-        inside = {line.strip() for line in shown.splitlines()}
-        starts = sorted(starts, key=lambda i: stripped[i] not in inside)
+    if shown is not None:  # the excerpt holds whole definitions: the lines with the one written before them
+        def outside(i: int) -> bool:
+            return "\n".join(lines[_written_before(lines, i):i + len(old)]) not in shown
+
+        starts = sorted(starts, key=outside)
     return starts[0] if starts else None
+
+
+def _written_before(lines: list[str], index: int) -> int:
+    """The index of the last non-blank line before ``index`` (``index`` itself when there is none)."""
+    return next((i for i in range(index - 1, -1, -1) if lines[i].strip()), index)
 
 
 def _reindent(new: list[str], old: list[str], found: str) -> list[str]:
