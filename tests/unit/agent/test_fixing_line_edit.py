@@ -4,13 +4,24 @@ pytest project."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from tests.unit.agent.test_fixing import BUGGY, FIXED, REQUEST, TESTS, reply, session
+
 from acode.agent.fixing.line_edit import apply_line_edit, read_hunk
 from acode.agent.fixing.rewrite import FileView
 from acode.llm.scripted import ScriptedModel
-from tests.unit.agent.test_fixing import BUGGY, FIXED, REQUEST, TESTS, project, reply, session  # noqa: F401
 
 CALC = FileView("calc.py", BUGGY)
 TEST_VIEW = FileView("test_calc.py", TESTS)
+
+
+@pytest.fixture
+def project(git_repo: Path) -> Path:
+    (git_repo / "calc.py").write_text(BUGGY)
+    (git_repo / "test_calc.py").write_text(TESTS)
+    return git_repo
 
 
 def diff(old: str, new: str) -> str:
@@ -37,8 +48,8 @@ def test_a_git_style_hunk_with_headers_and_context_is_read_as_its_changed_lines(
 
 def test_a_line_of_the_tests_or_no_line_at_all_is_no_edit():
     # the small models often "fix" the test's assertion: it is in no target, so nothing is written
-    assert "none of calc.py" in apply_line_edit(diff("    assert add(2, 3) == 5", "    assert add(2, 3) == -1"),
-                                                [CALC])
+    the_test = diff("    assert add(2, 3) == 5", "    assert add(2, 3) == -1")
+    assert "none of calc.py" in apply_line_edit(the_test, [CALC])
     assert "no line to change" in apply_line_edit("```python\ndef add(a, b):\n    return a + b\n```", [CALC])
     assert "no line to change" in apply_line_edit("The bug is in add.", [CALC])
 
@@ -65,7 +76,8 @@ def test_a_line_that_occurs_twice_is_changed_where_the_prompt_showed_it():
 # -- in the fixer ---------------------------------------------------------------------------------
 def test_when_the_one_call_echoes_a_one_line_edit_is_tested_and_becomes_the_answer(project):
     model = ScriptedModel([echo(), diff("    assert add(2, 3) == 5", "    assert add(2, 3) == -1"),
-                           diff("    return a - b", "    return a * b"), diff("    return a - b", "    return a + b")])
+                           diff("    return a - b", "    return a * b"),
+                           diff("    return a - b", "    return a + b")])
     s = session(project, model, line_edit_calls=8)
     result = s.send(REQUEST)
     s.close()
@@ -110,7 +122,8 @@ def test_every_line_edit_failing_leaves_the_file_as_it_was(project):
 def test_a_line_edit_that_passes_the_tests_but_breaks_the_files_examples_is_not_the_answer(git_repo):
     source = 'def add(a, b):\n    """\n    >>> add(1, 1)\n    2\n    """\n    return a - b\n'
     (git_repo / "calc.py").write_text(source)
-    (git_repo / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n")
+    (git_repo / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n")
     model = ScriptedModel([reply(source), diff("    return a - b", "    return 4"),
                            diff("    return a - b", "    return a + b")])
     s = session(git_repo, model, line_edit_calls=2)
