@@ -157,7 +157,8 @@ def test_with_the_defaults_no_sample_follows_two_echoes(tmp_path):
     from acode.agent.fixing.rewrite import UNCHANGED, FileView, close_fence, parse_reply
 
     repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
-    data = fix_one_shot(repo, PROMPT)
+    # the whole-file framings alone (test_line_edits_... below has the one-line asks between them)
+    data = fix_one_shot(repo, PROMPT, ACODE_AGENT__FIX__LINE_EDIT_CALLS="0")
     replies = [s["text"] for s in data["trajectory"] if s["type"] == "model"]
     read = [parse_reply(close_fence(r), [FileView("calc.py", CALC)], [FileView("test_calc.py", TESTS)])
             for r in replies]
@@ -169,3 +170,36 @@ def test_with_the_defaults_no_sample_follows_two_echoes(tmp_path):
     else:  # another CPU, other greedy answers: the fixer went on as usual and never claims a failing fix
         assert data["stop_reason"] == "answer" or (repo / "calc.py").read_text() == CALC or (
             "Kept the version" in data["message"])
+
+
+@pytest.mark.real_model
+def test_the_real_models_line_asks_are_short_replies_and_only_a_line_of_the_file_is_ever_written(tmp_path):
+    """With the defaults: after the whole-file one call, the one-line asks. Each reply ends at its block
+    (a few dozen tokens, not a whole file); whatever the 0.5B writes there (it often copies the prompt's
+    placeholder lines, or a diff that changes nothing), only an edit of a line of calc.py is written and
+    tested, and a failing run leaves calc.py as it was."""
+    from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, apply_line_edit
+    from acode.agent.fixing.rewrite import FileView, check_candidate, close_fence, parse_reply
+
+    repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
+    data = fix_one_shot(repo, PROMPT, ACODE_AGENT__FIX__MAX_MODEL_CALLS="1")  # the one call, the line asks
+    models = [s for s in data["trajectory"] if s["type"] == "model"]
+    line_replies = models[1:]
+    assert 1 <= len(line_replies) <= 8, [m["text"] for m in models]
+    assert all(m["finish_reason"] == "stop" and m["usage"]["completion_tokens"] <= LINE_REPLY_TOKENS
+               for m in line_replies), [(m["finish_reason"], m["usage"]) for m in line_replies]
+    edits = [apply_line_edit(m["text"], [FileView("calc.py", CALC)]) for m in line_replies]
+    written = [s["arguments"]["content"] for s in data["trajectory"]
+               if s["type"] == "tool" and s["name"] == "write_file"]
+    candidates = [e["calc.py"] for e in edits
+                  if isinstance(e, dict) and e["calc.py"] != CALC and not check_candidate("calc.py", CALC, e["calc.py"])]
+    first = parse_reply(close_fence(models[0]["text"]), [FileView("calc.py", CALC)],
+                        [FileView("test_calc.py", TESTS)])
+    allowed = {CALC, *candidates, *([first["calc.py"]] if isinstance(first, dict) else [])}
+    assert set(written) <= allowed, written  # nothing but the one call's file, the line edits, the original
+    assert all(c in written for c in candidates)  # every line edit that changes calc.py is tested
+    assert (repo / "test_calc.py").read_text() == TESTS
+    if data["stop_reason"] == "answer":
+        assert pytest_passes(repo)
+    else:
+        assert data["stop_reason"] == "tests_failing" and (repo / "calc.py").read_text() == CALC
