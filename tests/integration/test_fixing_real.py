@@ -191,8 +191,8 @@ def test_the_real_models_line_asks_are_short_replies_and_only_a_line_of_the_file
     edits = [apply_line_edit(m["text"], [FileView("calc.py", CALC)]) for m in line_replies]
     written = [s["arguments"]["content"] for s in data["trajectory"]
                if s["type"] == "tool" and s["name"] == "write_file"]
-    candidates = [e["calc.py"] for e in edits
-                  if isinstance(e, dict) and e["calc.py"] != CALC and not check_candidate("calc.py", CALC, e["calc.py"])]
+    candidates = [e["calc.py"] for e in edits if isinstance(e, dict) and e["calc.py"] != CALC
+                  and not check_candidate("calc.py", CALC, e["calc.py"])]
     first = parse_reply(close_fence(models[0]["text"]), [FileView("calc.py", CALC)],
                         [FileView("test_calc.py", TESTS)])
     allowed = {CALC, *candidates, *([first["calc.py"]] if isinstance(first, dict) else [])}
