@@ -62,6 +62,10 @@ class FixConfig(BaseModel):
     excerpt_file_chars: int = Field(
         6000, ge=500, description="above this many characters too (a file under excerpt_file_lines)"
     )
+    test_seconds_min: float = Field(
+        20.0, gt=0,
+        description="a candidate's test run stops at 5x the first run's seconds, never sooner than this",
+    )
     fallback_to_loop: bool = Field(False, description="after failed attempts, go on with the tool loop")
 
 

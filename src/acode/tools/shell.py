@@ -41,6 +41,7 @@ class CommandOutcome:
     total_bytes: int
     spill_path: Path
     stopped_leftovers: bool = False
+    over_time: bool = False  # killed at the command's own time limit
 
 
 class _Capture:
@@ -147,7 +148,8 @@ def _shell_env() -> dict[str, str]:
     return env
 
 
-def run_command(command: str, cwd: Path, inactivity_timeout: float, spill_path: Path) -> CommandOutcome:
+def run_command(command: str, cwd: Path, inactivity_timeout: float, spill_path: Path,
+                time_limit: float | None = None) -> CommandOutcome:
     proc = subprocess.Popen(
         shell_argv(command, shell="bash"),
         cwd=cwd,
@@ -161,9 +163,9 @@ def run_command(command: str, cwd: Path, inactivity_timeout: float, spill_path: 
     fd = proc.stdout.fileno()
     selector = selectors.DefaultSelector()
     selector.register(fd, selectors.EVENT_READ)
-    last_output = time.monotonic()
+    last_output = started = time.monotonic()
     exited_at: float | None = None
-    timed_out = False
+    timed_out = over_time = False
     try:
         while True:
             now = time.monotonic()
@@ -173,6 +175,10 @@ def run_command(command: str, cwd: Path, inactivity_timeout: float, spill_path: 
                 break  # bash is gone; a child it left running still holds the pipe
             if now - last_output > inactivity_timeout:
                 timed_out = True
+                kill_group(proc)
+                break
+            if exited_at is None and time_limit is not None and now - started > time_limit:
+                over_time = True
                 kill_group(proc)
                 break
             if selector.select(timeout=0.1):
@@ -196,6 +202,7 @@ def run_command(command: str, cwd: Path, inactivity_timeout: float, spill_path: 
         exit_code=code if code is not None and code >= 0 else None,
         signal=signal.Signals(-code).name if code is not None and code < 0 else None,
         timed_out=timed_out,
+        over_time=over_time,
         pid=proc.pid,
         total_bytes=capture.total,
         spill_path=spill_path,
@@ -209,6 +216,9 @@ class ShellArgs(BaseModel):
     dir_path: str | None = Field(None, description="Folder to run in, relative to the workspace root.")
     is_background: bool = Field(
         False, description="Start it in the background (servers, watchers) and return its PID at once."
+    )
+    timeout_seconds: float | None = Field(
+        None, gt=0, le=86400, description="Stop the command after this many seconds (one that may hang)."
     )
 
 
@@ -231,7 +241,7 @@ class RunShellCommand(Tool):
         spill = new_output_path(outputs, "shell-bg" if args.is_background else "shell")
         if args.is_background:
             return self._start_background(args.command, cwd, spill, ctx)
-        outcome = run_command(args.command, cwd, ctx.shell_inactivity_timeout, spill)
+        outcome = run_command(args.command, cwd, ctx.shell_inactivity_timeout, spill, args.timeout_seconds)
         budget = ctx.output_budget_chars
         if outcome.total_bytes and len(outcome.output) > budget > 0:
             redact_saved(spill)  # it was written as the command printed
@@ -243,6 +253,10 @@ class RunShellCommand(Tool):
         if outcome.timed_out:
             lines.append(
                 f"[no output for {ctx.shell_inactivity_timeout:g}s: the command's process group was killed]"
+            )
+        if outcome.over_time:
+            lines.append(
+                f"[still running after {args.timeout_seconds:g}s: the command's process group was killed]"
             )
         if outcome.stopped_leftovers:
             lines.append(

@@ -131,3 +131,17 @@ def test_a_line_edit_that_passes_the_tests_but_breaks_the_files_examples_is_not_
     s.close()
     assert result.ok and "return a + b" in (git_repo / "calc.py").read_text()
     assert "examples still fail" not in result.answer
+
+
+def test_a_candidate_whose_tests_hang_is_stopped_at_the_fixers_limit_and_the_next_one_tried(project):
+    hangs = BUGGY.replace("    return a - b", "    while True:\n        pass")
+    model = ScriptedModel([reply(hangs), diff("    return a - b", "    return a + b")])
+    s = session(project, model, line_edit_calls=1, test_seconds_min=1.5)
+    result = s.send(REQUEST)
+    s.close()
+    assert result.ok and (project / "calc.py").read_text() == FIXED
+    runs = [t for t in result.tool_steps() if t.name == "run_shell_command"]
+    # the first run has no limit of its own; each candidate's run has one: 5x the first, at least 1.5 s
+    assert "timeout_seconds" not in runs[0].arguments
+    assert all(r.arguments["timeout_seconds"] >= 1.5 for r in runs[1:])
+    assert "[still running after" in runs[1].output and "still running" not in runs[2].output

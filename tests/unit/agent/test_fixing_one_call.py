@@ -30,7 +30,7 @@ def test_the_first_call_is_the_benchmarks_one_call_byte_for_byte(task_id, tmp_pa
         fix_success.make_workspace(task, tmp_path / "oneshot"))[1])
     root = fix_success.make_workspace(task, tmp_path / "acode")
     # every reply echoes the file: no candidate from the one call, its one-line asks or the fixer's framing
-    model = ScriptedModel([f"```python\n{task.source}```\n"] * 8)
+    model = ScriptedModel([f"```python\n{task.source}```\n"] * 10)
     s = build_session(Settings.model_validate(QUIET), root, SessionOptions(approval_mode="yolo"), model=model)
     result = s.send(task.prompt)
     s.close()

@@ -57,6 +57,17 @@ def test_inactivity_timeout_kills_the_process_group(workspace, ctx, call):
     assert not _pid_alive(child), "the background child in the group must be killed too"
 
 
+def test_a_command_still_running_at_its_own_time_limit_is_stopped_even_while_it_prints(workspace, ctx, call):
+    ctx.shell_inactivity_timeout = 60
+    command = "echo $$ > shell.pid; while true; do echo tick; sleep 0.2; done"
+    result = call("run_shell_command", command=command, timeout_seconds=1)
+    assert "[still running after 1s: the command's process group was killed]" in result.output
+    assert "tick" in result.output and "[exit code: 0]" not in result.output
+    assert not _pid_alive(int((workspace / "shell.pid").read_text()))
+    quick = call("run_shell_command", command="echo done", timeout_seconds=5)
+    assert quick.output.endswith("[exit code: 0]") and "still running" not in quick.output
+
+
 def test_steady_output_is_not_an_inactivity_timeout(ctx, call):
     ctx.shell_inactivity_timeout = 0.6
     result = call("run_shell_command", command="for i in 1 2 3 4; do echo tick$i; sleep 0.3; done")

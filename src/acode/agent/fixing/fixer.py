@@ -40,6 +40,10 @@ log = logging.getLogger("acode.agent.fixing")
 NEEDED_TOOLS = {"write_file", "run_shell_command"}
 DIFF_LINES = 40
 LINE_SEED = 100  # the one-line samples' seeds, apart from the whole-file calls' (1, 2, ...)
+# A candidate's test run may hang (a loop condition changed): it is stopped after this many times the
+# original run's seconds, never sooner than agent.fix.test_seconds_min (the shell's own limit is 120 s
+# without output, and a hanging test prints nothing)
+TEST_TIME_FACTOR = 5
 
 
 class _Refused(Exception):
@@ -69,22 +73,29 @@ class TestDrivenFixer:
         plan = plan_fix(request, workspace, configured_command=self.settings.test_command)
         if plan is None:
             return None
-        before = self._run_tests(door, plan.test_command)
-        if before is None or not before.runnable:
+        first = self._run_tests(door, plan.test_command)
+        if first is None or not first[0].runnable:
             return None
+        before, seconds = first
         targets = choose_targets(plan, before, workspace, max_lines=self.settings.max_file_lines,
                                  excerpt_lines=self.settings.excerpt_file_lines,
                                  excerpt_chars=self.settings.excerpt_file_chars)
         if not targets:
             return None
-        return _Attempts(self.settings, door, request, plan, before, targets, workspace).work()
+        limit = max(self.settings.test_seconds_min, TEST_TIME_FACTOR * seconds)
+        return _Attempts(self.settings, door, request, plan, before, targets, workspace, limit).work()
 
     @staticmethod
-    def _run_tests(door: SolverDoor, command: str) -> TestOutcome | None:
-        step = door.tool("run_shell_command", {"command": command, "description": "run the tests"})
+    def _run_tests(door: SolverDoor, command: str,
+                   limit: float | None = None) -> tuple[TestOutcome, float] | None:
+        """What the test command printed, and its seconds; None when the run was refused."""
+        arguments: dict[str, object] = {"command": command, "description": "run the tests"}
+        if limit is not None:
+            arguments["timeout_seconds"] = round(limit, 1)
+        step = door.tool("run_shell_command", arguments)
         if step.decision != "allowed" or not step.ok:
             return None
-        return read_outcome(step.output)
+        return read_outcome(step.output), step.seconds
 
 
 class _Attempts:
@@ -108,8 +119,10 @@ class _Attempts:
         before: TestOutcome,
         targets: list[Target],
         workspace: Path,
+        test_limit: float,
     ):
         self.settings, self.door, self.plan = settings, door, plan
+        self.test_limit = test_limit  # seconds a candidate's test run may take
         self.before = before
         self.original = {t.whole.path: (workspace / t.whole.path).read_bytes() for t in targets}
         self.views = [t.whole for t in targets]  # what replies are read against and merged into
@@ -256,10 +269,10 @@ class _Attempts:
 
     def _try(self, contents: dict[str, str]) -> TestOutcome:
         self._write_through_tools(contents)
-        outcome = TestDrivenFixer._run_tests(self.door, self.plan.test_command)
-        if outcome is None:
+        run = TestDrivenFixer._run_tests(self.door, self.plan.test_command, self.test_limit)
+        if run is None:
             raise _Refused("the test command was refused")
-        return outcome
+        return run[0]
 
     def _write_through_tools(self, contents: dict[str, str]) -> None:
         for path, text in contents.items():
@@ -273,8 +286,10 @@ class _Attempts:
         command = examples_command(self.plan.test_command, files_with_examples(contents))
         if not self.settings.check_examples or command is None:
             return None
-        step = self.door.tool("run_shell_command",
-                              {"command": command, "description": "run the docstring examples"})
+        step = self.door.tool("run_shell_command", {
+            "command": command, "description": "run the docstring examples",
+            "timeout_seconds": round(self.test_limit, 1),
+        })
         if step.decision != "allowed" or not step.ok:
             return None
         outcome = read_outcome(step.output)
