@@ -4,6 +4,7 @@ pytest project."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,9 @@ from tests.unit.agent.test_fixing import BUGGY, FIXED, REQUEST, TESTS, reply, se
 
 from acode.agent.fixing.line_edit import apply_line_edit, read_hunk
 from acode.agent.fixing.rewrite import FileView
+from acode.agent.session.agent_session import SessionOptions
+from acode.agent.session.builder import build_session
+from acode.config import Settings
 from acode.llm.scripted import ScriptedModel
 
 CALC = FileView("calc.py", BUGGY)
@@ -145,3 +149,22 @@ def test_a_candidate_whose_tests_hang_is_stopped_at_the_fixers_limit_and_the_nex
     assert "timeout_seconds" not in runs[0].arguments
     assert all(r.arguments["timeout_seconds"] >= 1.5 for r in runs[1:])
     assert "[still running after" in runs[1].output and "still running" not in runs[2].output
+
+
+def test_the_history_is_not_compressed_before_the_fixers_own_calls(project):
+    """The fixer's prompts do not carry the session's history, so compression has nothing to shorten before
+    them. Before: every fixer call past the threshold began with a summary of the history, a model call of
+    its own that no model step recorded (minutes of a 10-call run with the 1.5B)."""
+    settings = Settings.model_validate({
+        **{name: {"enabled": False} for name in ("next_speaker", "loop_detection", "checkpoints")},
+        "compression": {"enabled": True, "threshold": 0.01},  # any history is over it
+        "agent": {"fix": {"test_command": f"{sys.executable} -m pytest -q -p no:cacheprovider",
+                          "line_edit_calls": 2}},
+    })
+    model = ScriptedModel([echo(), diff("    return a - b", "    return a * b"),
+                           diff("    return a - b", "    return a + b")])
+    s = build_session(settings, project, SessionOptions(approval_mode="yolo"), model=model)
+    result = s.send(REQUEST)
+    s.close()
+    assert result.ok and (project / "calc.py").read_text() == FIXED
+    assert len(model.calls) == 3 and all(c["schema"] is None for c in model.calls)  # no summary call

@@ -243,7 +243,7 @@ class AgentLoop:
         return run.guide.requested_run.reminder(run.result.tool_steps())
 
     # -- model -------------------------------------------------------------------------------
-    def begin_turn(self, run: _Run) -> None:
+    def begin_turn(self, run: _Run, *, sends_history: bool = True) -> None:
         """Each model call is a turn: the limits, the count, every middleware's ``before_model``."""
         if run.result.turns >= self.config.max_turns:
             raise TurnLimitReached(run.result.turns, partial=run.last_text)
@@ -251,6 +251,7 @@ class AgentLoop:
             raise TimeLimitReached(run.elapsed, self.config.max_seconds, partial=run.last_text)
         run.result.turns += 1
         run.state.turn += 1
+        run.state.sends_history = sends_history
         for middleware in self.middlewares:
             middleware.before_model(run.state)
         self.observers.on_history(run.state)

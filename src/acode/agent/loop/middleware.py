@@ -26,6 +26,9 @@ class AgentState:
     interactive: bool = False
     turn: int = 0
     approved_plan: Path | None = None
+    # whether the coming model call is sent the history: a solver's call (acode.agent.loop.solver_door)
+    # sends its own prompt, so there is nothing for compression to shorten before it
+    sends_history: bool = True
     scratch: dict[str, Any] = field(default_factory=dict)  # per-middleware state, keyed by its name
 
 

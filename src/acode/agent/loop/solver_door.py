@@ -30,7 +30,7 @@ class _Loop(Protocol):
     ctx: ToolContext
     config: Any
 
-    def begin_turn(self, run: Any) -> None: ...
+    def begin_turn(self, run: Any, *, sends_history: bool = True) -> None: ...
     def call_model(self, run: Any, messages: list[Message], **options: Any) -> tuple[Completion, str | None,
                                                                                         float]: ...
     def record_model(self, run: Any, completion: Completion, calls: list[ToolCall], problem: str | None,
@@ -61,7 +61,7 @@ class SolverDoor:
             max_tokens: int | None = None, stop: list[str] | None = None) -> str:
         """One plain-text model call on ``messages`` (no tools), a turn of the loop like any other."""
         loop, run = self._loop, self._run
-        loop.begin_turn(run)
+        loop.begin_turn(run, sends_history=False)
         options: dict[str, Any] = {
             "max_tokens": max_tokens or loop.config.max_tokens,
             "temperature": temperature,

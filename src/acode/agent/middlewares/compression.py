@@ -83,7 +83,10 @@ class Compression(Middleware):
         self._retry_above = 0  # /clear and /resume start a new session with the same middlewares
 
     def before_model(self, state: AgentState) -> None:
-        if not self.settings.enabled:
+        # a call that is not sent the history (the fixer's own prompts) needs none of it shortened: the
+        # next call that is sent it compresses it (a summary before each fixer call was a hidden model call
+        # of minutes, and it evicted the fixer's prompt from the KV cache)
+        if not self.settings.enabled or not state.sends_history:
             return
         used = self.tokens(state)
         if used < self.limit or used < self._retry_above:
