@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.unit.agent.test_fixing import BUGGY, FIXED, REQUEST, TESTS, reply, session
 
-from acode.agent.fixing.line_edit import apply_line_edit, read_hunk
+from acode.agent.fixing.line_edit import PLACEHOLDERS, apply_line_edit, read_hunk
 from acode.agent.fixing.rewrite import FileView
 from acode.agent.session.agent_session import SessionOptions
 from acode.agent.session.builder import build_session
@@ -168,3 +168,16 @@ def test_the_history_is_not_compressed_before_the_fixers_own_calls(project):
     s.close()
     assert result.ok and (project / "calc.py").read_text() == FIXED
     assert len(model.calls) == 3 and all(c["schema"] is None for c in model.calls)  # no summary call
+
+
+def test_a_reply_that_copies_the_instructions_example_block_ends_the_line_asks(project):
+    # what the real 0.5B writes for calc.py on most of its line asks: the instruction's own example
+    placeholder = "```diff\n-<the wrong line, as it is in calc.py>\n+<the corrected line>\n```\n"
+    model = ScriptedModel([echo(), placeholder, echo()])
+    s = session(project, model, line_edit_calls=8, max_model_calls=2)
+    result = s.send(REQUEST)
+    s.close()
+    assert not result.ok and len(model.calls) == 3  # the one call, one line ask, the fixer's framing
+    assert model.calls[2]["messages"][0].role == "system"
+    assert (project / "calc.py").read_text() == BUGGY
+    assert all(p in model.calls[1]["messages"][0].content for p in PLACEHOLDERS)  # the template's own

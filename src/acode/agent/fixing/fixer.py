@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
-from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, apply_line_edit
+from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, apply_line_edit, copies_instruction
 from acode.agent.fixing.outcome import TestOutcome, printed, read_outcome, trim_output
 from acode.agent.fixing.rewrite import (
     UNCHANGED,
@@ -201,11 +201,14 @@ class _Attempts:
 
     def _line_edits(self) -> str | None:
         """The one call's prompt asking only for the wrong line: greedy, then samples. Each new edit is
-        tested; the first that passes (its examples too) is the answer."""
+        tested; the first that passes (its examples too) is the answer. A reply that copies the
+        instruction's example block ends them."""
         for sample in range(self.settings.line_edit_calls):
             temperature = 0.0 if sample == 0 else self.settings.sample_temperature
             reply = self._ask(self.line_framing, temperature, seed=LINE_SEED + sample,
                               max_tokens=LINE_REPLY_TOKENS, stop=LINE_STOP)
+            if copies_instruction(reply):
+                break
             edit = apply_line_edit(reply, self.views)
             if isinstance(edit, str) or any(check_candidate(p, self._text(p), t) for p, t in edit.items()):
                 continue

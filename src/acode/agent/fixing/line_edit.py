@@ -21,6 +21,16 @@ LINE_REPLY_TOKENS = 256  # a few lines, and room for a reply that writes diff he
 FUZZY_MATCH = 0.85  # one old line written a little differently (spacing, quotes) is still that line
 
 
+# the placeholders of fix_line.j2's example block: a reply that holds one copies the instruction
+PLACEHOLDERS = ("<the wrong line", "<the corrected line>")
+
+
+def copies_instruction(reply: str) -> bool:
+    """Whether the reply is the instruction's example block written back (the 0.5B does so on most
+    samples as well): the model does not follow this format, and more samples would not either."""
+    return any(placeholder in reply for placeholder in PLACEHOLDERS)
+
+
 @dataclass(frozen=True)
 class _Hunk:
     old: list[str]
