@@ -58,6 +58,10 @@ def test_a_line_of_the_tests_or_no_line_at_all_is_no_edit():
     assert "no line to change" in apply_line_edit("The bug is in add.", [CALC])
 
 
+def test_an_edit_that_breaks_the_files_syntax_is_no_candidate():
+    assert "syntax error" in apply_line_edit(diff("    return a - b", "    return a +"), [CALC])
+
+
 def test_a_line_written_a_little_differently_is_still_found_and_a_different_line_is_not():
     assert apply_line_edit(diff("return a-b", "return a + b"), [CALC]) == {"calc.py": FIXED}
     assert isinstance(apply_line_edit(diff("return a * b * c", "return a + b"), [CALC]), str)

@@ -57,3 +57,6 @@ def test_what_a_command_printed_is_read_without_the_shell_tools_frame():
         "[killed by signal 9]"
     )
     assert printed(killed) == "(no output)"
+    over_time = ("$ pytest -q\n(in .)\n.\n[still running after 20s: the command's process group was killed]\n"
+                 "[killed by signal SIGKILL]")
+    assert printed(over_time) == "."

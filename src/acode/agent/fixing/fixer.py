@@ -20,7 +20,6 @@ from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, apply_lin
 from acode.agent.fixing.outcome import TestOutcome, printed, read_outcome, trim_output
 from acode.agent.fixing.rewrite import (
     UNCHANGED,
-    check_candidate,
     close_fence,
     feedback_message,
     one_call_messages,
@@ -44,6 +43,11 @@ LINE_SEED = 100  # the one-line samples' seeds, apart from the whole-file calls'
 # original run's seconds, never sooner than agent.fix.test_seconds_min (the shell's own limit is 120 s
 # without output, and a hanging test prints nothing)
 TEST_TIME_FACTOR = 5
+
+
+def _key(contents: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """A candidate's identity: the same files with the same texts are the same candidate, tested once."""
+    return tuple(sorted(contents.items()))
 
 
 class _Refused(Exception):
@@ -86,10 +90,10 @@ class TestDrivenFixer:
         return _Attempts(self.settings, door, request, plan, before, targets, workspace, limit).work()
 
     @staticmethod
-    def _run_tests(door: SolverDoor, command: str,
-                   limit: float | None = None) -> tuple[TestOutcome, float] | None:
+    def _run_tests(door: SolverDoor, command: str, limit: float | None = None,
+                   description: str = "run the tests") -> tuple[TestOutcome, float] | None:
         """What the test command printed, and its seconds; None when the run was refused."""
-        arguments: dict[str, object] = {"command": command, "description": "run the tests"}
+        arguments: dict[str, object] = {"command": command, "description": description}
         if limit is not None:
             arguments["timeout_seconds"] = round(limit, 1)
         step = door.tool("run_shell_command", arguments)
@@ -188,7 +192,7 @@ class _Attempts:
                 base = framing
             reply = self._ask(framing, 0.0 if greedy else settings.sample_temperature, seed=call)
             parsed = parse_reply(reply, self.views, self.context)
-            key = None if isinstance(parsed, str) else tuple(sorted(parsed.items()))
+            key = None if isinstance(parsed, str) else _key(parsed)
             self._note_stuck(framing, parsed == UNCHANGED or key in self.tried)
             if key is not None and key not in self.tried:  # else no candidate, or one already tested
                 answer, feedback = self._judge(parsed, key)
@@ -210,9 +214,9 @@ class _Attempts:
             if copies_instruction(reply):
                 break
             edit = apply_line_edit(reply, self.views)
-            if isinstance(edit, str) or any(check_candidate(p, self._text(p), t) for p, t in edit.items()):
-                continue
-            key = tuple(sorted(edit.items()))
+            if isinstance(edit, str):
+                continue  # no line of a target, or an edit that breaks the file
+            key = _key(edit)
             if key in self.tried:
                 continue
             self.line_edits += 1
@@ -239,9 +243,6 @@ class _Attempts:
             self.best = candidate
         output = trim_output(candidate.outcome.output)
         return None, feedback_message(self.views, self.plan.test_command, output=output, partial=self.partial)
-
-    def _text(self, path: str) -> str:
-        return next(v.text for v in self.views if v.path == path)
 
     def _to_sample(self, base: list[Message]) -> list[Message] | None:
         """The framing to sample: the one used last, unless its reply was an echo or a repeat, then another
@@ -289,13 +290,10 @@ class _Attempts:
         command = examples_command(self.plan.test_command, files_with_examples(contents))
         if not self.settings.check_examples or command is None:
             return None
-        step = self.door.tool("run_shell_command", {
-            "command": command, "description": "run the docstring examples",
-            "timeout_seconds": round(self.test_limit, 1),
-        })
-        if step.decision != "allowed" or not step.ok:
+        run = TestDrivenFixer._run_tests(self.door, command, self.test_limit, "run the docstring examples")
+        if run is None:
             return None
-        outcome = read_outcome(step.output)
+        outcome = run[0]
         return outcome.output if examples_failed(outcome.exit_code) else None
 
     # -- ending --------------------------------------------------------------------------------

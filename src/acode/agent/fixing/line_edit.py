@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from acode.agent.fixing.rewrite import FileView
+from acode.agent.fixing.rewrite import FileView, check_candidate
 
 _BLOCK = re.compile(r"```[ \t]*(?:diff|patch)?[ \t]*\n(.*?)(?:^```[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
 _HEADER = re.compile(r"^(?:diff --git |index [0-9a-f]|--- |\+\+\+ |@@ )")
@@ -60,7 +60,8 @@ def read_hunk(reply: str) -> _Hunk | None:
 
 
 def apply_line_edit(reply: str, targets: Sequence[FileView]) -> dict[str, str] | str:
-    """{path: new text} of the one target the reply's diff changes, or the problem with the reply."""
+    """{path: new text} of the one target the reply's diff changes, or the problem with the reply (as
+    ``rewrite.parse_reply`` says it for a whole file: among them an edit that breaks the file's syntax)."""
     hunk = read_hunk(reply)
     if hunk is None:
         return "no line to change: reply with a ```diff block, the wrong line after - and the fix after +"
@@ -72,7 +73,7 @@ def apply_line_edit(reply: str, targets: Sequence[FileView]) -> dict[str, str] |
         new = _reindent(hunk.new, hunk.old, lines[start])
         edited = lines[:start] + new + lines[start + len(hunk.old):]
         text = "\n".join(edited) + ("\n" if view.text.endswith("\n") else "")
-        return {view.path: text}
+        return check_candidate(view.path, view.text, text) or {view.path: text}
     return f"the line to change is in none of {', '.join(v.path for v in targets)}"
 
 
