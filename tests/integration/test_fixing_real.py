@@ -53,8 +53,10 @@ def pytest_passes(repo: Path) -> bool:
 def test_one_shot_fixes_a_failing_test_through_the_test_driven_path(tmp_path):
     repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
     # the 0.5B's echoes: see the comment at the end
+    # (and no token budget: the six calls of echoed files are the point here)
     data = fix_one_shot(
-        repo, PROMPT, ACODE_AGENT__FIX__MAX_MODEL_CALLS="6", ACODE_AGENT__FIX__SAMPLE_AFTER_ECHOES="true"
+        repo, PROMPT, ACODE_AGENT__FIX__MAX_MODEL_CALLS="6", ACODE_AGENT__FIX__SAMPLE_AFTER_ECHOES="true",
+        ACODE_AGENT__FIX__TOKEN_BUDGET="0",
     )
     tools = [s for s in data["trajectory"] if s["type"] == "tool"]
     # the harness ran the tests first, and every model reply is a whole file, not a tool call

@@ -45,6 +45,12 @@ class FixConfig(BaseModel):
         description="after the first call: calls asking only for the wrong line (greedy, then samples; "
                     "a short reply, so several cost less than one whole file); 0: none",
     )
+    token_budget: float = Field(
+        2.0, ge=0, le=40,
+        description="the fixer's model calls together generate at most about this many times the first "
+                    "call's completion tokens (the first call is the one call anyone would make: a request "
+                    "the fixer cannot solve costs about this many of it); 0: no budget, only the call limits",
+    )
     sample_after_echoes: bool = Field(
         False, description="sample a framing whose reply was the file unchanged (the 0.5B: yes; the 1.5B: no)"
     )

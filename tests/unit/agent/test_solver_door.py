@@ -51,6 +51,7 @@ def calc(git_repo: Path) -> Path:
 def fix(root: Path, replies: list[str], **settings):
     watcher = Watcher()
     settings.setdefault("line_edit_calls", 0)  # the whole-file calls; test_fixing_line_edit.py has the rest
+    settings.setdefault("token_budget", 0)  # the call limits alone; test_fixing_budget.py has the budget
     fixer = TestDrivenFixer(FixConfig(test_command=f"{sys.executable} -m pytest -q -p no:cacheprovider",
                                       **settings))
     loop = AgentLoop(ScriptedModel(replies), default_registry(), ToolContext(workspace=root),

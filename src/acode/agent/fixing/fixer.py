@@ -112,7 +112,10 @@ class _Attempts:
     (greedy, while ``greedy_attempts`` last), then samples of the framing used last (its prompt is
     still in the KV cache, so a sample costs little more than its answer), never of a framing whose
     last reply was the file unchanged or a candidate already tried (another framing then, else stop).
-    A reply that is no candidate (the file unchanged, no usable block) is never written or tested."""
+    A reply that is no candidate (the file unchanged, no usable block) is never written or tested.
+    Every call after the first is made only while the calls so far generated less than ``token_budget``
+    times the first call's completion tokens, so a request the fixer cannot solve costs about that many
+    one calls (counted in tokens, so the same prompt stops at the same call on a busy machine too)."""
 
     def __init__(
         self,
@@ -148,6 +151,9 @@ class _Attempts:
         self.line_edits = 0  # candidates from one-line edits: they do not count against max_attempts
         self.unrestored: list[str] = []  # files the write tool did not put back (refused or failed)
         self.stuck: set[int] = set()  # framings whose last reply was the file unchanged or a repeat
+        self.spent_from = door.generated  # the door's completion tokens before the first call
+        self.first_tokens = 0  # the first call's completion tokens (the budget's unit)
+        self.out_of_budget = False
 
     def work(self) -> str | None:
         finished = False
@@ -179,6 +185,8 @@ class _Attempts:
         for call in range(1, settings.max_model_calls + 1):
             if len(self.tried) - self.line_edits >= settings.max_attempts:
                 break
+            if call > 1 and not self._within_budget():
+                break
             greedy = call <= settings.greedy_attempts
             if call <= len(self.framings):
                 base = framing = self.framings[call - 1]
@@ -191,6 +199,8 @@ class _Attempts:
                     break  # every framing echoes: its samples would too
                 base = framing
             reply = self._ask(framing, 0.0 if greedy else settings.sample_temperature, seed=call)
+            if call == 1:
+                self.first_tokens = self.door.generated - self.spent_from
             parsed = parse_reply(reply, self.views, self.context)
             key = None if isinstance(parsed, str) else _key(parsed)
             self._note_stuck(framing, parsed == UNCHANGED or key in self.tried)
@@ -208,6 +218,8 @@ class _Attempts:
         tested; the first that passes (its examples too) is the answer. A reply that copies the
         instruction's example block ends them."""
         for sample in range(self.settings.line_edit_calls):
+            if not self._within_budget():
+                break
             temperature = 0.0 if sample == 0 else self.settings.sample_temperature
             reply = self._ask(self.line_framing, temperature, seed=LINE_SEED + sample,
                               max_tokens=LINE_REPLY_TOKENS, stop=LINE_STOP)
@@ -243,6 +255,15 @@ class _Attempts:
             self.best = candidate
         output = trim_output(candidate.outcome.output)
         return None, feedback_message(self.views, self.plan.test_command, output=output, partial=self.partial)
+
+    def _within_budget(self) -> bool:
+        """Whether the calls so far leave room for another: they generated less than ``token_budget``
+        times the first call's completion tokens (no budget when it is 0)."""
+        factor = self.settings.token_budget
+        spent = self.door.generated - self.spent_from
+        if factor and spent >= factor * max(self.first_tokens, 1):
+            self.out_of_budget = True
+        return not self.out_of_budget
 
     def _to_sample(self, base: list[Message]) -> list[Message] | None:
         """The framing to sample: the one used last, unless its reply was an echo or a repeat, then another
@@ -350,9 +371,13 @@ class _Attempts:
             kept = " The files are as they were."
         if self.unrestored:
             kept = f" {', '.join(self.unrestored)} could not be put back (the write was refused or failed)."
+        budget = (
+            f" Its model calls reached agent.fix.token_budget ({self.settings.token_budget:g} times the "
+            f"first call's {self.first_tokens} tokens)." if self.out_of_budget else ""
+        )
         return (
             f"`{self.plan.test_command}` still fails after {tried} candidate fix(es) of "
-            f"{', '.join(self._paths())}.{kept}"
+            f"{', '.join(self._paths())}.{kept}{budget}"
         )
 
     def _paths(self) -> list[str]:

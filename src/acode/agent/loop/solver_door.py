@@ -45,6 +45,7 @@ class SolverDoor:
     def __init__(self, loop: _Loop, run: Any):
         self._loop = loop
         self._run = run
+        self.generated = 0  # completion tokens of this door's calls (a solver's budget is counted in them)
 
     @property
     def workspace(self) -> Path:
@@ -71,6 +72,8 @@ class SolverDoor:
             options["stop"] = stop
         completion, problem, seconds = loop.call_model(run, messages, **options)
         loop.record_model(run, completion, [], problem, seconds)
+        # a server that reports no usage: about four characters a token
+        self.generated += completion.usage.completion_tokens or len(completion.text) // 4
         if problem is not None:
             raise ModelOutputError("ACODE-AGENT-011", problem)
         return completion.text
