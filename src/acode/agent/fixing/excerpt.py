@@ -87,7 +87,7 @@ class _Shown:
                 break
             kept.append(method)
         shown = [m for m in shown if m in kept]
-        others = [m.name for m in methods if m not in shown]
+        others = list(dict.fromkeys(m.name for m in methods if m not in shown))  # overloads: once
         if others:  # a test class's other tests as a count: their names filled a test file's prompt room
             indent = " " * first_body.col_offset
             listed = ", ".join(others) if self.outline else f"{len(others)}"
@@ -97,6 +97,30 @@ class _Shown:
             block += ["", *self.lines[start - 1 : end]]
             self.count += end - start + 1
         self.blocks.append((_span(node)[0], block))
+
+
+def _inherited(definitions: list[ast.stmt], reached: list[ast.stmt], focus: Focus) -> list[ast.ClassDef]:
+    """The classes of this file that a reached class inherits a method from that the tests use and that it
+    does not define itself (``str(EnvironHeaders(...))`` runs ``Headers.__str__``): shown as well, as
+    their header and those methods."""
+    classes = {n.name: n for n in definitions if isinstance(n, ast.ClassDef)}
+    found: list[ast.ClassDef] = []
+    for node in reached:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        missing = {a for a in focus.attributes if a not in _methods(node)}
+        for base in (b.id for b in node.bases if isinstance(b, ast.Name)):
+            parent = classes.get(base)
+            if parent is None or parent in found or parent is node:
+                continue
+            if missing & _methods(parent):
+                found.append(parent)
+            missing -= _methods(parent)
+    return found
+
+
+def _methods(node: ast.ClassDef) -> set[str]:
+    return {n.name for n in node.body if isinstance(n, _FUNCS)}
 
 
 def _is_docstring(node: ast.stmt) -> bool:
@@ -120,6 +144,7 @@ def excerpt(text: str, path: str, focus: Focus, *, outline: bool = True,
     named = [n for n in definitions if _reached(n, focus)[1] and n not in in_traceback]
     if not in_traceback and not named:
         return None
+    named += [n for n in _inherited(definitions, [*in_traceback, *named], focus) if n not in named]
     shown = _Shown(lines, outline, max_chars)
     for node in [*reversed(in_traceback), *named]:  # the frame that raised first: pytest prints it last
         if not shown.fits(node):

@@ -102,11 +102,28 @@ def _referenced(
     bodies = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
               and n.name in functions]
     attributes = {n.attr for body in bodies for n in ast.walk(body) if isinstance(n, ast.Attribute)}
+    attributes |= {method for body in bodies for method in _dunders(body)}
     everything = [[local] for local in imports]
     used = _resolved(workspace, imports, _used_chains(bodies)) or _resolved(workspace, imports, everything)
     failing = [_innermost_statement(body, line) for body in bodies for line in failing_lines]
     on_failing_line = _resolved(workspace, imports, _used_chains([s for s in failing if s is not None]))
     return used, attributes, on_failing_line
+
+
+# builtins whose call on an object runs one of its methods: `str(headers)` reaches `__str__`, which a long
+# class's excerpt would otherwise leave out (the tests name no method)
+_BUILTIN_DUNDERS = {"str": "__str__", "repr": "__repr__", "len": "__len__", "iter": "__iter__",
+                    "bool": "__bool__", "hash": "__hash__", "format": "__format__"}
+
+
+def _dunders(body: ast.AST) -> set[str]:
+    """The special methods a test body reaches through builtins (``str(x)``) and ``in``."""
+    found = {_BUILTIN_DUNDERS[n.func.id] for n in ast.walk(body) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Name) and n.func.id in _BUILTIN_DUNDERS}
+    if any(isinstance(op, ast.In | ast.NotIn) for n in ast.walk(body) if isinstance(n, ast.Compare)
+           for op in n.ops):
+        found.add("__contains__")
+    return found
 
 
 def _innermost_statement(body: ast.AST, line: int) -> ast.stmt | None:
