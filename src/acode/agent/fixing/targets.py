@@ -18,6 +18,7 @@ from acode.agent.fixing.locate import (
     test_words,
 )
 from acode.agent.fixing.outcome import TestOutcome, implicated_files
+from acode.agent.fixing.quoted import quoted_lines
 from acode.agent.fixing.rewrite import FileView, read_text
 
 MAX_TARGETS = 3
@@ -70,8 +71,10 @@ def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_l
         shown = None
         if lines > excerpt_lines or len(text) > excerpt_chars:
             found = focus.get(path, Focus())
-            if not found.lines and not found.names:  # found by its name: what is named like the tests
+            quoted = quoted_lines(text, before.output)  # a message the output quotes: where it is written
+            if not found.lines and not found.names and not quoted:  # found by its name: named like the tests
                 found = focus_named_like(text, test_words(tests))
+            found = replace(found, lines=found.lines | quoted)
             shown = excerpt(text, path.as_posix(), found, max_chars=excerpt_chars)
         if shown is not None:
             targets.append(Target(replace(whole, shown_part=shown), FileView(path.as_posix(), shown)))
