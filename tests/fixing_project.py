@@ -102,3 +102,16 @@ def send(root: Path, model, request: str):
 
 def reply(path: str, code: str) -> str:
     return f"{path}\n```python\n{code}```\n"
+
+
+def fixed_by_a_line_edit(root: Path, path: str, echoed: str, line: str, request: str, fixed: str) -> str:
+    """``request`` with the scripted model: the one call writes ``echoed`` back unchanged (the file's
+    shown part), the first line ask answers ``line``; the run must end with ``path`` as ``fixed``. The
+    first prompt."""
+    from acode.llm.scripted import ScriptedModel
+
+    model = ScriptedModel([reply(path, echoed), line])
+    result = send(root, model, request)
+    assert result.ok and "passes now" in result.answer, result.message
+    assert (root / path).read_text() == fixed
+    return model.calls[0]["messages"][0].content

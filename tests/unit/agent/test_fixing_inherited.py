@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import make_git_repo
-from tests.fixing_project import project_files, send
+from tests.fixing_project import fixed_by_a_line_edit, project_files
 
 from acode.agent.fixing.excerpt import excerpt
 from acode.agent.fixing.locate import Focus, locate
-from acode.llm.scripted import ScriptedModel
 
 # a long base class (over excerpt.CLASS_LINES) whose __str__ reads its own list, and a subclass that keeps
 # its items elsewhere: str() of the subclass is empty
@@ -84,9 +83,6 @@ def test_the_inherited_method_the_test_reaches_is_shown_with_its_class_header():
 def test_a_line_edit_of_the_inherited_method_fixes_the_test(project):
     line = "```diff\n-        return \"; \".join(f\"{k}={v}\" for k, v in self._list)\n" \
            "+        return \"; \".join(f\"{k}={v}\" for k, v in self)\n```\n"
-    model = ScriptedModel([f"src/tool/headers.py\n```python\n{HEADERS}```\n", line])
-    result = send(project, model, REQUEST)
-    assert result.ok and "passes now" in result.answer
-    assert (project / "src/tool/headers.py").read_text() == MODULE.replace(HEADERS, HEADERS_FIXED)
-    prompt = model.calls[0]["messages"][0].content
+    prompt = fixed_by_a_line_edit(project, "src/tool/headers.py", HEADERS, line, REQUEST,
+                                  MODULE.replace(HEADERS, HEADERS_FIXED))
     assert "for k, v in self._list)" in prompt and "def helper_70(x):" not in prompt

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import make_git_repo
-from tests.fixing_project import project_files, send
+from tests.fixing_project import fixed_by_a_line_edit, project_files
 
 from acode.agent.fixing.quoted import quoted_lines
-from acode.llm.scripted import ScriptedModel
 
 _GETTERS = "".join(f"    def get_{i}(self):\n        return {i}\n\n" for i in range(45))
 SCHEMA = f'''class Schema:
@@ -63,10 +62,7 @@ def test_the_lines_of_literals_the_output_quotes_and_nothing_shorter_or_a_docstr
 def test_the_method_that_writes_the_quoted_message_is_shown_and_a_line_edit_fixes_it(project):
     line = "```diff\n-                'Field for \"{name}\" must be declared as an instance'\n" \
            "+                f'Field for \"{name}\" must be declared as an instance'\n```\n"
-    model = ScriptedModel([f"src/tool/schema.py\n```python\n{SCHEMA}```\n", line])
-    result = send(project, model, REQUEST)
-    assert result.ok and "passes now" in result.answer
-    assert (project / "src/tool/schema.py").read_text() == MODULE.replace(SCHEMA, SCHEMA_FIXED)
-    prompt = model.calls[0]["messages"][0].content
+    prompt = fixed_by_a_line_edit(project, "src/tool/schema.py", SCHEMA, line, REQUEST,
+                                  MODULE.replace(SCHEMA, SCHEMA_FIXED))
     # the method the test never names is shown; the long class's other methods are not
     assert "    def _bind(self, name, kind):" in prompt and "def get_7(self):" not in prompt
