@@ -188,6 +188,10 @@ def test_the_real_models_line_asks_are_short_replies_and_only_a_line_of_the_file
     models = [s for s in data["trajectory"] if s["type"] == "model"]
     line_replies = models[1:]
     assert 1 <= len(line_replies) <= 8, [m["text"] for m in models]
+    tokens = [m["usage"]["completion_tokens"] for m in models]
+    # agent.fix.token_budget (2): every call after the first began before the calls had generated twice
+    # the first call's tokens
+    assert all(sum(tokens[:k]) < 2 * tokens[0] for k in range(1, len(tokens))), tokens
     assert all(m["finish_reason"] == "stop" and m["usage"]["completion_tokens"] <= LINE_REPLY_TOKENS
                for m in line_replies), [(m["finish_reason"], m["usage"]) for m in line_replies]
     edits = [apply_line_edit(m["text"], [FileView("calc.py", CALC)]) for m in line_replies]
