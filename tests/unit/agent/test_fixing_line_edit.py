@@ -185,3 +185,14 @@ def test_a_reply_that_copies_the_instructions_example_block_ends_the_line_asks(p
     assert model.calls[2]["messages"][0].role == "system"
     assert (project / "calc.py").read_text() == BUGGY
     assert all(p in model.calls[1]["messages"][0].content for p in PLACEHOLDERS)  # the template's own
+
+
+def test_a_sampled_line_ask_that_copies_the_example_block_is_skipped_not_the_end(project):
+    # the 1.5B copies the example now and then on a sample (Novel/17: its fifth ask), not on its greedy ask
+    placeholder = "```diff\n-<the wrong line, as it is in calc.py>\n+<the corrected line>\n```\n"
+    model = ScriptedModel([echo(), diff("    return a - b", "    return a * b"), placeholder,
+                           diff("    return a - b", "    return a + b")])
+    s = session(project, model, line_edit_calls=8)
+    result = s.send(REQUEST)
+    s.close()
+    assert result.ok and (project / "calc.py").read_text() == FIXED and len(model.calls) == 4

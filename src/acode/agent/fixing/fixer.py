@@ -215,8 +215,8 @@ class _Attempts:
 
     def _line_edits(self) -> str | None:
         """The one call's prompt asking only for the wrong line: greedy, then samples. Each new edit is
-        tested; the first that passes (its examples too) is the answer. A reply that copies the
-        instruction's example block ends them."""
+        tested; the first that passes (its examples too) is the answer. A greedy reply that copies the
+        instruction's example block ends them; a sample that does is skipped."""
         for sample in range(self.settings.line_edit_calls):
             if not self._within_budget():
                 break
@@ -224,7 +224,9 @@ class _Attempts:
             reply = self._ask(self.line_framing, temperature, seed=LINE_SEED + sample,
                               max_tokens=LINE_REPLY_TOKENS, stop=LINE_STOP)
             if copies_instruction(reply):
-                break
+                if sample == 0:
+                    break  # the greedy ask copies the example: the model does not follow the format
+                continue  # one sample that copies it (the 1.5B, now and then) is no reason to stop
             edit = apply_line_edit(reply, self.views)
             if isinstance(edit, str):
                 continue  # no line of a target, or an edit that breaks the file
