@@ -153,7 +153,6 @@ class _Attempts:
         self.stuck: set[int] = set()  # framings whose last reply was the file unchanged or a repeat
         self.spent_from = door.generated  # the door's completion tokens before the first call
         self.first_tokens = 0  # the first call's completion tokens (the budget's unit)
-        self.out_of_budget = False
 
     def work(self) -> str | None:
         finished = False
@@ -185,7 +184,7 @@ class _Attempts:
         for call in range(1, settings.max_model_calls + 1):
             if len(self.tried) - self.line_edits >= settings.max_attempts:
                 break
-            if call > 1 and not self._within_budget():
+            if call > 1 and self._over_budget():
                 break
             greedy = call <= settings.greedy_attempts
             if call <= len(self.framings):
@@ -218,7 +217,7 @@ class _Attempts:
         tested; the first that passes (its examples too) is the answer. A greedy reply that copies the
         instruction's example block ends them; a sample that does is skipped."""
         for sample in range(self.settings.line_edit_calls):
-            if not self._within_budget():
+            if self._over_budget():
                 break
             temperature = 0.0 if sample == 0 else self.settings.sample_temperature
             reply = self._ask(self.line_framing, temperature, seed=LINE_SEED + sample,
@@ -258,14 +257,11 @@ class _Attempts:
         output = trim_output(candidate.outcome.output)
         return None, feedback_message(self.views, self.plan.test_command, output=output, partial=self.partial)
 
-    def _within_budget(self) -> bool:
-        """Whether the calls so far leave room for another: they generated less than ``token_budget``
-        times the first call's completion tokens (no budget when it is 0)."""
+    def _over_budget(self) -> bool:
+        """Whether the calls so far generated ``token_budget`` times the first call's completion tokens
+        (never when it is 0): no call follows then."""
         factor = self.settings.token_budget
-        spent = self.door.generated - self.spent_from
-        if factor and spent >= factor * max(self.first_tokens, 1):
-            self.out_of_budget = True
-        return not self.out_of_budget
+        return bool(factor) and self.door.generated - self.spent_from >= factor * max(self.first_tokens, 1)
 
     def _to_sample(self, base: list[Message]) -> list[Message] | None:
         """The framing to sample: the one used last, unless its reply was an echo or a repeat, then another
@@ -375,7 +371,7 @@ class _Attempts:
             kept = f" {', '.join(self.unrestored)} could not be put back (the write was refused or failed)."
         budget = (
             f" Its model calls reached agent.fix.token_budget ({self.settings.token_budget:g} times the "
-            f"first call's {self.first_tokens} tokens)." if self.out_of_budget else ""
+            f"first call's {self.first_tokens} tokens)." if self._over_budget() else ""
         )
         return (
             f"`{self.plan.test_command}` still fails after {tried} candidate fix(es) of "

@@ -26,8 +26,9 @@ PLACEHOLDERS = ("<the wrong line", "<the corrected line>")
 
 
 def copies_instruction(reply: str) -> bool:
-    """Whether the reply is the instruction's example block written back (the 0.5B does so on most
-    samples as well): the model does not follow this format, and more samples would not either."""
+    """Whether the reply is the instruction's example block written back: on the greedy ask the model
+    does not follow this format (the 0.5B; its samples do the same), on a sample it is noise (the 1.5B,
+    now and then)."""
     return any(placeholder in reply for placeholder in PLACEHOLDERS)
 
 
