@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 from tests.unit.agent.test_fixing import BUGGY, FIXED, REQUEST, TESTS, reply, session
-from tests.unit.agent.test_fixing_line_edit import diff, echo
+from tests.unit.agent.test_fixing_line_edit import PLACEHOLDER_REPLY, diff, echo
 
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Completion
 
 # eight different wrong one-line edits: each is written and tested, none passes
 WRONG = [diff("    return a - b", f"    return a * b + {n}") for n in range(8)]
-PLACEHOLDER = "```diff\n-<the wrong line, as it is in calc.py>\n+<the corrected line>\n```\n"
 
 
 @pytest.fixture
@@ -60,7 +59,7 @@ def test_a_larger_budget_buys_more_calls_and_none_is_no_limit(project):
 
 def test_a_line_ask_that_copies_the_instruction_leaves_the_budget_to_a_whole_file_call(project):
     # the 0.5B's way: its line asks end at once, and its whole-file samples are its chance
-    model = ScriptedModel([echo(), PLACEHOLDER, reply(FIXED)])
+    model = ScriptedModel([echo(), PLACEHOLDER_REPLY, reply(FIXED)])
     s = session(project, model, line_edit_calls=8, token_budget=2)
     result = s.send(REQUEST)
     s.close()

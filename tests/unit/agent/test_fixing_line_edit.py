@@ -36,6 +36,10 @@ def echo() -> str:
     return reply(BUGGY)
 
 
+# what the real 0.5B writes for calc.py on most of its line asks: the instruction's own example block
+PLACEHOLDER_REPLY = "```diff\n-<the wrong line, as it is in calc.py>\n+<the corrected line>\n```\n"
+
+
 # -- reading and applying a reply ---------------------------------------------------------------
 def test_a_line_written_without_its_indentation_is_put_back_at_the_files_indentation():
     assert apply_line_edit("```diff\n- return a - b\n+ return a + b\n```", [CALC]) == {"calc.py": FIXED}
@@ -175,9 +179,7 @@ def test_the_history_is_not_compressed_before_the_fixers_own_calls(project):
 
 
 def test_a_reply_that_copies_the_instructions_example_block_ends_the_line_asks(project):
-    # what the real 0.5B writes for calc.py on most of its line asks: the instruction's own example
-    placeholder = "```diff\n-<the wrong line, as it is in calc.py>\n+<the corrected line>\n```\n"
-    model = ScriptedModel([echo(), placeholder, echo()])
+    model = ScriptedModel([echo(), PLACEHOLDER_REPLY, echo()])
     s = session(project, model, line_edit_calls=8, max_model_calls=2)
     result = s.send(REQUEST)
     s.close()
@@ -189,8 +191,7 @@ def test_a_reply_that_copies_the_instructions_example_block_ends_the_line_asks(p
 
 def test_a_sampled_line_ask_that_copies_the_example_block_is_skipped_not_the_end(project):
     # the 1.5B copies the example now and then on a sample (Novel/17: its fifth ask), not on its greedy ask
-    placeholder = "```diff\n-<the wrong line, as it is in calc.py>\n+<the corrected line>\n```\n"
-    model = ScriptedModel([echo(), diff("    return a - b", "    return a * b"), placeholder,
+    model = ScriptedModel([echo(), diff("    return a - b", "    return a * b"), PLACEHOLDER_REPLY,
                            diff("    return a - b", "    return a + b")])
     s = session(project, model, line_edit_calls=8)
     result = s.send(REQUEST)
