@@ -86,13 +86,14 @@ QUIET = {
 }
 
 
-def send(root: Path, model, request: str):
-    """``acode -p REQUEST --approval-mode yolo`` with no test command configured."""
+def send(root: Path, model, request: str, **fix: object):
+    """``acode -p REQUEST --approval-mode yolo`` with no test command configured (other ``agent.fix``
+    settings as keywords)."""
     from acode.agent.session.agent_session import SessionOptions
     from acode.agent.session.builder import build_session
     from acode.config import Settings
 
-    settings = Settings.model_validate({**QUIET, "agent": {"fix": {"test_command": None}}})
+    settings = Settings.model_validate({**QUIET, "agent": {"fix": {"test_command": None, **fix}}})
     session = build_session(settings, root, SessionOptions(approval_mode="yolo"), model=model)
     try:
         return session.send(request)
@@ -104,14 +105,15 @@ def reply(path: str, code: str) -> str:
     return f"{path}\n```python\n{code}```\n"
 
 
-def fixed_by_a_line_edit(root: Path, path: str, echoed: str, line: str, request: str, fixed: str) -> str:
+def fixed_by_a_line_edit(root: Path, path: str, echoed: str, line: str, request: str, fixed: str,
+                         **fix: object) -> str:
     """``request`` with the scripted model: the one call writes ``echoed`` back unchanged (the file's
     shown part), the first line ask answers ``line``; the run must end with ``path`` as ``fixed``. The
     first prompt."""
     from acode.llm.scripted import ScriptedModel
 
     model = ScriptedModel([reply(path, echoed), line])
-    result = send(root, model, request)
+    result = send(root, model, request, **fix)
     assert result.ok and "passes now" in result.answer, result.message
     assert (root / path).read_text() == fixed
     return model.calls[0]["messages"][0].content

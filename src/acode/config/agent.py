@@ -51,6 +51,11 @@ class FixConfig(BaseModel):
                     "call's completion tokens (the first call is the one call anyone would make: a request "
                     "the fixer cannot solve costs about this many of it); 0: no budget, only the call limits",
     )
+    static_fixes: bool = Field(
+        True, description="before any model call, test the fixes of ruff's findings that change behaviour "
+                          "(a string missing its f prefix, a mutable default, `is` against a literal) in the "
+                          "code the prompt shows",
+    )
     sample_after_echoes: bool = Field(
         False, description="sample a framing whose reply was the file unchanged (the 0.5B: yes; the 1.5B: no)"
     )

@@ -27,6 +27,7 @@ from acode.agent.fixing.rewrite import (
     reply_stop,
     task_messages,
 )
+from acode.agent.fixing.static_fixes import static_fixes
 from acode.agent.fixing.targets import Target, choose_targets, spec_views
 from acode.agent.loop.stops import AgentStop
 from acode.config.agent import FixConfig
@@ -105,7 +106,8 @@ class TestDrivenFixer:
 class _Attempts:
     """One fixing session: the state of the attempts for one request.
 
-    The first call is one call of the model as anyone would make it (the one-call layout, greedy); the
+    Before any model call, ruff's fixes that change behaviour in the shown code (static_fixes.py) are
+    tested: a missing f prefix costs a test run, not a model call. The first call is one call of the model as anyone would make it (the one-call layout, greedy); the
     tests judge its answer like every later one, so the fixer cannot do worse than that call. Then the
     same prompt asking only for the wrong line (greedy, then samples: a reply of a few dozen tokens,
     each new edit tested). Then the fixer's own framing (greedy), then the last failure fed back
@@ -149,6 +151,7 @@ class _Attempts:
         self.passing: _Candidate | None = None  # passes the tests, fails its own examples
         self.tried: set[tuple[tuple[str, str], ...]] = set()
         self.line_edits = 0  # candidates from one-line edits: they do not count against max_attempts
+        self.static: dict[tuple[tuple[str, str], ...], str] = {}  # ruff's fixes tried: key -> which one
         self.unrestored: list[str] = []  # files the write tool did not put back (refused or failed)
         self.stuck: set[int] = set()  # framings whose last reply was the file unchanged or a repeat
         self.spent_from = door.generated  # the door's completion tokens before the first call
@@ -179,10 +182,12 @@ class _Attempts:
 
     def _attempts(self) -> str | None:
         settings = self.settings
+        if (answer := self._static_fixes()) is not None:
+            return answer
         follow_up: list[Message] = []  # the last candidate's framing, its reply and why it failed
         base = self.framings[0]
         for call in range(1, settings.max_model_calls + 1):
-            if len(self.tried) - self.line_edits >= settings.max_attempts:
+            if len(self.tried) - self.line_edits - len(self.static) >= settings.max_attempts:
                 break
             if call > 1 and self._over_budget():
                 break
@@ -210,6 +215,23 @@ class _Attempts:
                 follow_up = [*base, Message.assistant(reply), feedback]
             if call == 1 and (answer := self._line_edits()) is not None:
                 return answer
+        return None
+
+    def _static_fixes(self) -> str | None:
+        """Ruff's fixes that change behaviour, in the code the prompt shows (static_fixes.py): each tested
+        before any model call, as a candidate that does not count against max_attempts."""
+        if not self.settings.static_fixes:
+            return None
+        for view in self.views:
+            for fix in static_fixes(view):
+                contents = {view.path: fix.text}
+                key = _key(contents)
+                if key in self.tried:
+                    continue
+                self.static[key] = fix.describe(view.path)
+                answer, _feedback = self._judge(contents, key)
+                if answer is not None:
+                    return answer
         return None
 
     def _line_edits(self) -> str | None:
@@ -354,6 +376,9 @@ class _Attempts:
         )
 
     def _which(self, candidate: _Candidate) -> str:
+        key = _key(candidate.contents)
+        if key in self.static:
+            return f"candidate {candidate.attempt}: {self.static[key]}"
         if self.line_edits:
             return f"candidate {candidate.attempt}, {self.line_edits} of them one-line edits"
         return f"attempt {candidate.attempt} of {self.settings.max_attempts}"

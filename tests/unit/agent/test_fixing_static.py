@@ -1,0 +1,92 @@
+"""Ruff's fixes that change behaviour are candidates before any model call (acode.agent.fixing.static_fixes):
+the real ruff on a real pytest project, the scripted model for the calls that follow."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import make_git_repo
+from tests.fixing_project import project_files, reply, send
+
+from acode.agent.fixing.rewrite import FileView
+from acode.agent.fixing.static_fixes import static_fixes
+from acode.llm.scripted import ScriptedModel
+
+MODULE = '''def greet(name):
+    return "Hello, {name}!"
+
+
+def double(x):
+    return x + x + 1
+
+
+def collect(item, found=[]):
+    found.append(item)
+    return found
+'''
+TESTS = ("from tool.words import double, greet\n\n\ndef test_greet():\n    assert greet('Ada') == 'Hello, Ada!'"
+         "\n\n\ndef test_double():\n    assert double(2) == 4\n")
+
+
+def request(test: str) -> str:
+    node = f"tests/test_words.py::{test}"
+    return (f"These tests fail: {node}. Fix the bug in the code (not the tests) so they pass (run them with: "
+            f"python -m pytest -q {node})")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    files = {**project_files(), "src/tool/words.py": MODULE, "tests/test_words.py": TESTS}
+    return make_git_repo(tmp_path / "repo", files)
+
+
+def test_each_finding_is_one_candidate_and_only_rules_that_change_behaviour():
+    source = MODULE + '\n\ndef same(a):\n    return a is "x"\n\n\ndef unused():\n    import os\n'
+    fixes = static_fixes(FileView("words.py", source))
+    assert [(f.code, f.line) for f in fixes] == [("RUF027", 2), ("B006", 9), ("F632", 15)]
+    assert 'return f"Hello, {name}!"' in fixes[0].text and "found=[]" in fixes[0].text  # one fix each
+    assert "def collect(item, found=None):\n    if found is None:\n        found = []" in fixes[1].text
+    assert 'return a == "x"' in fixes[2].text
+    assert all("import os" in f.text for f in fixes)  # F401 (an unused import) is style, not a candidate
+    assert static_fixes(FileView("words.txt", source)) == []
+
+
+def test_a_finding_outside_the_excerpt_is_not_tried():
+    shown = 'def greet(name):\n    return "Hello, {name}!"\n'
+    assert [f.code for f in static_fixes(FileView("words.py", MODULE, shown_part=shown))] == ["RUF027"]
+    elsewhere = "def double(x):\n    return x + x + 1\n"
+    assert static_fixes(FileView("words.py", MODULE, shown_part=elsewhere)) == []
+
+
+def test_the_missing_f_is_fixed_without_a_model_call(project):
+    model = ScriptedModel([])
+    result = send(project, model, request("test_greet"))
+    assert result.ok, result.message
+    assert model.calls == []
+    assert "ruff's fix for RUF027 at src/tool/words.py:2, no model call" in result.answer
+    assert (project / "src/tool/words.py").read_text() == MODULE.replace('"Hello', 'f"Hello')
+
+
+def test_findings_that_are_not_the_bug_cost_a_test_run_then_the_model_fixes_it(project):
+    fixed = MODULE.replace("x + x + 1", "x + x")
+    model = ScriptedModel([reply("src/tool/words.py", fixed)])
+    result = send(project, model, request("test_double"))
+    assert result.ok and "passes now" in result.answer, result.message
+    assert len(model.calls) == 1
+    assert (project / "src/tool/words.py").read_text() == fixed  # neither static fix was kept
+    written = [s.arguments["content"] for s in result.tool_steps() if s.name == "write_file"]
+    # the two static fixes (the f prefix, the mutable default), each on the original text, then the model's
+    assert written == [MODULE.replace('"Hello', 'f"Hello'), written[1], fixed]
+    assert "found=None" in written[1]
+
+
+def test_static_fixes_off_asks_the_model_first(project):
+    fixed = MODULE.replace('"Hello', 'f"Hello')
+    model = ScriptedModel([reply("src/tool/words.py", fixed)])
+    result = send(project, model, request("test_greet"), static_fixes=False)
+    assert result.ok and len(model.calls) == 1, result.message
+    assert (project / "src/tool/words.py").read_text() == fixed
