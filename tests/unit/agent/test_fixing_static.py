@@ -27,8 +27,8 @@ def collect(item, found=[]):
     found.append(item)
     return found
 '''
-TESTS = ("from tool.words import double, greet\n\n\ndef test_greet():\n    assert greet('Ada') == 'Hello, Ada!'"
-         "\n\n\ndef test_double():\n    assert double(2) == 4\n")
+TESTS = ("from tool.words import double, greet\n\n\ndef test_greet():\n"
+         "    assert greet('Ada') == 'Hello, Ada!'\n\n\ndef test_double():\n    assert double(2) == 4\n")
 
 
 def request(test: str) -> str:

@@ -107,8 +107,9 @@ class _Attempts:
     """One fixing session: the state of the attempts for one request.
 
     Before any model call, ruff's fixes that change behaviour in the shown code (static_fixes.py) are
-    tested: a missing f prefix costs a test run, not a model call. The first call is one call of the model as anyone would make it (the one-call layout, greedy); the
-    tests judge its answer like every later one, so the fixer cannot do worse than that call. Then the
+    tested: a missing f prefix costs a test run, not a model call. The first call is one call of the
+    model as anyone would make it (the one-call layout, greedy); the tests judge its answer like every
+    later one, so the fixer cannot do worse than that call. Then the
     same prompt asking only for the wrong line (greedy, then samples: a reply of a few dozen tokens,
     each new edit tested). Then the fixer's own framing (greedy), then the last failure fed back
     (greedy, while ``greedy_attempts`` last), then samples of the framing used last (its prompt is
