@@ -15,7 +15,7 @@ tune half and a report half (--half). Prints one JSON document; per-task records
 and --resume skips the tasks already there.
 
     python benchmarks/fix_project.py --half tune [--limit 5] [--model qwen2.5-coder-1.5b]
-        [--arms acode,oneshot] [--projects click,sqlparse] [--set agent.fix.max_attempts=6] [--timeout 420]
+        [--arms acode,oneshot] [--projects click,sqlparse] [--tasks "idna 3.7->3.8"] [--set agent.fix.max_attempts=6] [--timeout 420]
 """
 
 from __future__ import annotations
@@ -129,6 +129,8 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--half", choices=["tune", "report", "all"], default="tune")
     parser.add_argument("--projects", default="", help="comma-separated projects (default: all of the set)")
+    parser.add_argument("--tasks", default="",
+                        help='comma-separated task names ("idna 3.7->3.8"; default: every task of the half)')
     parser.add_argument("--locate", action="store_true",
                         help="no model: print which files acode's fixer would rewrite for each task")
     parser.add_argument("--traces", type=Path, default=None, help="a folder for acode's --json results")
@@ -139,7 +141,8 @@ def main() -> None:
     projects = {p for p in args.projects.split(",") if p} or None
     tasks = [t for held_back in (False, True) for t in fpt.load_tasks(held_back, projects)[0]]
     # in the order of their name's hash: --limit N is a sample across the projects, not the first project
-    tasks = sorted((t for t in tasks if args.half in ("all", t.half)),
+    names = {n.strip() for n in args.tasks.split(",") if n.strip()}
+    tasks = sorted((t for t in tasks if args.half in ("all", t.half) and (not names or t.name in names)),
                    key=lambda t: hashlib.sha256(t.name.encode()).hexdigest())
     tasks = tasks[: args.limit] if args.limit else tasks
     overrides = fix_report.settings_env(args.set, args.model_timeout)
