@@ -15,7 +15,8 @@ tune half and a report half (--half). Prints one JSON document; per-task records
 and --resume skips the tasks already there.
 
     python benchmarks/fix_project.py --half tune [--limit 5] [--model qwen2.5-coder-1.5b]
-        [--arms acode,oneshot] [--projects click,sqlparse] [--tasks "idna 3.7->3.8"] [--set agent.fix.max_attempts=6] [--timeout 420]
+        [--arms acode,oneshot] [--projects click,sqlparse] [--tasks "idna 3.7->3.8"]
+        [--set agent.fix.max_attempts=6] [--timeout 420]
 """
 
 from __future__ import annotations
