@@ -51,6 +51,11 @@ class FixConfig(BaseModel):
                     "call's completion tokens (the first call is the one call anyone would make: a request "
                     "the fixer cannot solve costs about this many of it); 0: no budget, only the call limits",
     )
+    check_neighbours: bool = Field(
+        True, description="when the test command names tests inside files, a candidate that makes them "
+                          "pass must not break another test of those files that passed before (the files run "
+                          "whole once before any edit, and for each candidate that passes)",
+    )
     static_fixes: bool = Field(
         True, description="before any model call, test the fixes of ruff's findings that change behaviour "
                           "(a string missing its f prefix, a mutable default, `is` against a literal) in the "

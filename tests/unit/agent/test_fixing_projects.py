@@ -72,9 +72,12 @@ def test_a_named_failing_test_runs_alone_and_its_module_is_found_through_the_pac
     result = send(project, model, request)
     assert result.ok, result.message
     commands = [t.arguments["command"] for t in result.tool_steps() if t.name == "run_shell_command"]
-    # only the named test: tests/test_other.py fails and is no part of the request
-    assert commands == ["python -m pytest -q tests/test_cli.py::test_parse_args"] * 2
-    assert "1 passed" in result.tool_steps()[-1].output
+    # the named test, and its file whole (before any edit, and for the candidate that passes: the fix
+    # must not break test_name); tests/test_other.py fails and is no part of the request
+    its_file = "python -m pytest -q tests/test_cli.py"
+    named = its_file + "::test_parse_args"
+    assert commands == [named, its_file, named, its_file]
+    assert "2 passed" in result.tool_steps()[-1].output
     # `from tool import parse_args` is re-exported by tool/__init__.py from tool/cli.py
     prompt = model.calls[0]["messages"][0].content
     assert "src/tool/cli.py\n```python\n" + CLI in prompt and "src/tool/__init__.py\n```" not in prompt

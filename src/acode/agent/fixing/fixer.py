@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
 from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, apply_line_edit, copies_instruction
+from acode.agent.fixing.neighbours import NeighbourCheck, files_command
 from acode.agent.fixing.outcome import TestOutcome, printed, read_outcome, trim_output
 from acode.agent.fixing.rewrite import (
     UNCHANGED,
@@ -44,6 +45,7 @@ LINE_SEED = 100  # the one-line samples' seeds, apart from the whole-file calls'
 # original run's seconds, never sooner than agent.fix.test_seconds_min (the shell's own limit is 120 s
 # without output, and a hanging test prints nothing)
 TEST_TIME_FACTOR = 5
+NEIGHBOURS = "run the named tests' files whole"
 
 
 def _key(contents: dict[str, str]) -> tuple[tuple[str, str], ...]:
@@ -88,7 +90,17 @@ class TestDrivenFixer:
         if not targets:
             return None
         limit = max(self.settings.test_seconds_min, TEST_TIME_FACTOR * seconds)
-        return _Attempts(self.settings, door, request, plan, before, targets, workspace, limit).work()
+        attempts = _Attempts(self.settings, door, request, plan, before, targets, workspace, limit)
+        attempts.neighbours = self._neighbours(door, plan, limit)
+        return attempts.work()
+
+    def _neighbours(self, door: SolverDoor, plan: FixPlan, limit: float) -> NeighbourCheck | None:
+        """The named tests' files run whole before any edit, when the command names tests inside them."""
+        command = files_command(plan.test_command, plan.tests)
+        if command is None or not self.settings.check_neighbours:
+            return None
+        run = self._run_tests(door, command, limit, NEIGHBOURS)
+        return NeighbourCheck(command, run[0], max(limit, TEST_TIME_FACTOR * run[1])) if run else None
 
     @staticmethod
     def _run_tests(door: SolverDoor, command: str, limit: float | None = None,
@@ -150,6 +162,8 @@ class _Attempts:
         self.stop = reply_stop(self.views, self.partial)
         self.best: _Candidate | None = None
         self.passing: _Candidate | None = None  # passes the tests, fails its own examples
+        self.neighbours: NeighbourCheck | None = None  # the named tests' files, run whole before any edit
+        self.breaking: tuple[_Candidate, list[str]] | None = None  # the first that passed and broke others
         self.tried: set[tuple[tuple[str, str], ...]] = set()
         self.line_edits = 0  # candidates from one-line edits: they do not count against max_attempts
         self.static: dict[tuple[tuple[str, str], ...], str] = {}  # ruff's fixes tried: key -> which one
@@ -267,6 +281,10 @@ class _Attempts:
         for the next call)."""
         self.tried.add(key)
         candidate = _Candidate(contents, self._try(contents), len(self.tried))
+        if candidate.outcome.ok and (broke := self._broken_neighbours()):
+            self.breaking = self.breaking or (candidate, broke[0])
+            return None, feedback_message(self.views, self.plan.test_command, broke=broke[1],
+                                          partial=self.partial)
         if candidate.outcome.ok:
             examples = self._examples(contents)
             if examples is None:
@@ -279,6 +297,18 @@ class _Attempts:
             self.best = candidate
         output = trim_output(candidate.outcome.output)
         return None, feedback_message(self.views, self.plan.test_command, output=output, partial=self.partial)
+
+    def _broken_neighbours(self) -> tuple[list[str], str] | None:
+        """The other tests of the named tests' files that the written candidate breaks (and that run's
+        output), or None when none did (or there is no such check)."""
+        check = self.neighbours
+        if check is None:
+            return None
+        run = TestDrivenFixer._run_tests(self.door, check.command, check.seconds, NEIGHBOURS)
+        if run is None:
+            raise _Refused("the test command was refused")
+        broke = check.broken(run[0])
+        return (broke, trim_output(run[0].output)) if broke else None
 
     def _over_budget(self) -> bool:
         """Whether the calls so far generated ``token_budget`` times the first call's completion tokens
@@ -371,6 +401,8 @@ class _Attempts:
             f" Its docstring examples still fail (no candidate of {len(self.tried)} passed both)."
             if examples_fail else ""
         )
+        if self.neighbours is not None:
+            caveat += f" `{self.neighbours.command}` fails on nothing that passed before."
         return (
             f"Changed {', '.join(contents)}; `{self.plan.test_command}` passes now ({outcome.summary()}, "
             f"{self._which(candidate)}).{caveat}\n\n```diff\n{shown}\n```"
@@ -395,6 +427,11 @@ class _Attempts:
             kept = " The files are as they were."
         if self.unrestored:
             kept = f" {', '.join(self.unrestored)} could not be put back (the write was refused or failed)."
+        if self.breaking is not None:
+            candidate, broke = self.breaking
+            named = ", ".join(broke[:3]) + (", ..." if len(broke) > 3 else "")
+            kept += (f" Candidate {candidate.attempt} made it pass but broke {len(broke)} other test(s) of "
+                     f"its files that passed before ({named}).")
         budget = (
             f" Its model calls reached agent.fix.token_budget ({self.settings.token_budget:g} times the "
             f"first call's {self.first_tokens} tokens)." if self._over_budget() else ""

@@ -73,10 +73,12 @@ def task_messages(request: str, files: list[FileView], context: list[FileView], 
 
 
 def feedback_message(files: list[FileView], command: str, output: str = "", *, examples: str = "",
-                     partial: bool = False) -> Message:
-    """Why a candidate failed: the test output, or (tests passing) its failing docstring examples."""
+                     broke: str = "", partial: bool = False) -> Message:
+    """Why a candidate failed: the test output, or (tests passing) the other tests of their files it
+    broke (``broke``: that run's output) or its failing docstring examples."""
     return Message.user(render("acode.agent", "fix_feedback.j2", files=files, command=command,
-                               output=output.rstrip(), examples=examples.rstrip(), partial=partial))
+                               output=output.rstrip(), examples=examples.rstrip(), broke=broke.rstrip(),
+                               partial=partial))
 
 
 def reply_stop(files: list[FileView], partial: bool) -> list[str]:

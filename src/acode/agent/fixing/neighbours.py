@@ -1,0 +1,64 @@
+"""The other tests of the named tests' files: a candidate that makes the named tests pass and breaks a test
+next to them that passed before is no fix.
+
+A request on a real project names only its failing tests, and only those run while the fixer searches (a
+whole suite takes minutes and may fail for reasons the request is not about). Before a candidate is the
+answer, the named tests' files run whole, and their failures are compared with the same files' failures
+before any edit: a test that failed before (an environment's own problem) does not count against it."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from acode.agent.fixing.outcome import TestOutcome
+
+_RESULT = re.compile(r"^(?:FAILED|ERROR) (\S+?)(?: - .*)?$", re.MULTILINE)
+
+
+def files_command(test_command: str, tests: list[str]) -> str | None:
+    """``test_command`` running the whole files of the node ids it names (``-k`` dropped), or None when it
+    is not a pytest command that names a test inside a file."""
+    try:
+        words = shlex.split(test_command)
+    except ValueError:
+        return None
+    named = {t for t in tests if "::" in t}
+    if "pytest" not in test_command or not any(w in named for w in words):
+        return None
+    out: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        if word == "-k":
+            skip = True
+            continue
+        if word.startswith("-k") and len(word) > 2:
+            continue
+        word = word.split("::")[0] if word in named else word
+        if word not in out or word.startswith("-"):
+            out.append(word)
+    return shlex.join(out)
+
+
+def failing_tests(output: str) -> set[str]:
+    """The node ids pytest's summary reports as failed or in error."""
+    return set(_RESULT.findall(output))
+
+
+@dataclass(frozen=True)
+class NeighbourCheck:
+    command: str  # the named tests' files, whole
+    before: TestOutcome  # their run before any edit
+    seconds: float  # a run's limit (5x the run before, never less than a named-tests run's limit)
+
+    def broken(self, after: TestOutcome) -> list[str]:
+        """What fails after an edit and did not before: node ids, or the run itself when it ended another
+        way than with failing tests (a collection error, a timeout)."""
+        ids = sorted(failing_tests(after.output) - failing_tests(self.before.output))
+        if ids or after.exit_code in (0, 1, self.before.exit_code):
+            return ids
+        return [f"the run itself (exit code {after.exit_code}, before: {self.before.exit_code})"]

@@ -1,0 +1,99 @@
+"""A candidate that makes the named tests pass and breaks another test of their files is no fix
+(acode.agent.fixing.neighbours): the command's parsing, and the fixer with the scripted model on a real
+pytest project."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import make_git_repo
+from tests.fixing_project import project_files, reply, send
+
+from acode.agent.fixing.neighbours import NeighbourCheck, failing_tests, files_command
+from acode.agent.fixing.outcome import TestOutcome as Outcome
+from acode.llm.scripted import ScriptedModel
+
+MODULE = '''def scale(values, factor):
+    """Each value times factor."""
+    return [v * factor + 1 for v in values]
+
+
+def total(values):
+    return sum(scale(values, 1)) - len(values)
+'''
+FIXED = MODULE.replace("v * factor + 1", "v * factor").replace(" - len(values)", "")
+# makes the named test pass and breaks test_total, which passed before
+BREAKING = MODULE.replace("v * factor + 1", "v * factor")
+TESTS = ("from tool.calc import scale, total\n\n\ndef test_scale():\n"
+         "    assert scale([1, 2], 3) == [3, 6]\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n")
+NODE = "tests/test_calc.py::test_scale"
+REQUEST = (f"These tests fail: {NODE}. Fix the bug in the code (not the tests) so they pass (run them with: "
+           f"python -m pytest -q {NODE})")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    files = {**project_files(), "src/tool/calc.py": MODULE, "tests/test_calc.py": TESTS}
+    return make_git_repo(tmp_path / "repo", files)
+
+
+def test_the_files_command_runs_the_named_tests_files_whole():
+    ids = ["tests/test_a.py::test_x", "tests/test_a.py::TestC::test_y[a b]", "tests/test_b.py::test_z"]
+    command = "/env/bin/python -m pytest -q tests/test_a.py::test_x 'tests/test_a.py::TestC::test_y[a b]' " \
+              "tests/test_b.py::test_z -k 'x or y'"
+    assert files_command(command, ids) == "/env/bin/python -m pytest -q tests/test_a.py tests/test_b.py"
+    assert files_command("python -m pytest -q -kfast tests/test_a.py::test_x", ids[:1]) == \
+        "python -m pytest -q tests/test_a.py"
+    assert files_command("python -m pytest -q", []) is None  # already the whole suite
+    assert files_command("python -m pytest -q tests/test_a.py", ["tests/test_a.py"]) is None  # a file
+    assert files_command("make test", ids) is None
+    assert files_command("python -m pytest -q 'unclosed", ids) is None
+
+
+def test_only_what_failed_after_and_not_before_is_broken():
+    before = Outcome("FAILED tests/t.py::test_named - assert 1 == 2\nFAILED tests/t.py::test_env\n", 1)
+    check = NeighbourCheck("python -m pytest -q tests/t.py", before, 20.0)
+    after = Outcome("FAILED tests/t.py::test_env\nFAILED tests/t.py::test_other - KeyError\n", 1)
+    assert failing_tests(after.output) == {"tests/t.py::test_env", "tests/t.py::test_other"}
+    assert check.broken(after) == ["tests/t.py::test_other"]  # test_env failed before: not the edit's
+    assert check.broken(Outcome("1 passed", 0)) == []
+    assert check.broken(Outcome("ERROR collecting tests/t.py", 2)) == [
+        "the run itself (exit code 2, before: 1)"]
+
+
+def test_a_candidate_that_breaks_another_test_of_the_file_is_not_the_answer(project):
+    # the one call and the fixer's framing write the breaking version; the failure fed back gets the fix
+    model = ScriptedModel([reply("src/tool/calc.py", BREAKING)] * 2 + [reply("src/tool/calc.py", FIXED)])
+    result = send(project, model, REQUEST, line_edit_calls=0, token_budget=0)
+    assert result.ok and "passes now" in result.answer, result.message
+    assert (project / "src/tool/calc.py").read_text() == FIXED
+    assert "`python -m pytest -q tests/test_calc.py` fails on nothing that passed before" in result.answer
+    # the third call was told which test the first candidate broke
+    feedback = model.calls[2]["messages"][-1].content
+    assert "other tests of the same files, which passed before, fail now" in feedback
+    assert "test_total" in feedback
+    runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
+    files_run = "python -m pytest -q tests/test_calc.py"
+    # the named tests; their files before any edit; each candidate (the repeat is not run): the named
+    # tests, then their files
+    assert runs == [f"python -m pytest -q {NODE}", files_run, f"python -m pytest -q {NODE}", files_run,
+                    f"python -m pytest -q {NODE}", files_run]
+
+
+def test_when_only_a_breaking_candidate_passes_the_run_fails_and_says_so(project):
+    model = ScriptedModel([reply("src/tool/calc.py", BREAKING)])
+    result = send(project, model, REQUEST, line_edit_calls=0, max_model_calls=1)
+    assert not result.ok and result.stop_reason == "tests_failing"
+    assert "Candidate 1 made it pass but broke 1 other test(s) of its files that passed before " \
+           "(tests/test_calc.py::test_total)" in result.message
+    assert (project / "src/tool/calc.py").read_text() == MODULE
+
+
+def test_check_neighbours_off_takes_the_first_candidate_that_passes_the_named_tests(project):
+    model = ScriptedModel([reply("src/tool/calc.py", BREAKING)])
+    result = send(project, model, REQUEST, line_edit_calls=0, check_neighbours=False)
+    assert result.ok and (project / "src/tool/calc.py").read_text() == BREAKING
