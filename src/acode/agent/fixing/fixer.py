@@ -8,12 +8,12 @@ trajectory all apply); every model call is a turn with every middleware and a re
 
 from __future__ import annotations
 
-import difflib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acode.agent.fixing.answers import failure_message, success_answer
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
 from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, apply_line_edit, copies_instruction
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("acode.agent.fixing")
 NEEDED_TOOLS = {"write_file", "run_shell_command"}
-DIFF_LINES = 40
 LINE_SEED = 100  # the one-line samples' seeds, apart from the whole-file calls' (1, 2, ...)
 # A candidate's test run may hang (a loop condition changed): it is stopped after this many times the
 # original run's seconds, never sooner than agent.fix.test_seconds_min (the shell's own limit is 120 s
@@ -58,10 +57,11 @@ class _Refused(Exception):
 
 
 @dataclass
-class _Candidate:
+class Candidate:
     contents: dict[str, str]
     outcome: TestOutcome
     attempt: int
+    note: str = ""  # where it came from, when not from the model (a static fix)
 
 
 class TestDrivenFixer:
@@ -90,7 +90,7 @@ class TestDrivenFixer:
         if not targets:
             return None
         limit = max(self.settings.test_seconds_min, TEST_TIME_FACTOR * seconds)
-        attempts = _Attempts(self.settings, door, request, plan, before, targets, workspace, limit)
+        attempts = Attempts(self.settings, door, request, plan, before, targets, workspace, limit)
         attempts.neighbours = self._neighbours(door, plan, limit)
         return attempts.work()
 
@@ -115,7 +115,7 @@ class TestDrivenFixer:
         return read_outcome(step.output), step.seconds
 
 
-class _Attempts:
+class Attempts:
     """One fixing session: the state of the attempts for one request.
 
     Before any model call, ruff's fixes that change behaviour in the shown code (static_fixes.py) are
@@ -160,13 +160,13 @@ class _Attempts:
             task_messages(*task, trim_output(before.output), failing=not before.ok, partial=self.partial),
         ]
         self.stop = reply_stop(self.views, self.partial)
-        self.best: _Candidate | None = None
-        self.passing: _Candidate | None = None  # passes the tests, fails its own examples
+        self.best: Candidate | None = None
+        self.passing: Candidate | None = None  # passes the tests, fails its own examples
         self.neighbours: NeighbourCheck | None = None  # the named tests' files, run whole before any edit
-        self.breaking: tuple[_Candidate, list[str]] | None = None  # the first that passed and broke others
+        self.breaking: tuple[Candidate, list[str]] | None = None  # the first that passed and broke others
         self.tried: set[tuple[tuple[str, str], ...]] = set()
         self.line_edits = 0  # candidates from one-line edits: they do not count against max_attempts
-        self.static: dict[tuple[tuple[str, str], ...], str] = {}  # ruff's fixes tried: key -> which one
+        self.static = 0  # candidates from ruff's fixes: they do not count against max_attempts either
         self.unrestored: list[str] = []  # files the write tool did not put back (refused or failed)
         self.stuck: set[int] = set()  # framings whose last reply was the file unchanged or a repeat
         self.spent_from = door.generated  # the door's completion tokens before the first call
@@ -187,9 +187,9 @@ class _Attempts:
             return answer
         if self.passing is not None:
             self._write(self.passing.contents)
-            return self._success_answer(self.passing, examples_fail=True)
+            return success_answer(self, self.passing, examples_fail=True)
         self._restore_files()
-        message = self._failure_message()
+        message = failure_message(self)
         if self.settings.fallback_to_loop:
             self.door.tell(message + " Continue with the tools.")
             return None
@@ -202,9 +202,9 @@ class _Attempts:
         follow_up: list[Message] = []  # the last candidate's framing, its reply and why it failed
         base = self.framings[0]
         for call in range(1, settings.max_model_calls + 1):
-            if len(self.tried) - self.line_edits - len(self.static) >= settings.max_attempts:
+            if len(self.tried) - self.line_edits - self.static >= settings.max_attempts:
                 break
-            if call > 1 and self._over_budget():
+            if call > 1 and self.over_budget():
                 break
             greedy = call <= settings.greedy_attempts
             if call <= len(self.framings):
@@ -243,8 +243,8 @@ class _Attempts:
                 key = _key(contents)
                 if key in self.tried:
                     continue
-                self.static[key] = fix.describe(view.path)
-                answer, _feedback = self._judge(contents, key)
+                self.static += 1
+                answer, _feedback = self._judge(contents, key, note=fix.describe(view.path))
                 if answer is not None:
                     return answer
         return None
@@ -254,7 +254,7 @@ class _Attempts:
         tested; the first that passes (its examples too) is the answer. A greedy reply that copies the
         instruction's example block ends them; a sample that does is skipped."""
         for sample in range(self.settings.line_edit_calls):
-            if self._over_budget():
+            if self.over_budget():
                 break
             temperature = 0.0 if sample == 0 else self.settings.sample_temperature
             reply = self._ask(self.line_framing, temperature, seed=LINE_SEED + sample,
@@ -275,12 +275,12 @@ class _Attempts:
                 return answer
         return None
 
-    def _judge(self, contents: dict[str, str], key: tuple[tuple[str, str], ...]
+    def _judge(self, contents: dict[str, str], key: tuple[tuple[str, str], ...], note: str = ""
                ) -> tuple[str | None, Message | None]:
         """Write and test a new candidate: the success answer, or why it is not the answer (the feedback
         for the next call)."""
         self.tried.add(key)
-        candidate = _Candidate(contents, self._try(contents), len(self.tried))
+        candidate = Candidate(contents, self._try(contents), len(self.tried), note)
         if candidate.outcome.ok and (broke := self._broken_neighbours()):
             self.breaking = self.breaking or (candidate, broke[0])
             return None, feedback_message(self.views, self.plan.test_command, broke=broke[1],
@@ -288,7 +288,7 @@ class _Attempts:
         if candidate.outcome.ok:
             examples = self._examples(contents)
             if examples is None:
-                return self._success_answer(candidate), None
+                return success_answer(self, candidate), None
             self.passing = self.passing or candidate
             return None, feedback_message(
                 self.views, self.plan.test_command, examples=trim_output(examples), partial=self.partial
@@ -310,7 +310,7 @@ class _Attempts:
         broke = check.broken(run[0])
         return (broke, trim_output(run[0].output)) if broke else None
 
-    def _over_budget(self) -> bool:
+    def over_budget(self) -> bool:
         """Whether the calls so far generated ``token_budget`` times the first call's completion tokens
         (never when it is 0): no call follows then."""
         factor = self.settings.token_budget
@@ -382,64 +382,3 @@ class _Attempts:
         self.unrestored = self.door.restore(wanted)
         if self.unrestored:
             log.warning("the write tool did not put back %s", ", ".join(self.unrestored))
-
-    def _success_answer(self, candidate: _Candidate, *, examples_fail: bool = False) -> str:
-        contents, outcome = candidate.contents, candidate.outcome
-        diff = []
-        for view in self.views:
-            if view.path in contents:
-                diff += difflib.unified_diff(
-                    view.text.splitlines(),
-                    contents[view.path].splitlines(),
-                    f"a/{view.path}",
-                    f"b/{view.path}",
-                    n=1,
-                    lineterm="",
-                )
-        shown = "\n".join(diff[:DIFF_LINES]) + ("\n..." if len(diff) > DIFF_LINES else "")
-        caveat = (
-            f" Its docstring examples still fail (no candidate of {len(self.tried)} passed both)."
-            if examples_fail else ""
-        )
-        if self.neighbours is not None:
-            caveat += f" `{self.neighbours.command}` fails on nothing that passed before."
-        return (
-            f"Changed {', '.join(contents)}; `{self.plan.test_command}` passes now ({outcome.summary()}, "
-            f"{self._which(candidate)}).{caveat}\n\n```diff\n{shown}\n```"
-        )
-
-    def _which(self, candidate: _Candidate) -> str:
-        key = _key(candidate.contents)
-        if key in self.static:
-            return f"candidate {candidate.attempt}: {self.static[key]}"
-        if self.line_edits:
-            return f"candidate {candidate.attempt}, {self.line_edits} of them one-line edits"
-        return f"attempt {candidate.attempt} of {self.settings.max_attempts}"
-
-    def _failure_message(self) -> str:
-        tried = len(self.tried)
-        if self.best is not None and self.best.outcome.better_than(self.before):
-            kept = (
-                f" Kept the version that does best ({self.best.outcome.summary()}, before: "
-                f"{self.before.summary()})."
-            )
-        else:
-            kept = " The files are as they were."
-        if self.unrestored:
-            kept = f" {', '.join(self.unrestored)} could not be put back (the write was refused or failed)."
-        if self.breaking is not None:
-            candidate, broke = self.breaking
-            named = ", ".join(broke[:3]) + (", ..." if len(broke) > 3 else "")
-            kept += (f" Candidate {candidate.attempt} made it pass but broke {len(broke)} other test(s) of "
-                     f"its files that passed before ({named}).")
-        budget = (
-            f" Its model calls reached agent.fix.token_budget ({self.settings.token_budget:g} times the "
-            f"first call's {self.first_tokens} tokens)." if self._over_budget() else ""
-        )
-        return (
-            f"`{self.plan.test_command}` still fails after {tried} candidate fix(es) of "
-            f"{', '.join(self._paths())}.{kept}{budget}"
-        )
-
-    def _paths(self) -> list[str]:
-        return [v.path for v in self.views]
