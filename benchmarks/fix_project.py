@@ -9,8 +9,10 @@ task naming only the failing tests. Each task is solved, on the same model file,
             test file is named after (else the traceback's deepest project frame), "reply with the whole
             corrected file".
 
-Success (both arms): with the test files put back as the task gave them, the failing tests pass and every
-test of their files that passes on the fixed tree passes. Tasks are split by a hash of their name into a
+Success (both arms): with the test files put back as the task gave them, the failing tests pass, every
+test of their files that passes on the fixed tree passes, and no test of the project's whole suite that
+passed before the arm ran fails after it (a "fix" that breaks another module's tests is "other tests
+broken"; the suite runs once before and once after each arm). Tasks are split by a hash of their name into a
 tune half and a report half (--half). Prints one JSON document; per-task records go to --records (JSONL)
 and --resume skips the tasks already there.
 
@@ -98,6 +100,25 @@ def run_oneshot(task: fpt.ProjectTask, root: Path, python: Path, model, timeout:
     return {**record, **detail}
 
 
+SUITE_SECONDS = 900
+
+
+def suite_regressions(before: dict[str, str], root: Path, python: Path) -> dict:
+    """The tests of the whole suite that passed before the arm ran and do not pass after it."""
+    after, output = fpt.run_tests(python, root, [], timeout=SUITE_SECONDS)
+    if output.startswith("timed out"):
+        return {"suite": "timed out"}
+    broken = sorted(n for n, o in before.items() if o == "PASSED" and after.get(n) != "PASSED")
+    return {"suite_passed": sum(o == "PASSED" for o in after.values()), "suite_regressions": broken}
+
+
+def with_suite_check(record: dict, before: dict[str, str], root: Path, python: Path) -> dict:
+    check = suite_regressions(before, root, python)
+    if record.get("outcome") == "solved" and check.get("suite_regressions"):
+        record = {**record, "outcome": "other tests broken"}
+    return {**record, **check}
+
+
 def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
     """What acode's fixer would choose to rewrite and show for this task (no model call): its targets, how
     much of each the prompt shows, and whether they include a file the real fix changed."""
@@ -164,9 +185,12 @@ def main() -> None:
         python = fpt.project_python(root, rcs.test_env(task.env), place.with_name(place.name + "-venv"))
         if arm == "locate":
             return locate_only(task, root, python)
+        before, _ = fpt.run_tests(python, root, [], timeout=SUITE_SECONDS)
         if arm == "acode":
-            return run_acode(task, root, python, args, overrides, args.traces)
-        return run_oneshot(task, root, python, model, args.timeout)
+            record = run_acode(task, root, python, args, overrides, args.traces)
+        else:
+            record = run_oneshot(task, root, python, model, args.timeout)
+        return with_suite_check(record, before, root, python)
 
     fix_report.run_tasks(tasks, arms, records, None if args.locate else args.records,
                          task_id=lambda task: task.name, run_arm=run_arm,
