@@ -4,6 +4,8 @@ a name re-exported by the package (``from tool import parse_args``), a 600-line 
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 FILLER_MODULES = 30
@@ -117,3 +119,12 @@ def fixed_by_a_line_edit(root: Path, path: str, echoed: str, line: str, request:
     assert result.ok and "passes now" in result.answer, result.message
     assert (root / path).read_text() == fixed
     return model.calls[0]["messages"][0].content
+
+
+def fixing_repo(tmp_path: Path, monkeypatch, files: dict[str, str] | None = None) -> Path:
+    """The project's shape with ``files`` added, as a git repository, and the Python running the tests
+    first on PATH (the fixer's ``python -m pytest`` is then this one, with its pytest)."""
+    from tests.conftest import make_git_repo
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    return make_git_repo(tmp_path / "repo", {**project_files(), **(files or {})})

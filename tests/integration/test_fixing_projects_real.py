@@ -22,6 +22,9 @@ def test_a_600_line_module_is_fixed_from_an_excerpt_by_the_real_model(tmp_path):
     models = [s for s in data["trajectory"] if s["type"] == "model"]
     # only the named test runs; no tool loop: every model reply is code, not a tool call
     assert tools[0]["arguments"]["command"] == "python -m pytest -q tests/test_big.py::test_mean"
+    # then its file whole, before any edit: a fix must not break test_offset next to it (and it ran
+    # again for the candidate that passed, the last run of the trajectory)
+    assert tools[1]["arguments"]["command"] == "python -m pytest -q tests/test_big.py"
     assert models and all(not s["tool_calls"] for s in models)
     # the prompt holds the failing function, not the file: well under the file's own size in tokens
     assert all(s["usage"]["prompt_tokens"] * 3 < len(original) for s in models), [s["usage"] for s in models]
@@ -32,6 +35,7 @@ def test_a_600_line_module_is_fixed_from_an_excerpt_by_the_real_model(tmp_path):
     assert (repo / "tests/test_big.py").read_text() == TEST_BIG
     # within the 0.5B's reach here (solved at attempt 1 in 28-34 s, load 7 on 2 shared cores)
     assert data["stop_reason"] == "answer", data.get("message")
+    assert tools[-1]["arguments"]["command"] == "python -m pytest -q tests/test_big.py"
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_big.py"]
     done = subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stdout[-2000:]

@@ -5,13 +5,10 @@ the real tools on a real pytest project."""
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import make_git_repo
-from tests.fixing_project import fixed_by_a_line_edit, project_files
+from tests.fixing_project import fixed_by_a_line_edit, fixing_repo
 
 from acode.agent.fixing.excerpt import excerpt
 from acode.agent.fixing.locate import Focus, locate
@@ -55,10 +52,8 @@ REQUEST = ("These tests fail: tests/test_headers.py::test_str. Fix the bug in th
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    files = {**project_files(), "src/tool/headers.py": MODULE, "tests/test_headers.py": TEST,
-             "tests/test_contains.py": CONTAINS}
-    return make_git_repo(tmp_path / "repo", files)
+    files = {"src/tool/headers.py": MODULE, "tests/test_headers.py": TEST, "tests/test_contains.py": CONTAINS}
+    return fixing_repo(tmp_path, monkeypatch, files)
 
 
 def test_str_and_in_in_a_test_reach_the_special_methods(project):

@@ -4,13 +4,10 @@ pytest project."""
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import make_git_repo
-from tests.fixing_project import project_files, reply, send
+from tests.fixing_project import fixing_repo, reply, send
 
 from acode.agent.fixing.neighbours import NeighbourCheck, failing_tests, files_command
 from acode.agent.fixing.outcome import TestOutcome as Outcome
@@ -36,9 +33,7 @@ REQUEST = (f"These tests fail: {NODE}. Fix the bug in the code (not the tests) s
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    files = {**project_files(), "src/tool/calc.py": MODULE, "tests/test_calc.py": TESTS}
-    return make_git_repo(tmp_path / "repo", files)
+    return fixing_repo(tmp_path, monkeypatch, {"src/tool/calc.py": MODULE, "tests/test_calc.py": TESTS})
 
 
 def test_the_files_command_runs_the_named_tests_files_whole():

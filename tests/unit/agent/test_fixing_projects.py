@@ -4,12 +4,9 @@ from an excerpt, with the scripted model and the real tools on a real pytest pro
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import make_git_repo
 from tests.fixing_project import (
     CLI,
     CLI_FIXED,
@@ -19,7 +16,7 @@ from tests.fixing_project import (
     TEST_BIG,
     TEST_CLI,
     big_module,
-    project_files,
+    fixing_repo,
     reply,
     send,
 )
@@ -31,8 +28,7 @@ from acode.llm.scripted import ScriptedModel
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    return make_git_repo(tmp_path / "repo", project_files())
+    return fixing_repo(tmp_path, monkeypatch)
 
 
 # -- 1. run only the named tests -----------------------------------------------------------------

@@ -5,13 +5,10 @@ real tools on a real pytest project."""
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import make_git_repo
-from tests.fixing_project import fixed_by_a_line_edit, project_files
+from tests.fixing_project import fixed_by_a_line_edit, fixing_repo
 
 from acode.agent.fixing.quoted import quoted_lines
 
@@ -45,9 +42,7 @@ REQUEST = ("These tests fail: tests/test_schema.py::test_fields_are_instances. F
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    files = {**project_files(), "src/tool/schema.py": MODULE, "tests/test_schema.py": TEST}
-    return make_git_repo(tmp_path / "repo", files)
+    return fixing_repo(tmp_path, monkeypatch, {"src/tool/schema.py": MODULE, "tests/test_schema.py": TEST})
 
 
 def test_the_lines_of_literals_the_output_quotes_and_nothing_shorter_or_a_docstring():

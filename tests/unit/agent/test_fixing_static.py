@@ -3,13 +3,10 @@ the real ruff on a real pytest project, the scripted model for the calls that fo
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import make_git_repo
-from tests.fixing_project import project_files, reply, send
+from tests.fixing_project import fixing_repo, reply, send
 
 from acode.agent.fixing.rewrite import FileView
 from acode.agent.fixing.static_fixes import static_fixes
@@ -39,9 +36,7 @@ def request(test: str) -> str:
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    files = {**project_files(), "src/tool/words.py": MODULE, "tests/test_words.py": TESTS}
-    return make_git_repo(tmp_path / "repo", files)
+    return fixing_repo(tmp_path, monkeypatch, {"src/tool/words.py": MODULE, "tests/test_words.py": TESTS})
 
 
 def test_each_finding_is_one_candidate_and_only_rules_that_change_behaviour():
