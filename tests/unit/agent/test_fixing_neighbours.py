@@ -43,6 +43,10 @@ def test_the_files_command_runs_the_named_tests_files_whole():
     assert files_command(command, ids) == "/env/bin/python -m pytest -q tests/test_a.py tests/test_b.py"
     assert files_command("python -m pytest -q -kfast tests/test_a.py::test_x", ids[:1]) == \
         "python -m pytest -q tests/test_a.py"
+    # both runs must reach every test of the files: no stopping at the first failure
+    assert files_command("pytest -x --maxfail=2 -q tests/test_a.py::test_x", ids[:1]) == \
+        "pytest -q tests/test_a.py"
+    assert files_command("pytest --maxfail 1 tests/test_a.py::test_x", ids[:1]) == "pytest tests/test_a.py"
     assert files_command("python -m pytest -q", []) is None  # already the whole suite
     assert files_command("python -m pytest -q tests/test_a.py", ["tests/test_a.py"]) is None  # a file
     assert files_command("make test", ids) is None

@@ -17,9 +17,13 @@ from acode.agent.fixing.outcome import TestOutcome
 _RESULT = re.compile(r"^(?:FAILED|ERROR) (\S+?)(?: - .*)?$", re.MULTILINE)
 
 
+_STOP_EARLY = ("-x", "--exitfirst", "--sw", "--stepwise", "--lf", "--last-failed")
+
+
 def files_command(test_command: str, tests: list[str]) -> str | None:
-    """``test_command`` running the whole files of the node ids it names (``-k`` dropped), or None when it
-    is not a pytest command that names a test inside a file."""
+    """``test_command`` running the whole files of the node ids it names, or None when it is not a pytest
+    command that names a test inside a file. ``-k`` is dropped, and so is stopping at the first failure
+    (``-x``, ``--maxfail``): the runs before and after must both reach every test to be compared."""
     try:
         words = shlex.split(test_command)
     except ValueError:
@@ -33,10 +37,10 @@ def files_command(test_command: str, tests: list[str]) -> str | None:
         if skip:
             skip = False
             continue
-        if word == "-k":
+        if word in ("-k", "--maxfail"):  # and the value after it
             skip = True
             continue
-        if word.startswith("-k") and len(word) > 2:
+        if (word.startswith("-k") and len(word) > 2) or word in _STOP_EARLY or word.startswith("--maxfail"):
             continue
         word = word.split("::")[0] if word in named else word
         if word not in out or word.startswith("-"):
