@@ -50,6 +50,24 @@ def test_each_finding_is_one_candidate_and_only_rules_that_change_behaviour():
     assert static_fixes(FileView("words.txt", source)) == []
 
 
+def test_a_bare_super_inside_a_comprehension_is_written_with_its_class():
+    # a TypeError before Python 3.12 (flask 3.0.1->3.0.2); in the method itself it is fine
+    source = ("class Base:\n    def convert(self, x):\n        return x\n\n\nclass Paths(Base):\n"
+              "    def convert(self, value):\n        first = super().convert(value)\n"
+              "        return [first] + [super().convert(v) for v in value.split(':')]\n\n"
+              "    def later(me):\n        return lambda v: super().convert(v)\n")
+    fixes = static_fixes(FileView("paths.py", source))
+    assert [(f.code, f.line) for f in fixes] == [("super() in a comprehension", 9),
+                                                 ("super() in a comprehension", 12)]
+    assert "[super(Paths, self).convert(v) for v in" in fixes[0].text
+    assert "first = super().convert(value)" in fixes[0].text  # outside a comprehension: as it was
+    assert "lambda v: super(Paths, me).convert(v)" in fixes[1].text
+    assert fixes[0].describe("paths.py") == "super() in a comprehension at paths.py:9, no model call"
+    namespace: dict = {}
+    exec(fixes[0].text, namespace)
+    assert namespace["Paths"]().convert("a:b") == ["a:b", "a", "b"]
+
+
 def test_a_finding_outside_the_excerpt_is_not_tried():
     shown = 'def greet(name):\n    return "Hello, {name}!"\n'
     assert [f.code for f in static_fixes(FileView("words.py", MODULE, shown_part=shown))] == ["RUF027"]
