@@ -113,12 +113,13 @@ def suite_regressions(before: dict[str, str], root: Path, python: Path) -> dict:
     unimportable = {n for n, o in after.items() if o == "ERROR" and "::" not in n}
     broken = sorted(n for n, o in before.items() if o == "PASSED" and (
         after.get(n) in ("FAILED", "ERROR") or n.split("::")[0] in unimportable))
-    return {"suite_passed": sum(o == "PASSED" for o in after.values()), "suite_regressions": broken}
+    return {"suite_passed": sum(o == "PASSED" for o in after.values()), "suite_broken": len(broken),
+            "suite_regressions": broken[:20]}
 
 
 def with_suite_check(record: dict, before: dict[str, str], root: Path, python: Path) -> dict:
     check = suite_regressions(before, root, python)
-    if record.get("outcome") == "solved" and check.get("suite_regressions"):
+    if record.get("outcome") == "solved" and check.get("suite_broken"):
         record = {**record, "outcome": "other tests broken"}
     return {**record, **check}
 
