@@ -4,70 +4,63 @@ candidate did (what was kept, a candidate that broke other tests, the token budg
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-if TYPE_CHECKING:
-    from acode.agent.fixing.fixer import Attempts, Candidate
+from acode.agent.fixing.outcome import TestOutcome
+from acode.agent.fixing.rewrite import FileView
 
 DIFF_LINES = 40
 
 
-def success_answer(attempts: Attempts, candidate: Candidate, *, examples_fail: bool = False) -> str:
-    """The candidate that passed: which one, what the tests say, its diff (and its caveats)."""
-    contents, outcome = candidate.contents, candidate.outcome
-    diff = []
-    for view in attempts.views:
+@dataclass
+class Candidate:
+    contents: dict[str, str]
+    outcome: TestOutcome
+    attempt: int
+    note: str = ""  # where it came from, when not from the model (a static fix)
+
+    def which(self, line_edits: int, max_attempts: int) -> str:
+        if self.note:
+            return f"candidate {self.attempt}: {self.note}"
+        if line_edits:
+            return f"candidate {self.attempt}, {line_edits} of them one-line edits"
+        return f"attempt {self.attempt} of {max_attempts}"
+
+
+def success_answer(views: list[FileView], candidate: Candidate, command: str, which: str, *,
+                   examples_fail: int = 0, files_checked: str | None = None) -> str:
+    """The candidate that passed: which one, what the tests say, its diff, and its caveats
+    (``examples_fail``: how many candidates were tried, none of them passing the examples too;
+    ``files_checked``: the command that ran the named tests' files whole)."""
+    contents = candidate.contents
+    diff: list[str] = []
+    for view in views:
         if view.path in contents:
-            diff += difflib.unified_diff(
-                view.text.splitlines(),
-                contents[view.path].splitlines(),
-                f"a/{view.path}",
-                f"b/{view.path}",
-                n=1,
-                lineterm="",
-            )
+            diff += difflib.unified_diff(view.text.splitlines(), contents[view.path].splitlines(),
+                                         f"a/{view.path}", f"b/{view.path}", n=1, lineterm="")
     shown = "\n".join(diff[:DIFF_LINES]) + ("\n..." if len(diff) > DIFF_LINES else "")
-    caveat = (
-        f" Its docstring examples still fail (no candidate of {len(attempts.tried)} passed both)."
-        if examples_fail else ""
-    )
-    if attempts.neighbours is not None:
-        caveat += f" `{attempts.neighbours.command}` fails on nothing that passed before."
-    return (
-        f"Changed {', '.join(contents)}; `{attempts.plan.test_command}` passes now ({outcome.summary()}, "
-        f"{_which(attempts, candidate)}).{caveat}\n\n```diff\n{shown}\n```"
-    )
+    caveat = (f" Its docstring examples still fail (no candidate of {examples_fail} passed both)."
+              if examples_fail else "")
+    if files_checked is not None:
+        caveat += f" `{files_checked}` fails on nothing that passed before."
+    return (f"Changed {', '.join(contents)}; `{command}` passes now ({candidate.outcome.summary()}, "
+            f"{which}).{caveat}\n\n```diff\n{shown}\n```")
 
 
-def _which(attempts: Attempts, candidate: Candidate) -> str:
-    if candidate.note:
-        return f"candidate {candidate.attempt}: {candidate.note}"
-    if attempts.line_edits:
-        return f"candidate {candidate.attempt}, {attempts.line_edits} of them one-line edits"
-    return f"attempt {candidate.attempt} of {attempts.settings.max_attempts}"
-
-
-def failure_message(attempts: Attempts) -> str:
-    """No candidate passed: how many were tried, what the files are now, and why the search ended."""
-    tried = len(attempts.tried)
-    if attempts.best is not None and attempts.best.outcome.better_than(attempts.before):
-        kept = (
-            f" Kept the version that does best ({attempts.best.outcome.summary()}, before: "
-            f"{attempts.before.summary()})."
-        )
+def failure_message(command: str, paths: list[str], tried: int, *, kept: Candidate | None,
+                    before: TestOutcome, unrestored: list[str],
+                    breaking: tuple[Candidate, list[str]] | None, budget: str) -> str:
+    """No candidate passed: how many were tried, what the files are now (``kept``: the candidate left in
+    place), a candidate that passed by breaking other tests, and ``budget`` (why the calls stopped)."""
+    if kept is not None:
+        state = f" Kept the version that does best ({kept.outcome.summary()}, before: {before.summary()})."
     else:
-        kept = " The files are as they were."
-    if attempts.unrestored:
-        kept = f" {', '.join(attempts.unrestored)} could not be put back (the write was refused or failed)."
-    if attempts.breaking is not None:
-        candidate, broke = attempts.breaking
+        state = " The files are as they were."
+    if unrestored:
+        state = f" {', '.join(unrestored)} could not be put back (the write was refused or failed)."
+    if breaking is not None:
+        candidate, broke = breaking
         named = ", ".join(broke[:3]) + (", ..." if len(broke) > 3 else "")
-        kept += (f" Candidate {candidate.attempt} made it pass but broke {len(broke)} other test(s) of "
-                 f"its files that passed before ({named}).")
-    budget = (
-        f" Its model calls reached agent.fix.token_budget ({attempts.settings.token_budget:g} times the "
-        f"first call's {attempts.first_tokens} tokens)." if attempts.over_budget() else ""
-    )
-    paths = ", ".join(v.path for v in attempts.views)
-    command = attempts.plan.test_command
-    return f"`{command}` still fails after {tried} candidate fix(es) of {paths}.{kept}{budget}"
+        state += (f" Candidate {candidate.attempt} made it pass but broke {len(broke)} other test(s) of its "
+                  f"files that passed before ({named}).")
+    return f"`{command}` still fails after {tried} candidate fix(es) of {', '.join(paths)}.{state}{budget}"

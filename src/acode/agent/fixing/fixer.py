@@ -9,11 +9,10 @@ trajectory all apply); every model call is a turn with every middleware and a re
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acode.agent.fixing.answers import failure_message, success_answer
+from acode.agent.fixing.answers import Candidate, failure_message, success_answer
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
 from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, apply_line_edit, copies_instruction
@@ -54,14 +53,6 @@ def _key(contents: dict[str, str]) -> tuple[tuple[str, str], ...]:
 
 class _Refused(Exception):
     """A write or a test run the approval policy, a rule or a hook did not allow."""
-
-
-@dataclass
-class Candidate:
-    contents: dict[str, str]
-    outcome: TestOutcome
-    attempt: int
-    note: str = ""  # where it came from, when not from the model (a static fix)
 
 
 class TestDrivenFixer:
@@ -187,9 +178,9 @@ class Attempts:
             return answer
         if self.passing is not None:
             self._write(self.passing.contents)
-            return success_answer(self, self.passing, examples_fail=True)
+            return self._success(self.passing, examples_fail=True)
         self._restore_files()
-        message = failure_message(self)
+        message = self._failure()
         if self.settings.fallback_to_loop:
             self.door.tell(message + " Continue with the tools.")
             return None
@@ -288,7 +279,7 @@ class Attempts:
         if candidate.outcome.ok:
             examples = self._examples(contents)
             if examples is None:
-                return success_answer(self, candidate), None
+                return self._success(candidate), None
             self.passing = self.passing or candidate
             return None, feedback_message(
                 self.views, self.plan.test_command, examples=trim_output(examples), partial=self.partial
@@ -309,6 +300,21 @@ class Attempts:
             raise _Refused("the test command was refused")
         broke = check.broken(run[0])
         return (broke, trim_output(run[0].output)) if broke else None
+
+    def _success(self, candidate: Candidate, *, examples_fail: bool = False) -> str:
+        which = candidate.which(self.line_edits, self.settings.max_attempts)
+        return success_answer(self.views, candidate, self.plan.test_command, which,
+                              examples_fail=len(self.tried) if examples_fail else 0,
+                              files_checked=self.neighbours.command if self.neighbours else None)
+
+    def _failure(self) -> str:
+        best = self.best if self.best is not None and self.best.outcome.better_than(self.before) else None
+        factor = self.settings.token_budget
+        budget = (f" Its model calls reached agent.fix.token_budget ({factor:g} times the first call's "
+                  f"{self.first_tokens} tokens)." if self.over_budget() else "")
+        return failure_message(self.plan.test_command, [v.path for v in self.views], len(self.tried),
+                               kept=best, before=self.before, unrestored=self.unrestored,
+                               breaking=self.breaking, budget=budget)
 
     def over_budget(self) -> bool:
         """Whether the calls so far generated ``token_budget`` times the first call's completion tokens
