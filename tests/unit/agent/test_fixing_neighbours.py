@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from tests.fixing_project import fixing_repo, reply, send
 
-from acode.agent.fixing.neighbours import NeighbourCheck, failing_tests, files_command
+from acode.agent.fixing.neighbours import NeighbourCheck, files_command
 from acode.agent.fixing.outcome import TestOutcome as Outcome
+from acode.agent.fixing.outcome import failing_ids
 from acode.llm.scripted import ScriptedModel
 
 MODULE = '''def scale(values, factor):
@@ -57,10 +58,14 @@ def test_only_what_failed_after_and_not_before_is_broken():
     before = Outcome("FAILED tests/t.py::test_named - assert 1 == 2\nFAILED tests/t.py::test_env\n", 1)
     check = NeighbourCheck("python -m pytest -q tests/t.py", before, 20.0)
     after = Outcome("FAILED tests/t.py::test_env\nFAILED tests/t.py::test_other - KeyError\n", 1)
-    assert failing_tests(after.output) == {"tests/t.py::test_env", "tests/t.py::test_other"}
+    assert failing_ids(after.output) == ["tests/t.py::test_env", "tests/t.py::test_other"]
     assert check.broken(after) == ["tests/t.py::test_other"]  # test_env failed before: not the edit's
     assert check.broken(Outcome("1 passed", 0)) == []
-    assert check.broken(Outcome("ERROR collecting tests/t.py", 2)) == [
+    # a parametrized id holding a space is read whole (pytest prints it so)
+    spaced = Outcome("FAILED tests/t.py::test_p[a b] - assert 0\n", 1)
+    assert check.broken(spaced) == ["tests/t.py::test_p[a b]"]
+    # a run that ends without failing tests to name (pytest's collection summary, exit code 2)
+    assert check.broken(Outcome("!!! Interrupted: 1 error during collection !!!", 2)) == [
         "the run itself (exit code 2, before: 1)"]
 
 

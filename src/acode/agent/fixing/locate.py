@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acode.agent.fixing.detect import is_test_file
-from acode.agent.fixing.outcome import traceback_frames
+from acode.agent.fixing.outcome import failing_ids, traceback_frames
 from acode.agent.fixing.rewrite import read_text
 
-_FAILED = re.compile(r"^(?:FAILED|ERROR) ([\w./-]+\.py)((?:::[\w\[\]./=,-]+)*)", re.MULTILINE)
 _REEXPORT_DEPTH = 3
 Reference = tuple[Path, str | None]  # a file, and the top-level name used there (None: the module)
 Imported = tuple[str, str | None]  # a module, and the name imported from it (None: the module itself)
@@ -45,7 +44,7 @@ def failing_tests(output: str, named: list[str]) -> dict[Path, set[str]]:
     """{test file: names of its failing test functions} from pytest's FAILED/ERROR lines and the node
     ids the request named; an empty set means the whole file."""
     found: dict[Path, set[str]] = {}
-    ids = [m.group(1) + m.group(2) for m in _FAILED.finditer(output)] + named
+    ids = [i for i in failing_ids(output) if i.split("::")[0].endswith(".py")] + named
     for node_id in ids:
         path, *parts = node_id.split("::")
         names = found.setdefault(Path(path), set())

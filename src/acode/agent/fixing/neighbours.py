@@ -8,14 +8,10 @@ before any edit: a test that failed before (an environment's own problem) does n
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass
 
-from acode.agent.fixing.outcome import TestOutcome
-
-_RESULT = re.compile(r"^(?:FAILED|ERROR) (\S+?)(?: - .*)?$", re.MULTILINE)
-
+from acode.agent.fixing.outcome import TestOutcome, failing_ids
 
 _STOP_EARLY = ("-x", "--exitfirst", "--sw", "--stepwise", "--lf", "--last-failed")
 
@@ -48,11 +44,6 @@ def files_command(test_command: str, tests: list[str]) -> str | None:
     return shlex.join(out)
 
 
-def failing_tests(output: str) -> set[str]:
-    """The node ids pytest's summary reports as failed or in error."""
-    return set(_RESULT.findall(output))
-
-
 @dataclass(frozen=True)
 class NeighbourCheck:
     command: str  # the named tests' files, whole
@@ -62,7 +53,7 @@ class NeighbourCheck:
     def broken(self, after: TestOutcome) -> list[str]:
         """What fails after an edit and did not before: node ids, or the run itself when it ended another
         way than with failing tests (a collection error, a timeout)."""
-        ids = sorted(failing_tests(after.output) - failing_tests(self.before.output))
+        ids = sorted(set(failing_ids(after.output)) - set(failing_ids(self.before.output)))
         if ids or after.exit_code in (0, 1, self.before.exit_code):
             return ids
         return [f"the run itself (exit code {after.exit_code}, before: {self.before.exit_code})"]

@@ -10,6 +10,7 @@ from pathlib import Path
 _EXIT = re.compile(r"^\[exit code: (-?\d+)\]\s*$", re.MULTILINE)
 _COUNT = re.compile(r"(\d+) (passed|failed|errors?|error)\b")
 _FRAME = re.compile(r"""(?:File "([^"]+)", line (\d+)|^([\w./-]+\.py):(\d+):)""", re.MULTILINE)
+_SUMMARY_ID = re.compile(r"^(?:FAILED|ERROR) (\S.*?)(?: - .*)?$", re.MULTILINE)
 _NOT_RUNNABLE = ("command not found", "No module named pytest", "No module named unittest")
 _VIRTUALENV_PARTS = ("site-packages", "venv", "node_modules")
 MISSING_COMMAND_EXIT = 127
@@ -54,6 +55,12 @@ def read_outcome(tool_output: str) -> TestOutcome:
         else:
             failed += int(number)
     return TestOutcome(tool_output, exit_code, passed, failed)
+
+
+def failing_ids(output: str) -> list[str]:
+    """The node ids (or, for a file that does not import, its path) pytest's short summary reports as
+    failed or in error, in order."""
+    return _SUMMARY_ID.findall(output)
 
 
 def traceback_frames(output: str, workspace: Path) -> list[tuple[Path, int]]:
