@@ -124,31 +124,97 @@ def with_suite_check(record: dict, before: dict[str, str], root: Path, python: P
     return {**record, **check}
 
 
+def changed_definitions(fix: rcs.Fix) -> list[tuple[str, str]]:
+    """(file, qualified name of the innermost definition) of each line the fix changes in the source
+    (module level: ``<module>``): where the real fix is, to compare with where acode looks."""
+    import ast
+    import difflib
+
+    found: list[tuple[str, str]] = []
+    for path in fix.source_paths():
+        old, new = fix.changes[path]
+        if not path.endswith(".py") or old is None:
+            continue
+        spans: list[tuple[int, int, str]] = []
+
+        def walk(node: ast.AST, prefix: str, spans: list[tuple[int, int, str]] = spans) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    name = f"{prefix}{child.name}"
+                    spans.append((child.lineno, child.end_lineno or child.lineno, name))
+                    inner = "<locals>." if not isinstance(child, ast.ClassDef) else ""
+                    walk(child, f"{name}.{inner}")
+                else:
+                    walk(child, prefix)
+
+        try:
+            walk(ast.parse(old), "")
+        except SyntaxError:
+            continue
+        matcher = difflib.SequenceMatcher(None, old.splitlines(), (new or "").splitlines(), autojunk=False)
+        for tag, i1, i2, _, _ in matcher.get_opcodes():
+            for line in range(i1 + 1, max(i2, i1 + 1) + 1) if tag != "equal" else ():
+                inside = [s for s in spans if s[0] <= line <= s[1]]
+                name = max(inside, key=lambda s: s[0])[2] if inside else "<module>"
+                if (path, name) not in found:
+                    found.append((path, name))
+    return found
+
+
 def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
     """What acode's fixer would choose to rewrite and show for this task (no model call): its targets, how
-    much of each the prompt shows, and whether they include a file the real fix changed."""
+    much of each the prompt shows, whether they include a file the real fix changed, and where the
+    functions the fix changed rank among the test spectrum's suspects (acode.agent.fixing.spectrum)."""
     from acode.agent.fixing.detect import plan_fix
+    from acode.agent.fixing.neighbours import files_command, same_failures
     from acode.agent.fixing.outcome import read_outcome
+    from acode.agent.fixing.spectrum import spectrum_command, suspects
     from acode.agent.fixing.targets import choose_targets, spec_views
     from acode.config.agent import FixConfig
+
+    def shell(command: str) -> str:
+        try:
+            done = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, check=False,
+                                  stdin=subprocess.DEVNULL, timeout=300)  # a test may read stdin
+        except subprocess.TimeoutExpired:
+            return "[still running after 300 s]"
+        return f"{done.stdout}{done.stderr}\n[exit code: {done.returncode}]"
 
     settings = FixConfig()
     plan = plan_fix(task.prompt(python), root)
     if plan is None:
         return {"plan": None}
-    done = subprocess.run(plan.test_command, shell=True, cwd=root, capture_output=True, text=True,
-                          check=False, stdin=subprocess.DEVNULL, timeout=600)  # a test may read stdin
-    before = read_outcome(f"{done.stdout}{done.stderr}\n[exit code: {done.returncode}]")
+    before = read_outcome(shell(plan.test_command))
+    whole = files_command(plan.test_command, plan.tests)
+    recorded = root.parent / f"{root.name}-spectrum.json"
+    command = spectrum_command(whole, recorded) if whole else None
+    started = time.monotonic()
+    traced = read_outcome(shell(command)) if command else None
+    seconds = time.monotonic() - started
+    # as the fixer does: no suspects from a run whose failures the tracing changed
+    ranked = suspects(recorded, root, plan.tests) if traced and same_failures(before, traced) else []
     targets = choose_targets(plan, before, root, max_lines=settings.max_file_lines,
                              excerpt_lines=settings.excerpt_file_lines,
-                             excerpt_chars=settings.excerpt_file_chars)
-    fixed = fpt.fix_by_name(task.name).source_paths()
-    return {"command": plan.test_command, "fixed_files": fixed,
+                             excerpt_chars=settings.excerpt_file_chars, suspects=ranked)
+    fix = fpt.fix_by_name(task.name)
+    fixed = fix.source_paths()
+    changed = changed_definitions(fix)
+
+    def is_changed(s) -> bool:
+        return any(s.path.as_posix() == p and (s.name == n or s.name.startswith(n + ".")) for p, n in changed)
+
+    rank = next((i + 1 for i, s in enumerate(ranked) if is_changed(s)), None)
+    return {"command": plan.test_command, "fixed_files": fixed, "fixed_definitions": changed,
             "targets": [{"path": t.whole.path, "lines": len(t.whole.text.splitlines()),
-                         "shown_chars": len(t.shown.text), "excerpt": t.shown is not t.whole}
+                         "shown_chars": len(t.shown.text), "excerpt": t.shown is not t.whole,
+                         "shows_fixed": [n for p, n in changed if p == t.whole.path
+                                         and n.split(".")[0] in t.shown.text]}
                         for t in targets],
             "found_fixed_file": any(t.whole.path in fixed for t in targets),
-            "spec_chars": sum(len(v.text) for v in spec_views(plan, before, root, targets))}
+            "spec_chars": sum(len(v.text) for v in spec_views(plan, before, root, targets)),
+            "spectrum_seconds": round(seconds, 1), "suspects": len(ranked), "fixed_rank": rank,
+            "top_suspects": [f"{s.path}:{s.name} {s.score:.2f} ({s.failing}/{s.passing})"
+                             for s in ranked[:8]]}
 
 
 def main() -> None:
@@ -166,7 +232,7 @@ def main() -> None:
 
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     projects = {p for p in args.projects.split(",") if p} or None
-    tasks = [t for held_back in (False, True) for t in fpt.load_tasks(held_back, projects)[0]]
+    tasks = [t for which in rcs.RELEASE_SETS for t in fpt.load_tasks(which, projects)[0]]
     # in the order of their name's hash: --limit N is a sample across the projects, not the first project
     names = {n.strip() for n in args.tasks.split(",") if n.strip()}
     tasks = sorted((t for t in tasks if args.half in ("all", t.half) and (not names or t.name in names)),

@@ -1,6 +1,6 @@
 """Fix tasks on real projects, built from the real-commit set's bug fixes (benchmarks/real_commits_set.py:
 adjacent patch releases of click, jinja2, werkzeug, flask, sqlparse, marshmallow; held back: cachetools,
-python-dotenv, markdown, tomli, idna).
+python-dotenv, markdown, tomli, idna; and the projects only this benchmark uses, ``FIX_ONLY_RELEASES``).
 
 Per fix:
 - the repository is the project before the fix with the fix's tests (its changed test files): the source
@@ -223,13 +223,14 @@ def build_task(fix: rcs.Fix, work: Path, env_bin: Path | None = None) -> Project
                        module_for(buggy_root, files, shown), shown[-4000:])
 
 
-def load_tasks(held_back: bool = False, projects: set[str] | None = None,
+def load_tasks(which: str = "tuning", projects: set[str] | None = None,
                work: Path | None = None) -> tuple[list[ProjectTask], dict[str, str]]:
-    """The tasks of the set (built once, then read from ``TASKS_FILE``) and the dropped fixes' reasons."""
+    """The tasks of one of ``rcs.RELEASE_SETS`` (built once, then read from ``TASKS_FILE``) and the dropped
+    fixes' reasons."""
     cache = json.loads(TASKS_FILE.read_text()) if TASKS_FILE.exists() else {}
     if cache.get("version") != BUILDER_VERSION:
         cache = {"version": BUILDER_VERSION, "fixes": {}}
-    fixes = [f for f in rcs.all_fixes(projects=projects, held_back=held_back) if f.project != "acode"]
+    fixes = [f for f in rcs.all_fixes(projects=projects, which=which) if f.project != "acode"]
     tasks, dropped = [], {}
     work = work or rcs.CACHE / "fix_project_build"
     for fix in fixes:
@@ -250,7 +251,7 @@ def load_tasks(held_back: bool = False, projects: set[str] | None = None,
 @functools.cache  # once per task, not once per arm: it reads the project's releases
 def fix_by_name(name: str) -> rcs.Fix:
     project = name.split()[0]
-    releases = {**rcs.PYPI_RELEASES, **rcs.HELD_BACK_RELEASES}[project]
+    releases = next(s[project] for s in rcs.RELEASE_SETS.values() if project in s)
     return next(f for f in rcs.pypi_fixes(project, releases) if f.name == name)
 
 
@@ -258,10 +259,10 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description="Build (or list) the real-project fix tasks.")
-    parser.add_argument("--held-back", action="store_true")
+    parser.add_argument("--set", dest="which", choices=list(rcs.RELEASE_SETS), default="tuning")
     parser.add_argument("--projects", default="", help="comma-separated (default: all of the set)")
     args = parser.parse_args()
     chosen = {p for p in args.projects.split(",") if p} or None
-    built, why = load_tasks(args.held_back, chosen)
+    built, why = load_tasks(args.which, chosen)
     print(json.dumps({"tasks": [{"name": t.name, "half": t.half, "failing": t.failing, "module": t.module}
                                 for t in built], "dropped": why}, indent=1))

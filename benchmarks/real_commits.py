@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     import real_commits_set as rcs
 
     fixes = rcs.all_fixes(projects=set(args.projects.split(",")) if args.projects else None,
-                          held_back=args.held_back)
+                          which="held-back" if args.held_back else "tuning")
     if args.names:
         wanted = {n.strip() for n in args.names.split(",")}
         fixes = [f for f in fixes if f.name in wanted]

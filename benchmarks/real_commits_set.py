@@ -90,6 +90,24 @@ HELD_BACK_RELEASES = {
               "2.5.0"),
     "idna": ("3.4", "3.5", "3.6", "3.7", "3.8", "3.9", "3.10"),
 }
+# projects only the fix benchmark uses (benchmarks/fix_project.py), added in late November 2026 to grow its
+# report half: nobody looked at their fixes while building the fixer (the review benchmark never sees them)
+FIX_ONLY_RELEASES = {
+    "pyflakes": ("3.0.0", "3.0.1", "3.1.0", "3.2.0", "3.3.0", "3.3.1", "3.3.2", "3.4.0", "4.0.0", "4.0.1",
+                 "4.0.2", "4.0.3", "4.1.0"),
+    "soupsieve": ("2.5", "2.6", "2.7", "2.8", "2.8.1", "2.8.2", "2.8.3", "2.8.4", "2.9", "2.9.1", "2.9.2",
+                  "2.10", "3.0.2", "3.0.3", "3.0.4", "4.0", "4.0.1", "4.1", "4.1.1", "4.1.2", "4.1.3"),
+    "tomlkit": ("0.12.0", "0.12.1", "0.12.2", "0.12.3", "0.12.4", "0.12.5", "0.13.0", "0.13.1", "0.13.2",
+                "0.13.3", "0.14.0"),
+    "pathspec": ("0.10.2", "0.10.3", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.12.1", "1.0.0", "1.0.1",
+                 "1.0.2"),
+    "mistune": ("3.0.2", "3.1.0", "3.1.1", "3.1.2", "3.1.3", "3.1.4", "3.2.0", "3.2.1", "3.3.0", "3.3.1"),
+    "semver": ("3.0.0", "3.0.1", "3.0.2", "3.0.4", "3.1.0", "3.1.1", "3.1.2"),
+    "pyparsing": ("3.1.0", "3.1.1", "3.1.2", "3.1.3", "3.1.4", "3.2.0", "3.2.1", "3.2.2", "3.2.3", "3.2.4",
+                  "3.2.5", "3.3.0", "3.3.1", "3.3.2", "3.3.3"),
+}
+# the sets ``all_fixes`` reads: the tuning set (with acode's own fixes), the held-back one, the fix-only one
+RELEASE_SETS = {"tuning": PYPI_RELEASES, "held-back": HELD_BACK_RELEASES, "fix-only": FIX_ONLY_RELEASES}
 _SKIP_DIRS = {"docs", "doc", "examples", "example", "artwork", "benchmarks", "scripts", ".github"}
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]+$|_test\.py$|(^|/)conftest\.py$")
 _FIX_WORDS = re.compile(r"\b(fix(es|ed)?|bug|regression|incorrect(ly)?|crash|no longer|wrong)\b",
@@ -307,8 +325,12 @@ TEST_REQUIREMENTS = ("pytest", "pytest-timeout", "pytest-xprocess", "cryptograph
 
 # projects whose tests need older or more packages: flask's conftest reads `_pytest.monkeypatch.notset`
 # (pytest<8); flask 2.x runs on Werkzeug 2 (with Werkzeug 3 most of its tests fail on both sides and show
-# nothing); python-dotenv's command-line tests drive it through `sh`
-TEST_PINS = {"flask": ("pytest<8",), "flask-2": ("pytest<8", "werkzeug<3"), "python-dotenv": ("sh",)}
+# nothing); python-dotenv's command-line tests drive it through `sh`; soupsieve's tests select with
+# Beautiful Soup (each parser it has); tomlkit's read the toml-spec tests' YAML; semver's setup.cfg
+# asks pytest for coverage
+TEST_PINS = {"flask": ("pytest<8",), "flask-2": ("pytest<8", "werkzeug<3"), "python-dotenv": ("sh",),
+             "soupsieve": ("beautifulsoup4", "lxml", "html5lib"), "tomlkit": ("pyyaml",),
+             "semver": ("pytest-cov",)}
 
 
 def env_name(fix: Fix) -> str:
@@ -342,13 +364,12 @@ def test_env(project: str = "", acode_python: str = sys.executable) -> Path:
 
 # --- repositories -----------------------------------------------------------------------------------
 
-def all_fixes(acode_repo: Path = REPO, projects: set[str] | None = None,
-              held_back: bool = False) -> list[Fix]:
-    """The tuning set (acode and ``PYPI_RELEASES``), or with ``held_back`` only ``HELD_BACK_RELEASES``."""
+def all_fixes(acode_repo: Path = REPO, projects: set[str] | None = None, which: str = "tuning") -> list[Fix]:
+    """The fixes of one of ``RELEASE_SETS`` (the tuning set also has acode's own)."""
     out: list[Fix] = []
-    if not held_back and (projects is None or "acode" in projects):
+    if which == "tuning" and (projects is None or "acode" in projects):
         out += acode_fixes(acode_repo)
-    for name, versions in (HELD_BACK_RELEASES if held_back else PYPI_RELEASES).items():
+    for name, versions in RELEASE_SETS[which].items():
         if projects is None or name in projects:
             out += pypi_fixes(name, versions)
     return out

@@ -5,6 +5,7 @@ a name re-exported by the package (``from tool import parse_args``), a 600-line 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -119,6 +120,16 @@ def fixed_by_a_line_edit(root: Path, path: str, echoed: str, line: str, request:
     assert result.ok and "passes now" in result.answer, result.message
     assert (root / path).read_text() == fixed
     return model.calls[0]["messages"][0].content
+
+
+def traced(command: str) -> re.Pattern[str]:
+    """``command`` (``python -m pytest ...``) as the fixer runs it to record the test spectrum: through
+    acode's runner, with a record file of its own (acode.agent.fixing.spectrum)."""
+    from acode.agent.fixing.spectrum import RUNNER
+
+    python, arguments = command.split(" -m pytest ", 1)
+    runner = re.escape(str(RUNNER))
+    return re.compile(rf"{re.escape(python)} {runner} \S+/spectrum\.json {re.escape(arguments)}")
 
 
 def fixing_repo(tmp_path: Path, monkeypatch, files: dict[str, str] | None = None) -> Path:

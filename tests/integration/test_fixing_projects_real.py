@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from tests.conftest import fix_one_shot, make_git_repo
-from tests.fixing_project import MEAN, TEST_BIG, big_module, project_files
+from tests.fixing_project import MEAN, TEST_BIG, big_module, project_files, traced
 
 REQUEST = "tests/test_big.py::test_mean fails; fix the bug (do not change the tests)"
 
@@ -24,7 +24,7 @@ def test_a_600_line_module_is_fixed_from_an_excerpt_by_the_real_model(tmp_path):
     assert tools[0]["arguments"]["command"] == "python -m pytest -q tests/test_big.py::test_mean"
     # then its file whole, before any edit: a fix must not break test_offset next to it (and it ran
     # again for the candidate that passed, the last run of the trajectory)
-    assert tools[1]["arguments"]["command"] == "python -m pytest -q tests/test_big.py"
+    assert traced("python -m pytest -q tests/test_big.py").fullmatch(tools[1]["arguments"]["command"])
     assert models and all(not s["tool_calls"] for s in models)
     # the prompt holds the failing function, not the file: well under the file's own size in tokens
     assert all(s["usage"]["prompt_tokens"] * 3 < len(original) for s in models), [s["usage"] for s in models]

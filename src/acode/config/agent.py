@@ -56,6 +56,12 @@ class FixConfig(BaseModel):
                           "pass must not break another test of those files that passed before (the files run "
                           "whole once before any edit, and for each candidate that passes)",
     )
+    spectrum: bool = Field(
+        True, description="when the test command names tests inside files, their files' run before any "
+                          "edit also records which functions each test executes; what the failing tests "
+                          "execute and the passing ones do not is shown to the model too (spectrum-based "
+                          "localisation)",
+    )
     static_fixes: bool = Field(
         True, description="before any model call, test the fixes of ruff's findings that change behaviour "
                           "(a string missing its f prefix, a mutable default, `is` against a literal) in the "

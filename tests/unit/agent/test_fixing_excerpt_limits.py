@@ -144,7 +144,9 @@ def test_a_file_under_the_line_limit_with_nothing_to_excerpt_around_is_shown_who
     project = make_git_repo(tmp_path / "repo", files)
     fixed = source.replace("s.lower()", "s.upper()")
     model = ScriptedModel([reply("src/tool/formatter.py", fixed)])
-    result = send(project, model, "tests/test_formatter.py::test_formatter_capitals fails; fix the bug")
+    # (without the test spectrum: what the test executed, shout(), would be something to excerpt around)
+    result = send(project, model, "tests/test_formatter.py::test_formatter_capitals fails; fix the bug",
+                  spectrum=False)
     assert result.ok, result.message
     assert source in model.calls[0]["messages"][0].content
     assert (project / "src/tool/formatter.py").read_text() == fixed

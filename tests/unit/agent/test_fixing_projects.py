@@ -19,6 +19,7 @@ from tests.fixing_project import (
     fixing_repo,
     reply,
     send,
+    traced,
 )
 
 from acode.agent.fixing.detect import plan_fix
@@ -72,7 +73,8 @@ def test_a_named_failing_test_runs_alone_and_its_module_is_found_through_the_pac
     # must not break test_name); tests/test_other.py fails and is no part of the request
     its_file = "python -m pytest -q tests/test_cli.py"
     named = its_file + "::test_parse_args"
-    assert commands == [named, its_file, named, its_file]
+    assert traced(its_file).fullmatch(commands[1])  # recording what each test executes (spectrum.py)
+    assert [commands[0], *commands[2:]] == [named, named, its_file]
     assert "2 passed" in result.tool_steps()[-1].output
     # `from tool import parse_args` is re-exported by tool/__init__.py from tool/cli.py
     prompt = model.calls[0]["messages"][0].content

@@ -57,3 +57,8 @@ class NeighbourCheck:
         if ids or after.exit_code in (0, 1, self.before.exit_code):
             return ids
         return [f"the run itself (exit code {after.exit_code}, before: {self.before.exit_code})"]
+
+
+def same_failures(named: TestOutcome, files: TestOutcome) -> bool:
+    """Every test the named tests' run saw fail failed in their files' run too."""
+    return set(failing_ids(named.output)) <= set(failing_ids(files.output))

@@ -20,11 +20,18 @@ from acode.agent.fixing.locate import (
 from acode.agent.fixing.outcome import TestOutcome, implicated_files
 from acode.agent.fixing.quoted import quoted_lines
 from acode.agent.fixing.rewrite import FileView, read_text
+from acode.agent.fixing.spectrum import Suspect
 
 MAX_TARGETS = 3
 MAX_SHOWN_CHARS = 10000  # of the files to fix, all together (the first is always shown)
 EXCERPT_CHARS = 6000  # a file longer than this is shown as an excerpt, also under excerpt_file_lines
 MAX_CONTEXT_CHARS = 4000  # of test files shown whole as the specification; a longer one: its failing tests
+# the test spectrum's suspects (spectrum.py) worth showing: a score this high means the failing tests
+# executed the function and few passing tests did; of those, the files of the first few are added to the
+# targets, and a long file's excerpt shows the first few functions
+SUSPECT_SCORE = 0.5
+SUSPECT_FILES = 2
+SUSPECT_FOCUS = 5
 
 
 @dataclass(frozen=True)
@@ -43,7 +50,8 @@ def failing_test_files(plan: FixPlan, before: TestOutcome, workspace: Path) -> d
 
 
 def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_lines: int,
-                   excerpt_lines: int, excerpt_chars: int = EXCERPT_CHARS) -> list[Target]:
+                   excerpt_lines: int, excerpt_chars: int = EXCERPT_CHARS,
+                   suspects: list[Suspect] | None = None) -> list[Target]:
     """The files to fix, best first: named ones, else the traceback's and the failing tests' modules (the
     one the test is named after alone when the traceback does not go through any). A file over
     ``excerpt_lines`` lines or ``excerpt_chars`` characters is shown as an excerpt around what the
@@ -52,6 +60,7 @@ def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_l
     tests = failing_test_files(plan, before, workspace)
     located = locate(before.output, tests, workspace)
     focus = {found.path: found.focus for found in located}
+    strong = [s for s in suspects or () if s.score >= SUSPECT_SCORE]
     paths = list(plan.targets)
     if not paths:
         subjects = {t.stem.removeprefix("test_").removesuffix("_test") for t in tests}
@@ -61,6 +70,12 @@ def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_l
         named_like_tests = [] if in_traceback or named_after else named_by_tests(tests, workspace)
         paths = (in_traceback or named_after[:1] or named_like_tests[:MAX_TARGETS] or on_failing_line
                  or [f.path for f in located])
+        # the best of those, then the suspects' files: a slot of the prompt for executed evidence
+        suspect_files = list(dict.fromkeys(s.path for s in strong))[:SUSPECT_FILES]
+        paths = list(dict.fromkeys([*paths[:1], *suspect_files, *paths[1:]]))
+    suspect_lines: dict[Path, set[int]] = {}
+    for suspect in strong[:SUSPECT_FOCUS]:
+        suspect_lines.setdefault(suspect.path, set()).add(suspect.line)
     targets = []
     for path in paths:
         text = read_text(workspace / path)
@@ -74,7 +89,7 @@ def choose_targets(plan: FixPlan, before: TestOutcome, workspace: Path, *, max_l
             quoted = quoted_lines(text, before.output)  # a message the output quotes: where it is written
             if not found.lines and not found.names and not quoted:  # found by its name: named like the tests
                 found = focus_named_like(text, test_words(tests))
-            found = replace(found, lines=found.lines | quoted)
+            found = replace(found, lines=found.lines | quoted | suspect_lines.get(path, set()))
             shown = excerpt(text, path.as_posix(), found, max_chars=excerpt_chars)
         if shown is not None:
             targets.append(Target(replace(whole, shown_part=shown), FileView(path.as_posix(), shown)))

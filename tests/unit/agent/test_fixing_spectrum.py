@@ -1,0 +1,198 @@
+"""Executed evidence for where a bug is (acode.agent.fixing.spectrum): the recording runner on a real pytest
+project, the ranking of what the failing tests executed, and the command it is run with."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.fixing_project import fixing_repo, reply, send, traced
+
+from acode.agent.fixing.spectrum import RUNNER, spectrum_command, suspects
+from acode.llm.scripted import ScriptedModel
+
+STATS = '''def mean(values):
+    return sum(values) / len(values)
+
+
+def spread(values):
+    return max(values) - min(values) + 1
+'''
+REPORT = '''from tool.stats import mean, spread
+
+
+def parse(text):
+    return [int(part) for part in text.split(",")]
+
+
+def summary(text):
+    return f"mean {mean(parse(text))}"
+
+
+def range_line(text):
+    return f"range {spread(parse(text))}"
+
+
+class Shown:
+    def __init__(self, values):
+        self.values = values
+
+    def __repr__(self):
+        return f"Shown({self.values})"
+'''
+TESTS = '''from tool.report import Shown, range_line, summary
+
+
+def test_summary():
+    assert summary("2,4") == "mean 3.0"
+
+
+def test_summary_one():
+    assert summary("5") == "mean 5.0"
+
+
+def test_range():
+    assert range_line("2,5") == "range 3"
+
+
+def test_shown_is_compared():
+    assert Shown([1]).values == [1] or Shown([2]) == "never built unless the first part fails"
+
+
+def test_environment():
+    import not_installed_anywhere  # noqa: F401  fails before any edit, for another reason
+'''
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    files = {"pyproject.toml": "[tool.pytest.ini_options]\npythonpath = ['src']\n",
+             "src/tool/__init__.py": "", "src/tool/stats.py": STATS, "src/tool/report.py": REPORT,
+             "tests/test_report.py": TESTS, "tests/conftest.py": "import tool.report  # noqa: F401\n"}
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    return tmp_path
+
+
+def record(project: Path) -> tuple[Path, subprocess.CompletedProcess]:
+    out = project.parent / "spectrum.json"
+    done = subprocess.run([sys.executable, str(RUNNER), str(out), "-q", "-p", "no:cacheprovider",
+                           "tests/test_report.py"], cwd=project, capture_output=True, text=True, timeout=120,
+                          check=False)
+    return out, done
+
+
+def test_the_runner_records_each_tests_functions_and_prints_what_pytest_prints(project):
+    out, done = record(project)
+    assert done.returncode == 1  # pytest's own exit code: tests failed
+    assert "2 failed, 3 passed" in done.stdout
+    assert "FAILED tests/test_report.py::test_range" in done.stdout
+    data = json.loads(out.read_text())
+    names = {i: f"{path}:{name}" for i, (path, name, _line) in enumerate(data["functions"])}
+    ran = {node.split("::")[1]: (entry["failed"], {names[i] for i in entry["functions"]})
+           for node, entry in data["tests"].items()}
+    assert ran["test_range"] == (True, {"src/tool/report.py:range_line", "src/tool/report.py:parse",
+                                        "src/tool/stats.py:spread", "tests/test_report.py:test_range"})
+    assert ran["test_summary"][0] is False
+    assert "src/tool/stats.py:mean" in ran["test_summary"][1]
+    assert ran["test_environment"][0] is True
+    # nothing outside the project folder is kept (pytest's own functions, the standard library)
+    assert all(not Path(path).is_absolute() and not path.startswith("..") for path, _, _ in data["functions"])
+
+
+def test_what_only_the_named_failing_tests_executed_ranks_first(project):
+    out, _ = record(project)
+    ranked = suspects(out, project, ["tests/test_report.py::test_range"])
+    assert {(s.path.as_posix(), s.name) for s in ranked[:2]} == {
+        ("src/tool/stats.py", "spread"), ("src/tool/report.py", "range_line")}
+    assert ranked[0].score == 1.0 and (ranked[0].failing, ranked[0].passing) == (1, 0)
+    parse = next(s for s in ranked if s.name == "parse")
+    assert parse.score == pytest.approx(1 / 3 ** 0.5)  # the failing test and 2 passing ones ran it
+    # never suspect: a test file's functions, and what only passing tests executed
+    assert not any(s.path.name.startswith("test_") or s.name in ("mean", "summary") for s in ranked)
+
+
+def test_a_test_failing_for_another_reason_is_not_evidence(project):
+    out, _ = record(project)
+    # every failing test counted: the environment's failure is no evidence about spread, but dilutes it
+    everything = suspects(out, project)
+    spread = next(s for s in everything if s.name == "spread")
+    assert spread.score == pytest.approx(1 / 2 ** 0.5)
+    assert next(s for s in suspects(out, project, ["tests/test_report.py"]) if s.name == "spread").score < 1
+
+
+def test_what_pytest_runs_to_report_a_failure_is_not_recorded(project):
+    """An assertion's explanation calls __repr__ of what it compares, only when the test fails: that would
+    make __repr__ look like the bug."""
+    (project / "tests/test_report.py").write_text(TESTS.replace(
+        '"never built unless the first part fails"', '"a repr the explanation prints"').replace(
+        "Shown([1]).values == [1] or ", ""))
+    out, done = record(project)
+    assert "FAILED tests/test_report.py::test_shown_is_compared" in done.stdout
+    data = json.loads(out.read_text())
+    entry = next(e for n, e in data["tests"].items() if n.endswith("test_shown_is_compared"))
+    names = {data["functions"][i][1] for i in entry["functions"]}
+    assert "Shown.__init__" in names and "Shown.__repr__" not in names
+
+
+def test_a_missing_or_broken_record_gives_no_suspects(tmp_path):
+    assert suspects(tmp_path / "none.json", tmp_path) == []
+    (tmp_path / "bad.json").write_text("{not json")
+    assert suspects(tmp_path / "bad.json", tmp_path) == []
+
+
+def test_the_command_runs_the_same_pytest_through_the_runner(tmp_path, monkeypatch):
+    out = tmp_path / "s.json"
+    assert spectrum_command("/env/bin/python -m pytest -q tests/test_a.py", out) == \
+        f"/env/bin/python {RUNNER} {out} -q tests/test_a.py"
+    assert spectrum_command("PYTHONPATH=src python3 -m pytest tests/t.py", out) == \
+        f"PYTHONPATH=src python3 {RUNNER} {out} tests/t.py"
+    assert spectrum_command("cd sub && python -m pytest tests/t.py", out) is None
+    assert spectrum_command("make test", out) is None
+    assert spectrum_command("python -m pytest 'unclosed", out) is None
+    # `pytest` by itself: the Python its script starts with
+    script = tmp_path / "bin" / "pytest"
+    script.parent.mkdir()
+    script.write_text("#!/env/bin/python3.11\nimport pytest\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", str(script.parent))
+    expected = f"/env/bin/python3.11 {RUNNER} {out} -q tests/t.py"
+    assert spectrum_command("pytest -q tests/t.py", out) == expected
+
+
+REQUEST = ("These tests fail: tests/test_report.py::test_range. Fix the bug in the code (not the tests) so "
+           "they pass (run them with: python -m pytest -q tests/test_report.py::test_range)")
+SPREAD_FIXED = STATS.replace(" - min(values) + 1", " - min(values)")
+
+
+def test_the_module_only_the_failing_test_executed_is_shown_and_fixed(tmp_path, monkeypatch):
+    """The failing assertion is in the test (no traceback into the project) and the test imports
+    tool.report; the bug is in tool.stats, two calls down: only what the tests executed points there."""
+    files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    model = ScriptedModel([reply("src/tool/stats.py", SPREAD_FIXED)])
+    result = send(project, model, REQUEST, line_edit_calls=0, max_model_calls=1)
+    assert result.ok and "passes now" in result.answer, result.message
+    assert (project / "src/tool/stats.py").read_text() == SPREAD_FIXED
+    prompt = model.calls[0]["messages"][0].content
+    assert "src/tool/report.py\n```python\n" in prompt and "src/tool/stats.py\n```python\n" in prompt
+    runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
+    assert traced("python -m pytest -q tests/test_report.py").fullmatch(runs[1])
+    # and the record is gone: it was written outside the project, in a folder of its own
+    assert not list(tmp_path.glob("**/spectrum.json"))
+
+
+def test_without_the_spectrum_the_module_is_not_shown(tmp_path, monkeypatch):
+    files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    model = ScriptedModel([reply("src/tool/stats.py", SPREAD_FIXED)])
+    result = send(project, model, REQUEST, line_edit_calls=0, max_model_calls=1, spectrum=False)
+    assert (project / "src/tool/stats.py").read_text() == STATS
+    prompt = model.calls[0]["messages"][0].content
+    assert "src/tool/report.py\n```python\n" in prompt and "src/tool/stats.py\n```python" not in prompt
+    runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
+    assert runs[1] == "python -m pytest -q tests/test_report.py"  # the neighbours check's run, untraced
