@@ -4,8 +4,11 @@ project, the ranking of what the failing tests executed, and the command it is r
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -78,16 +81,41 @@ def project(tmp_path) -> Path:
     return tmp_path
 
 
-def record(project: Path) -> tuple[Path, subprocess.CompletedProcess]:
+def _newer_python() -> list[str] | None:
+    """A Python 3.12 or later on this machine (pyenv's versions next to this one, else on PATH), with this
+    environment's pytest on its path: the runner's sys.monitoring side."""
+    found = sorted(Path(sys.base_prefix).parent.glob("3.1[2-9]*/bin/python3"))
+    found += [Path(p) for name in ("python3.14", "python3.13", "python3.12") if (p := shutil.which(name))]
+    site = sysconfig.get_paths()["purelib"]
+    for python in found:
+        check = [str(python), "-c", "import sys, pytest; assert hasattr(sys, 'monitoring')"]
+        env = {**os.environ, "PYTHONPATH": site}
+        if subprocess.run(check, env=env, capture_output=True, timeout=60, check=False).returncode == 0:
+            return ["env", f"PYTHONPATH={site}", "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1", str(python)]
+    return None
+
+
+PYTHONS = {"settrace": [sys.executable] if not hasattr(sys, "monitoring") else None,
+           "monitoring": [sys.executable] if hasattr(sys, "monitoring") else _newer_python()}
+
+
+@pytest.fixture(params=sorted(PYTHONS))
+def python(request) -> list[str]:
+    if PYTHONS[request.param] is None:
+        pytest.skip(f"no Python here records through {request.param}")
+    return PYTHONS[request.param]
+
+
+def record(project: Path, python: list[str] | None = None) -> tuple[Path, subprocess.CompletedProcess]:
     out = project.parent / "spectrum.json"
-    done = subprocess.run([sys.executable, str(RUNNER), str(out), "-q", "-p", "no:cacheprovider",
-                           "tests/test_report.py"], cwd=project, capture_output=True, text=True, timeout=120,
-                          check=False)
+    command = [*(python or [sys.executable]), str(RUNNER), str(out), "-q", "-p", "no:cacheprovider",
+               "tests/test_report.py"]
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=120, check=False)
     return out, done
 
 
-def test_the_runner_records_each_tests_functions_and_prints_what_pytest_prints(project):
-    out, done = record(project)
+def test_the_runner_records_each_tests_functions_and_prints_what_pytest_prints(project, python):
+    out, done = record(project, python)
     assert done.returncode == 1  # pytest's own exit code: tests failed
     assert "2 failed, 3 passed" in done.stdout
     assert "FAILED tests/test_report.py::test_range" in done.stdout
@@ -125,13 +153,13 @@ def test_a_test_failing_for_another_reason_is_not_evidence(project):
     assert next(s for s in suspects(out, project, ["tests/test_report.py"]) if s.name == "spread").score < 1
 
 
-def test_what_pytest_runs_to_report_a_failure_is_not_recorded(project):
+def test_what_pytest_runs_to_report_a_failure_is_not_recorded(project, python):
     """An assertion's explanation calls __repr__ of what it compares, only when the test fails: that would
     make __repr__ look like the bug."""
     (project / "tests/test_report.py").write_text(TESTS.replace(
         '"never built unless the first part fails"', '"a repr the explanation prints"').replace(
         "Shown([1]).values == [1] or ", ""))
-    out, done = record(project)
+    out, done = record(project, python)
     assert "FAILED tests/test_report.py::test_shown_is_compared" in done.stdout
     data = json.loads(out.read_text())
     entry = next(e for n, e in data["tests"].items() if n.endswith("test_shown_is_compared"))
@@ -196,3 +224,20 @@ def test_without_the_spectrum_the_module_is_not_shown(tmp_path, monkeypatch):
     assert "src/tool/report.py\n```python\n" in prompt and "src/tool/stats.py\n```python" not in prompt
     runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
     assert runs[1] == "python -m pytest -q tests/test_report.py"  # the neighbours check's run, untraced
+
+
+def test_a_run_the_tracing_changed_is_neither_the_baseline_nor_evidence(tmp_path, monkeypatch):
+    """python-dotenv asks sys.gettrace() whether a debugger runs it: its failing tests passed when traced.
+    Such a run is no baseline for the neighbours check: the files run again, untraced."""
+    module = "import sys\n\n\ndef level():\n    return 2 if sys.gettrace() else 1\n"
+    tests = "from tool.debug import level\n\n\ndef test_level():\n    assert level() == 2\n"
+    project = fixing_repo(tmp_path, monkeypatch, {"src/tool/debug.py": module, "tests/test_debug.py": tests})
+    fixed = "def level():\n    return 2\n"
+    model = ScriptedModel([reply("src/tool/debug.py", fixed)])
+    request = ("These tests fail: tests/test_debug.py::test_level. Fix the bug in the code (not the tests) "
+               "so they pass (run them with: python -m pytest -q tests/test_debug.py::test_level)")
+    result = send(project, model, request, line_edit_calls=0, max_model_calls=1)
+    assert result.ok, result.message
+    runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
+    files = "python -m pytest -q tests/test_debug.py"
+    assert traced(files).fullmatch(runs[1]) and runs[2] == files

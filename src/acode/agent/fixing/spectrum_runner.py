@@ -7,8 +7,11 @@ prints and exits with its exit code; OUT.json gets:
     {"functions": [[file, qualified name, first line], ...],
      "tests": {node id: {"failed": bool, "functions": [index, ...]}}}
 
-Only function entries are traced (``sys.settrace``'s "call" event, no line events), and only code under
-the current folder is kept."""
+Only function entries are seen, and only code under the current folder is kept. On Python 3.12 and later
+through ``sys.monitoring``: each function is reported once per test (the event is disabled until the next
+test starts), so a hot loop costs nothing, and ``sys.gettrace()`` stays None for code that asks whether a
+debugger runs it. Before 3.12, ``sys.settrace``'s "call" events (no line events): every call costs a
+Python function call."""
 
 import json
 import os
@@ -33,15 +36,20 @@ class Recorder:
         self.named: dict = {}  # (file, qualified name) -> its index in ``functions``
         self.current: set | None = None  # the running test's functions, while a phase of it runs
         self.muted = False  # inside pytest's reporting code
+        self.restart = None  # sys.monitoring: re-enables the events each test's start
         self.tests: dict = {}
 
-    def trace(self, frame, event, arg):
-        if event != "call" or self.current is None or self.muted:
-            return None
-        code = frame.f_code
+    def see(self, code) -> int:
         found = self.index.get(code)
         if found is None:
             found = self.index[code] = self._register(code)
+        return found
+
+    def trace(self, frame, event, arg):
+        """``sys.settrace``'s global trace function: Python before 3.12."""
+        if event != "call" or self.current is None or self.muted:
+            return None
+        found = self.see(frame.f_code)
         if found >= 0:
             self.current.add(found)
         elif found == MUTED:
@@ -78,6 +86,8 @@ class Recorder:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self.tests[item.nodeid] = {"failed": False, "functions": set()}
+        if self.restart is not None:
+            self.restart()
 
     def _start(self, item):
         self.current = self.tests[item.nodeid]["functions"]
@@ -102,16 +112,63 @@ class Recorder:
             json.dump({"functions": self.functions, "tests": tests}, handle)
 
 
+def monitor(recorder: Recorder) -> bool:
+    """Function entries through ``sys.monitoring`` (Python 3.12+); False when it is not there or every
+    tool id is taken (a debugger, coverage)."""
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is None:
+        return False
+    free = [t for t in range(monitoring.PROFILER_ID, 6) if monitoring.get_tool(t) is None]
+    if not free:
+        return False
+    tool, events = free[0], monitoring.events
+    monitoring.use_tool_id(tool, "acode-spectrum")
+    muted = [0]  # pytest's reporting frames open
+
+    def start(code, offset):
+        if recorder.current is None:
+            return None  # between tests: keep it enabled for the next one
+        found = recorder.see(code)
+        if found == MUTED:
+            muted[0] += 1
+            monitoring.set_local_events(tool, code, events.PY_RETURN)
+            return None
+        if muted[0]:
+            return None
+        if found >= 0:
+            recorder.current.add(found)
+        return monitoring.DISABLE  # seen for this test: no more events until the next one starts
+
+    def leave(code, offset, *rest):
+        if muted[0] and recorder.index.get(code) == MUTED:
+            muted[0] -= 1
+
+    monitoring.register_callback(tool, events.PY_START, start)
+    monitoring.register_callback(tool, events.PY_RETURN, leave)
+    monitoring.register_callback(tool, events.PY_UNWIND, leave)
+    monitoring.set_events(tool, events.PY_START | events.PY_UNWIND)
+
+    def restart():
+        muted[0] = 0  # a reporting frame that never returned (a generator) mutes no other test
+        monitoring.restart_events()
+
+    recorder.restart = restart
+    return True
+
+
 def main() -> int:
     out, args = sys.argv[1], sys.argv[2:]
     recorder = Recorder(os.path.abspath(os.getcwd()))
-    sys.settrace(recorder.trace)
-    threading.settrace(recorder.trace)
+    traced = not monitor(recorder)
+    if traced:
+        sys.settrace(recorder.trace)
+        threading.settrace(recorder.trace)
     try:
         code = pytest.main(args, plugins=[recorder])
     finally:
-        sys.settrace(None)
-        threading.settrace(None)
+        if traced:
+            sys.settrace(None)
+            threading.settrace(None)
         recorder.dump(out)
     return int(code)
 
