@@ -193,9 +193,11 @@ def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
     seconds = time.monotonic() - started
     # as the fixer does: no suspects from a run whose failures the tracing changed
     ranked = suspects(recorded, root, plan.tests) if traced and same_failures(before, traced) else []
-    targets = choose_targets(plan, before, root, max_lines=settings.max_file_lines,
-                             excerpt_lines=settings.excerpt_file_lines,
-                             excerpt_chars=settings.excerpt_file_chars, suspects=ranked)
+    chosen = {key: choose_targets(plan, before, root, max_lines=settings.max_file_lines,
+                                  excerpt_lines=settings.excerpt_file_lines,
+                                  excerpt_chars=settings.excerpt_file_chars, suspects=found)
+              for key, found in (("targets", ranked), ("without_spectrum", []))}
+    targets = chosen["targets"]
     fix = fpt.fix_by_name(task.name)
     fixed = fix.source_paths()
     changed = changed_definitions(fix)
@@ -204,13 +206,23 @@ def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
         return any(s.path.as_posix() == p and (s.name == n or s.name.startswith(n + ".")) for p, n in changed)
 
     rank = next((i + 1 for i, s in enumerate(ranked) if is_changed(s)), None)
+
+    def shown(chosen_targets) -> list[str]:
+        """The changed definitions (not module-level lines) the prompt shows in full."""
+        def defined(name: str, text: str) -> bool:
+            pattern = rf"^\s*(async def|def|class) {re.escape(name.split('.')[-1])}\b"
+            return name != "<module>" and re.search(pattern, text, re.MULTILINE) is not None
+
+        return [f"{p}:{n}" for t in chosen_targets for p, n in changed
+                if p == t.whole.path and defined(n, t.shown.text)]
     return {"command": plan.test_command, "fixed_files": fixed, "fixed_definitions": changed,
             "targets": [{"path": t.whole.path, "lines": len(t.whole.text.splitlines()),
-                         "shown_chars": len(t.shown.text), "excerpt": t.shown is not t.whole,
-                         "shows_fixed": [n for p, n in changed if p == t.whole.path
-                                         and n.split(".")[0] in t.shown.text]}
+                         "shown_chars": len(t.shown.text), "excerpt": t.shown is not t.whole}
                         for t in targets],
             "found_fixed_file": any(t.whole.path in fixed for t in targets),
+            "shown_fixed": shown(targets),
+            "without_spectrum": [t.whole.path for t in chosen["without_spectrum"]],
+            "shown_fixed_without_spectrum": shown(chosen["without_spectrum"]),
             "spec_chars": sum(len(v.text) for v in spec_views(plan, before, root, targets)),
             "spectrum_seconds": round(seconds, 1), "suspects": len(ranked), "fixed_rank": rank,
             "top_suspects": [f"{s.path}:{s.name} {s.score:.2f} ({s.failing}/{s.passing})"
