@@ -98,6 +98,11 @@ def test_a_test_run_is_read_from_the_shell_tool_output(project):
     located = locate("", {Path("test_calc.py"): {"test_add"}}, project)
     assert [f.path.as_posix() for f in located] == ["calc.py"]
     assert read_outcome("1 passed\n[exit code: 0]").better_than(outcome)
+    # a candidate's run killed when it hung counted nothing: never better than the original's failure
+    hung = read_outcome("$ pytest\n(in .)\n[still running after 20s: the command's process group was "
+                        "killed]\n[killed by signal SIGTERM]")
+    assert not hung.better_than(read_outcome("1 failed in 0.7s\n[exit code: 1]"))
+    assert read_outcome("1 failed in 0.7s\n[exit code: 1]").better_than(hung)
     assert not read_outcome("$ x\nbash: x: command not found\n[exit code: 127]").runnable
 
 

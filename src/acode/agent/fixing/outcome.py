@@ -36,7 +36,15 @@ class TestOutcome:
             return True
         if self.ok != other.ok:
             return self.ok
+        # a run that counted no test (killed when it hung, a collection error) is worse than any that did: a
+        # candidate whose test hangs was kept as "does best" over the original's 1 failed (pyflakes, issue 29)
+        if self.counted != other.counted:
+            return self.counted
         return (self.passed - self.failed) > (other.passed - other.failed)
+
+    @property
+    def counted(self) -> bool:
+        return bool(self.passed or self.failed)
 
     def summary(self) -> str:
         if self.passed or self.failed:
