@@ -166,33 +166,31 @@ def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
     much of each the prompt shows, whether they include a file the real fix changed, and where the
     functions the fix changed rank among the test spectrum's suspects (acode.agent.fixing.spectrum)."""
     from acode.agent.fixing.detect import plan_fix
-    from acode.agent.fixing.neighbours import files_command, same_failures
+    from acode.agent.fixing.files_run import files_run
     from acode.agent.fixing.outcome import read_outcome
-    from acode.agent.fixing.spectrum import spectrum_command, suspects
     from acode.agent.fixing.targets import choose_targets, spec_views
     from acode.config.agent import FixConfig
 
-    def shell(command: str) -> str:
+    def shell(command: str, timeout: float = 300.0, _description: str = "") -> tuple:
+        started = time.monotonic()
         try:
             done = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, check=False,
-                                  stdin=subprocess.DEVNULL, timeout=300)  # a test may read stdin
+                                  stdin=subprocess.DEVNULL, timeout=timeout)  # a test may read stdin
+            output = f"{done.stdout}{done.stderr}\n[exit code: {done.returncode}]"
         except subprocess.TimeoutExpired:
-            return "[still running after 300 s]"
-        return f"{done.stdout}{done.stderr}\n[exit code: {done.returncode}]"
+            output = f"[still running after {timeout:.0f} s]"
+        return read_outcome(output), time.monotonic() - started
 
     settings = FixConfig()
     plan = plan_fix(task.prompt(python), root)
     if plan is None:
         return {"plan": None}
-    before = read_outcome(shell(plan.test_command))
-    whole = files_command(plan.test_command, plan.tests)
-    recorded = root.parent / f"{root.name}-spectrum.json"
-    command = spectrum_command(whole, recorded) if whole else None
+    before, _ = shell(plan.test_command)
     started = time.monotonic()
-    traced = read_outcome(shell(command)) if command else None
+    # the fixer's own first run of the files (no neighbours check: only the recorded run)
+    _, ranked = files_run(shell, plan, before, root, 150.0, check_neighbours=False, spectrum=True,
+                          time_factor=1.0)
     seconds = time.monotonic() - started
-    # as the fixer does: no suspects from a run whose failures the tracing changed
-    ranked = suspects(recorded, root, plan.tests) if traced and same_failures(before, traced) else []
     chosen = {key: choose_targets(plan, before, root, max_lines=settings.max_file_lines,
                                   excerpt_lines=settings.excerpt_file_lines,
                                   excerpt_chars=settings.excerpt_file_chars, suspects=found)

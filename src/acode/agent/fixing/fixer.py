@@ -9,15 +9,16 @@ trajectory all apply); every model call is a turn with every middleware and a re
 from __future__ import annotations
 
 import logging
-import tempfile
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acode.agent.fixing.answers import Candidate, failure_message, success_answer
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
+from acode.agent.fixing.files_run import NEIGHBOURS, files_run
 from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, apply_line_edit, copies_instruction
-from acode.agent.fixing.neighbours import NeighbourCheck, files_command, same_failures
+from acode.agent.fixing.neighbours import NeighbourCheck
 from acode.agent.fixing.outcome import TestOutcome, printed, read_outcome, trim_output
 from acode.agent.fixing.rewrite import (
     UNCHANGED,
@@ -28,7 +29,6 @@ from acode.agent.fixing.rewrite import (
     reply_stop,
     task_messages,
 )
-from acode.agent.fixing.spectrum import Suspect, spectrum_command, suspects
 from acode.agent.fixing.static_fixes import static_fixes
 from acode.agent.fixing.targets import Target, choose_targets, spec_views
 from acode.agent.loop.stops import AgentStop
@@ -45,8 +45,6 @@ LINE_SEED = 100  # the one-line samples' seeds, apart from the whole-file calls'
 # original run's seconds, never sooner than agent.fix.test_seconds_min (the shell's own limit is 120 s
 # without output, and a hanging test prints nothing)
 TEST_TIME_FACTOR = 5
-NEIGHBOURS = "run the named tests' files whole"
-NEIGHBOURS_TRACED = NEIGHBOURS + ", recording which functions each test executes"
 
 
 def _key(contents: dict[str, str]) -> tuple[tuple[str, str], ...]:
@@ -79,38 +77,17 @@ class TestDrivenFixer:
             return None
         before, seconds = first
         limit = max(self.settings.test_seconds_min, TEST_TIME_FACTOR * seconds)
-        neighbours, suspected = self._files_run(door, plan, before, limit)
+        neighbours, suspected = files_run(partial(self._run_tests, door), plan, before, workspace, limit,
+                                          check_neighbours=self.settings.check_neighbours,
+                                          spectrum=self.settings.spectrum, time_factor=TEST_TIME_FACTOR)
         targets = choose_targets(plan, before, workspace, max_lines=self.settings.max_file_lines,
                                  excerpt_lines=self.settings.excerpt_file_lines,
                                  excerpt_chars=self.settings.excerpt_file_chars, suspects=suspected)
         if not targets:
             return None
         attempts = Attempts(self.settings, door, request, plan, before, targets, workspace, limit)
-        attempts.neighbours = neighbours if self.settings.check_neighbours else None
+        attempts.neighbours = neighbours
         return attempts.work()
-
-    def _files_run(self, door: SolverDoor, plan: FixPlan, before: TestOutcome,
-                   limit: float) -> tuple[NeighbourCheck | None, list[Suspect]]:
-        """When the command names tests inside files, those files run whole before any edit: the neighbours
-        check's baseline, recorded by the spectrum runner for where the failing tests' code is."""
-        command = files_command(plan.test_command, plan.tests)
-        settings = self.settings
-        if command is None or not (settings.check_neighbours or settings.spectrum):
-            return None, []
-        with tempfile.TemporaryDirectory(prefix="acode-spectrum-") as folder:
-            recorded = Path(folder) / "spectrum.json"
-            traced = spectrum_command(command, recorded) if settings.spectrum else None
-            # tracing every call slows the run: twice the time
-            run = self._run_tests(door, traced, 2 * limit, NEIGHBOURS_TRACED) if traced else None
-            # the runner writes its record last: without it (no pytest there, the runner broke) the run's
-            # output is no baseline, and the files run again as they are; nor when a named test that fails
-            # passed while traced (python-dotenv asks sys.gettrace() whether a debugger runs it)
-            run = run if recorded.is_file() and same_failures(before, run[0]) else None
-            found = suspects(recorded, door.workspace, plan.tests) if run else []
-        if run is None:
-            run = self._run_tests(door, command, limit, NEIGHBOURS) if settings.check_neighbours else None
-        check = NeighbourCheck(command, run[0], max(limit, TEST_TIME_FACTOR * run[1])) if run else None
-        return check, found
 
     @staticmethod
     def _run_tests(door: SolverDoor, command: str, limit: float | None = None,

@@ -47,7 +47,7 @@ class TestOutcome:
         return bool(self.passed or self.failed)
 
     def summary(self) -> str:
-        if self.passed or self.failed:
+        if self.counted:
             return f"{self.passed} passed, {self.failed} failed"
         return "exit code 0" if self.ok else f"exit code {self.exit_code}"
 

@@ -32,11 +32,6 @@ class Suspect:
     failing: int  # failing tests that executed it
     passing: int  # passing tests that executed it
 
-    @property
-    def top_name(self) -> str:
-        """The module-level definition it is part of: ``Lexer`` of ``Lexer.get_tokens``."""
-        return self.name.split(".")[0]
-
 
 def spectrum_command(files_command: str, out: Path) -> str | None:
     """``files_command`` (a pytest command) run through the recording runner, or None when its Python is

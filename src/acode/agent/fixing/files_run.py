@@ -1,0 +1,42 @@
+"""The named tests' files, run whole once before any edit: the neighbours check's baseline (neighbours.py)
+and, through the recording runner, the test spectrum (spectrum.py). One run serves both."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from acode.agent.fixing.detect import FixPlan
+from acode.agent.fixing.neighbours import NeighbourCheck, files_command, same_failures
+from acode.agent.fixing.outcome import TestOutcome
+from acode.agent.fixing.spectrum import Suspect, spectrum_command, suspects
+
+NEIGHBOURS = "run the named tests' files whole"
+NEIGHBOURS_TRACED = NEIGHBOURS + ", recording which functions each test executes"
+# command, time limit, description -> what it printed and its seconds, or None when it was refused
+RunTests = Callable[[str, float, str], "tuple[TestOutcome, float] | None"]
+
+
+def files_run(run: RunTests, plan: FixPlan, before: TestOutcome, workspace: Path, limit: float, *,
+              check_neighbours: bool, spectrum: bool,
+              time_factor: float) -> tuple[NeighbourCheck | None, list[Suspect]]:
+    """When the command names tests inside files: the neighbours check (its runs may take ``time_factor``
+    times this run's seconds) and the spectrum's suspects. A run through the runner takes up to twice
+    ``limit`` (tracing every call slows it)."""
+    command = files_command(plan.test_command, plan.tests)
+    if command is None or not (check_neighbours or spectrum):
+        return None, []
+    with tempfile.TemporaryDirectory(prefix="acode-spectrum-") as folder:
+        recorded = Path(folder) / "spectrum.json"
+        traced = spectrum_command(command, recorded) if spectrum else None
+        done = run(traced, 2 * limit, NEIGHBOURS_TRACED) if traced else None
+        # the runner writes its record last: without it (no pytest there, the runner broke) the run's
+        # output is no baseline, and the files run again as they are; nor when a named test that fails
+        # passed while traced (python-dotenv asks sys.gettrace() whether a debugger runs it)
+        done = done if recorded.is_file() and same_failures(before, done[0]) else None
+        found = suspects(recorded, workspace, plan.tests) if done else []
+    if not check_neighbours:
+        return None, found
+    done = done or run(command, limit, NEIGHBOURS)
+    return (NeighbourCheck(command, done[0], max(limit, time_factor * done[1])) if done else None), found
