@@ -168,6 +168,7 @@ def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
     from acode.agent.fixing.detect import plan_fix
     from acode.agent.fixing.files_run import files_run
     from acode.agent.fixing.outcome import read_outcome
+    from acode.agent.fixing.suspect_ask import suspect_asks
     from acode.agent.fixing.targets import choose_targets, spec_views
     from acode.config.agent import FixConfig
 
@@ -205,22 +206,28 @@ def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
 
     rank = next((i + 1 for i, s in enumerate(ranked) if is_changed(s)), None)
 
-    def shown(chosen_targets) -> list[str]:
-        """The changed definitions (not module-level lines) the prompt shows in full."""
+    def shown(pairs: list[tuple[str, str]]) -> list[str]:
+        """The changed definitions (not module-level lines) the prompts (path, shown text) show in full."""
         def defined(name: str, text: str) -> bool:
             pattern = rf"^\s*(async def|def|class) {re.escape(name.split('.')[-1])}\b"
             return name != "<module>" and re.search(pattern, text, re.MULTILINE) is not None
 
-        return [f"{p}:{n}" for t in chosen_targets for p, n in changed
-                if p == t.whole.path and defined(n, t.shown.text)]
+        return [f"{p}:{n}" for path, text in pairs for p, n in changed if p == path and defined(n, text)]
+
+    def prompts(chosen_targets) -> list[tuple[str, str]]:
+        return [(t.whole.path, t.shown.text) for t in chosen_targets]
+
+    asks = suspect_asks(ranked, root, settings.suspect_asks)
     return {"command": plan.test_command, "fixed_files": fixed, "fixed_definitions": changed,
             "targets": [{"path": t.whole.path, "lines": len(t.whole.text.splitlines()),
                          "shown_chars": len(t.shown.text), "excerpt": t.shown is not t.whole}
                         for t in targets],
             "found_fixed_file": any(t.whole.path in fixed for t in targets),
-            "shown_fixed": shown(targets),
+            "shown_fixed": shown(prompts(targets)),
+            "asked_fixed": shown([(a.view.path, a.shown.text) for a in asks]),
+            "asked": [f"{a.view.path}:{a.name} ({len(a.shown.text)} chars)" for a in asks],
             "without_spectrum": [t.whole.path for t in chosen["without_spectrum"]],
-            "shown_fixed_without_spectrum": shown(chosen["without_spectrum"]),
+            "shown_fixed_without_spectrum": shown(prompts(chosen["without_spectrum"])),
             "spec_chars": sum(len(v.text) for v in spec_views(plan, before, root, targets)),
             "spectrum_seconds": round(seconds, 1), "suspects": len(ranked), "fixed_rank": rank,
             "top_suspects": [f"{s.path}:{s.name} {s.score:.2f} ({s.failing}/{s.passing})"

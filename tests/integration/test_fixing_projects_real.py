@@ -39,3 +39,42 @@ def test_a_600_line_module_is_fixed_from_an_excerpt_by_the_real_model(tmp_path):
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_big.py"]
     done = subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stdout[-2000:]
+
+
+@pytest.mark.real_model
+def test_the_real_models_suspect_asks_show_one_function_and_change_only_it(tmp_path):
+    """Both modules past max_file_lines: no file is shown, only the test spectrum's suspect functions, one
+    at a time (range_line, spread, parse). Each reply ends at its block and is merged
+    into its file by name, so whatever the 0.5B writes, only the asked function can change, and the
+    outcome tells the truth."""
+    from tests.spectrum_project import FILES, REPORT, REQUEST, STATS
+
+    repo = make_git_repo(tmp_path / "repo", FILES)
+    data = fix_one_shot(repo, REQUEST, ACODE_AGENT__FIX__MAX_FILE_LINES="3")
+    models = [s for s in data["trajectory"] if s["type"] == "model"]
+    assert 1 <= len(models) <= 3 and all(not s["tool_calls"] for s in models), [s["text"] for s in models]
+    # each reply ends at its block (the stop), not at the token limit
+    assert all(s["finish_reason"] == "stop" for s in models), [(s["finish_reason"], s["usage"])
+                                                                for s in models]
+    written = [s["arguments"] for s in data["trajectory"]
+               if s["type"] == "tool" and s["name"] == "write_file"]
+    for args in written:
+        old = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT}[args["file_path"]]
+        before, after = _definitions(old), _definitions(args["content"])
+        changed = {name for name in before if before[name] != after.get(name)}
+        assert changed <= {"range_line", "spread", "parse"}, changed
+    if data["stop_reason"] == "answer":
+        argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                "tests/test_report.py::test_range"]
+        done = subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stdout[-2000:]
+    else:
+        assert (repo / "src/tool/stats.py").read_text() == STATS
+        assert (repo / "src/tool/report.py").read_text() == REPORT
+
+
+def _definitions(source: str) -> dict[str, str]:
+    import ast
+
+    tree = ast.parse(source)
+    return {n.name: ast.dump(n) for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}

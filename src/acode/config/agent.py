@@ -62,6 +62,13 @@ class FixConfig(BaseModel):
                           "execute and the passing ones do not is shown to the model too (spectrum-based "
                           "localisation)",
     )
+    suspect_asks: int = Field(
+        3, ge=0, le=10,
+        description="after the first call and its one-line edits: one greedy call for each of this many "
+                    "of the test spectrum's suspect functions, each shown alone and asked for corrected (a "
+                    "short prompt and reply, in a file of any length; their tokens do not count against "
+                    "token_budget); 0: none",
+    )
     static_fixes: bool = Field(
         True, description="before any model call, test the fixes of ruff's findings that change behaviour "
                           "(a string missing its f prefix, a mutable default, `is` against a literal) in the "
@@ -75,7 +82,9 @@ class FixConfig(BaseModel):
     )
     sample_temperature: float = Field(0.7, ge=0, le=2)
     max_file_lines: int = Field(
-        4000, ge=1, le=20000, description="larger files are left to the tool loop"
+        4000, ge=1, le=20000,
+        description="larger files are shown only as the test spectrum's suspect functions (none: the tool "
+                    "loop fixes them)"
     )
     whole_file_lines: int = Field(150, ge=1, description="above this, ask only for the functions that change")
     excerpt_file_lines: int = Field(

@@ -13,61 +13,10 @@ from pathlib import Path
 
 import pytest
 from tests.fixing_project import fixing_repo, reply, send, traced
+from tests.spectrum_project import REPORT, REQUEST, STATS, TESTS
 
 from acode.agent.fixing.spectrum import RUNNER, spectrum_command, suspects
 from acode.llm.scripted import ScriptedModel
-
-STATS = '''def mean(values):
-    return sum(values) / len(values)
-
-
-def spread(values):
-    return max(values) - min(values) + 1
-'''
-REPORT = '''from tool.stats import mean, spread
-
-
-def parse(text):
-    return [int(part) for part in text.split(",")]
-
-
-def summary(text):
-    return f"mean {mean(parse(text))}"
-
-
-def range_line(text):
-    return f"range {spread(parse(text))}"
-
-
-class Shown:
-    def __init__(self, values):
-        self.values = values
-
-    def __repr__(self):
-        return f"Shown({self.values})"
-'''
-TESTS = '''from tool.report import Shown, range_line, summary
-
-
-def test_summary():
-    assert summary("2,4") == "mean 3.0"
-
-
-def test_summary_one():
-    assert summary("5") == "mean 5.0"
-
-
-def test_range():
-    assert range_line("2,5") == "range 3"
-
-
-def test_shown_is_compared():
-    assert Shown([1]).values == [1] or Shown([2]) == "never built unless the first part fails"
-
-
-def test_environment():
-    import not_installed_anywhere  # noqa: F401  fails before any edit, for another reason
-'''
 
 
 @pytest.fixture
@@ -192,8 +141,6 @@ def test_the_command_runs_the_same_pytest_through_the_runner(tmp_path, monkeypat
     assert spectrum_command("pytest -q tests/t.py", out) == expected
 
 
-REQUEST = ("These tests fail: tests/test_report.py::test_range. Fix the bug in the code (not the tests) so "
-           "they pass (run them with: python -m pytest -q tests/test_report.py::test_range)")
 SPREAD_FIXED = STATS.replace(" - min(values) + 1", " - min(values)")
 
 
@@ -241,3 +188,72 @@ def test_a_run_the_tracing_changed_is_neither_the_baseline_nor_evidence(tmp_path
     runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
     files = "python -m pytest -q tests/test_debug.py"
     assert traced(files).fullmatch(runs[1]) and runs[2] == files
+
+
+def test_each_first_suspect_is_asked_about_alone_and_its_function_merged_in(tmp_path, monkeypatch):
+    """After the one call fails, each suspect function is shown alone and asked for corrected: a reply
+    that is the function unchanged is no candidate, a corrected function is merged into its file and the
+    tests choose. The suspects' tokens do not count against the token budget."""
+    stats = STATS + "\n\ndef median(values):\n    return sorted(values)[len(values) // 2]\n"
+    files = {"src/tool/stats.py": stats, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    range_line = 'def range_line(text):\n    return f"range {spread(parse(text))}"\n'
+    model = ScriptedModel([
+        reply("src/tool/report.py", REPORT),  # the one call: the file unchanged
+        reply("src/tool/report.py", range_line),  # the first suspect, range_line: unchanged
+        reply("src/tool/stats.py", "def spread(values):\n    return max(values) - min(values)\n"),
+    ])
+    result = send(project, model, REQUEST, line_edit_calls=0, max_model_calls=1, token_budget=0.01)
+    assert result.ok and "passes now" in result.answer, result.message
+    fixed = stats.replace(" - min(values) + 1", " - min(values)")
+    assert (project / "src/tool/stats.py").read_text() == fixed
+    assert "-    return max(values) - min(values) + 1" in result.answer
+    asked = [call["messages"][0].content for call in model.calls[1:]]
+    assert "most likely in `range_line` of src/tool/report.py" in asked[0]
+    assert "most likely in `spread` of src/tool/stats.py" in asked[1]
+    assert "def spread(values)" in asked[1] and "def median" not in asked[1] and "def mean" not in asked[1]
+    assert "def test_range" in asked[1] and "assert" in asked[1]  # the tests and what they printed
+    runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
+    assert runs.count("python -m pytest -q tests/test_report.py::test_range") == 2  # before, and the fix
+
+
+def test_no_suspect_asks_when_they_are_off(tmp_path, monkeypatch):
+    files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    model = ScriptedModel([reply("src/tool/report.py", REPORT)])
+    result = send(project, model, REQUEST, line_edit_calls=0, max_model_calls=1, suspect_asks=0)
+    assert len(model.calls) == 1 and "still fails" in result.message
+    assert (project / "src/tool/stats.py").read_text() == STATS
+
+
+def test_the_suspect_asks_are_distinct_definitions_shown_alone(tmp_path):
+    """A nested function is asked about as the function it is written in, two methods of one short class
+    are one ask (the class is shown whole), a method of a long class is shown inside its class's header,
+    and a file that does not parse is skipped."""
+    from acode.agent.fixing.spectrum import Suspect
+    from acode.agent.fixing.suspect_ask import suspect_asks
+
+    methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(45))
+    files = {
+        "a.py": "import os\n\n\ndef outer(x):\n    def inner(y):\n        return y\n    return inner(x)\n",
+        "b.py": "class Small:\n    def one(self):\n        return 1\n\n    def two(self):\n        return 2",
+        "c.py": f"class Long:\n    x = 1\n\n{methods}",
+        "d.py": "def broken(:\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    ranked = [Suspect(Path("a.py"), "outer.<locals>.inner", 5, 1.0, 1, 0),
+              Suspect(Path("a.py"), "outer", 4, 1.0, 1, 0),
+              Suspect(Path("d.py"), "broken", 1, 1.0, 1, 0),
+              Suspect(Path("b.py"), "Small.one", 2, 0.9, 1, 0),
+              Suspect(Path("b.py"), "Small.two", 5, 0.9, 1, 0),
+              Suspect(Path("c.py"), "Long.m30", 4 + 30 * 3, 0.8, 1, 1)]
+    asks = suspect_asks(ranked, tmp_path, 5)
+    expected = [("a.py", "outer"), ("b.py", "Small.one"), ("c.py", "Long.m30")]
+    assert [(a.view.path, a.name) for a in asks] == expected
+    assert "import os" in asks[0].shown.text and "def outer(x):" in asks[0].shown.text
+    assert "def two(self)" in asks[1].shown.text  # the short class, whole
+    long_shown = asks[2].shown.text
+    assert "class Long:" in long_shown and "def m30(self)" in long_shown and "def m29(self)" not in long_shown
+    assert asks[2].view.text == files["c.py"] and asks[2].view.shown_part == long_shown
+    assert [a.name for a in suspect_asks(ranked, tmp_path, 1)] == ["outer"]

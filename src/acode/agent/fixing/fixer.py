@@ -17,19 +17,13 @@ from acode.agent.fixing.answers import Candidate, failure_message, success_answe
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
 from acode.agent.fixing.files_run import NEIGHBOURS, files_run
+from acode.agent.fixing.framings import build_framings
 from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, apply_line_edit, copies_instruction
 from acode.agent.fixing.neighbours import NeighbourCheck
-from acode.agent.fixing.outcome import TestOutcome, printed, read_outcome, trim_output
-from acode.agent.fixing.rewrite import (
-    UNCHANGED,
-    close_fence,
-    feedback_message,
-    one_call_messages,
-    parse_reply,
-    reply_stop,
-    task_messages,
-)
+from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
+from acode.agent.fixing.rewrite import UNCHANGED, close_fence, feedback_message, parse_reply, reply_stop
 from acode.agent.fixing.static_fixes import static_fixes
+from acode.agent.fixing.suspect_ask import SUSPECT_STOP, SuspectAsk, suspect_asks
 from acode.agent.fixing.targets import Target, choose_targets, spec_views
 from acode.agent.loop.stops import AgentStop
 from acode.config.agent import FixConfig
@@ -41,6 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("acode.agent.fixing")
 NEEDED_TOOLS = {"write_file", "run_shell_command"}
 LINE_SEED = 100  # the one-line samples' seeds, apart from the whole-file calls' (1, 2, ...)
+SUSPECT_SEED = 200  # the suspect asks' (greedy: a seed only for a backend that wants one)
 # A candidate's test run may hang (a loop condition changed): it is stopped after this many times the
 # original run's seconds, never sooner than agent.fix.test_seconds_min (the shell's own limit is 120 s
 # without output, and a hanging test prints nothing)
@@ -83,9 +78,10 @@ class TestDrivenFixer:
         targets = choose_targets(plan, before, workspace, max_lines=self.settings.max_file_lines,
                                  excerpt_lines=self.settings.excerpt_file_lines,
                                  excerpt_chars=self.settings.excerpt_file_chars, suspects=suspected)
-        if not targets:
-            return None
-        attempts = Attempts(self.settings, door, request, plan, before, targets, workspace, limit)
+        asks = suspect_asks(suspected, workspace, self.settings.suspect_asks)
+        if not targets and not asks:
+            return None  # nothing that fits the prompt (a file past max_file_lines): the tool loop's work
+        attempts = Attempts(self.settings, door, request, plan, before, targets, workspace, limit, asks)
         attempts.neighbours = neighbours
         return attempts.work()
 
@@ -110,14 +106,16 @@ class Attempts:
     model as anyone would make it (the one-call layout, greedy); the tests judge its answer like every
     later one, so the fixer cannot do worse than that call. Then the
     same prompt asking only for the wrong line (greedy, then samples: a reply of a few dozen tokens,
-    each new edit tested). Then the fixer's own framing (greedy), then the last failure fed back
+    each new edit tested). Then, when the test spectrum has suspects, one greedy call for each of the first
+    few, shown alone (suspect_ask.py). Then the fixer's own framing (greedy), then the last failure fed back
     (greedy, while ``greedy_attempts`` last), then samples of the framing used last (its prompt is
     still in the KV cache, so a sample costs little more than its answer), never of a framing whose
     last reply was the file unchanged or a candidate already tried (another framing then, else stop).
     A reply that is no candidate (the file unchanged, no usable block) is never written or tested.
     Every call after the first is made only while the calls so far generated less than ``token_budget``
     times the first call's completion tokens, so a request the fixer cannot solve costs about that many
-    one calls (counted in tokens, so the same prompt stops at the same call on a busy machine too)."""
+    one calls (counted in tokens, so the same prompt stops at the same call on a busy machine too). The
+    suspect asks' tokens are not counted: every call made without them is still made."""
 
     def __init__(
         self,
@@ -129,23 +127,23 @@ class Attempts:
         targets: list[Target],
         workspace: Path,
         test_limit: float,
+        asks: list[SuspectAsk] | None = None,
     ):
+        asks = asks or []
         self.settings, self.door, self.plan = settings, door, plan
         self.test_limit = test_limit  # seconds a candidate's test run may take
         self.before = before
-        self.original = {t.whole.path: (workspace / t.whole.path).read_bytes() for t in targets}
         self.views = [t.whole for t in targets]  # what replies are read against and merged into
+        # and the suspect asks' files, which the targets may leave out (the prompt's room, a long file)
+        self.all_views = list({v.path: v for v in [*(a.view for a in asks), *self.views]}.values())
+        self.original = {v.path: (workspace / v.path).read_bytes() for v in self.all_views}
         self.shown = [t.shown for t in targets]  # what the prompts show: a long file as an excerpt
         self.context = spec_views(plan, before, workspace, targets)
         self.partial = sum(len(v.text.splitlines()) for v in self.views) > settings.whole_file_lines
-        task = (request, self.shown, self.context, plan.test_command)
-        shown_output = trim_output(printed(before.output))  # as anyone would paste what the command printed
-        self.line_framing = one_call_messages(*task, shown_output, failing=not before.ok,
-                                              partial=self.partial, line_edit=True)
-        self.framings = [
-            one_call_messages(*task, shown_output, failing=not before.ok, partial=self.partial),
-            task_messages(*task, trim_output(before.output), failing=not before.ok, partial=self.partial),
-        ]
+        framings = build_framings(request, self.shown, self.context, plan.test_command, before,
+                                  partial=self.partial, asks=asks)
+        self.framings, self.line_framing = framings.whole, framings.line
+        self.suspect_framings = framings.suspects
         self.stop = reply_stop(self.views, self.partial)
         self.best: Candidate | None = None
         self.passing: Candidate | None = None  # passes the tests, fails its own examples
@@ -154,6 +152,8 @@ class Attempts:
         self.tried: set[tuple[tuple[str, str], ...]] = set()
         self.line_edits = 0  # candidates from one-line edits: they do not count against max_attempts
         self.static = 0  # candidates from ruff's fixes: they do not count against max_attempts either
+        self.suspected = 0  # candidates from the suspect asks: nor do these
+        self.unbudgeted = 0  # completion tokens of the suspect asks: not counted against token_budget
         self.unrestored: list[str] = []  # files the write tool did not put back (refused or failed)
         self.stuck: set[int] = set()  # framings whose last reply was the file unchanged or a repeat
         self.spent_from = door.generated  # the door's completion tokens before the first call
@@ -186,10 +186,12 @@ class Attempts:
         settings = self.settings
         if (answer := self._static_fixes()) is not None:
             return answer
+        if not self.views:  # no file to show whole or as an excerpt: only the suspect functions
+            return self._suspect_asks()
         follow_up: list[Message] = []  # the last candidate's framing, its reply and why it failed
         base = self.framings[0]
         for call in range(1, settings.max_model_calls + 1):
-            if len(self.tried) - self.line_edits - self.static >= settings.max_attempts:
+            if len(self.tried) - self.line_edits - self.static - self.suspected >= settings.max_attempts:
                 break
             if call > 1 and self.over_budget():
                 break
@@ -215,7 +217,8 @@ class Attempts:
                 if feedback is None:
                     return answer
                 follow_up = [*base, Message.assistant(reply), feedback]
-            if call == 1 and (answer := self._line_edits()) is not None:
+            if call == 1 and ((answer := self._line_edits()) is not None
+                              or (answer := self._suspect_asks()) is not None):
                 return answer
         return None
 
@@ -262,6 +265,23 @@ class Attempts:
                 return answer
         return None
 
+    def _suspect_asks(self) -> str | None:
+        """One greedy call for each suspect function, shown alone; each new candidate is tested, the first
+        that passes (its examples too) is the answer."""
+        for ask, framing in self.suspect_framings:
+            spent = self.door.generated
+            reply = self._ask(framing, 0.0, seed=SUSPECT_SEED, stop=SUSPECT_STOP,
+                              max_tokens=self.door.output_tokens_for(ask.shown.text))
+            self.unbudgeted += self.door.generated - spent
+            parsed = parse_reply(reply, [ask.view], self.context)
+            if isinstance(parsed, str) or (key := _key(parsed)) in self.tried:
+                continue  # no candidate (the function unchanged, no block), or one already tested
+            self.suspected += 1
+            answer, _feedback = self._judge(parsed, key)
+            if answer is not None:
+                return answer
+        return None
+
     def _judge(self, contents: dict[str, str], key: tuple[tuple[str, str], ...], note: str = ""
                ) -> tuple[str | None, Message | None]:
         """Write and test a new candidate: the success answer, or why it is not the answer (the feedback
@@ -299,7 +319,7 @@ class Attempts:
 
     def _success(self, candidate: Candidate, *, examples_fail: bool = False) -> str:
         which = candidate.which(self.line_edits, self.settings.max_attempts)
-        return success_answer(self.views, candidate, self.plan.test_command, which,
+        return success_answer(self.all_views, candidate, self.plan.test_command, which,
                               examples_fail=len(self.tried) if examples_fail else 0,
                               files_checked=self.neighbours.command if self.neighbours else None)
 
@@ -308,7 +328,7 @@ class Attempts:
         factor = self.settings.token_budget
         budget = (f" Its model calls reached agent.fix.token_budget ({factor:g} times the first call's "
                   f"{self.first_tokens} tokens)." if self.over_budget() else "")
-        return failure_message(self.plan.test_command, [v.path for v in self.views], len(self.tried),
+        return failure_message(self.plan.test_command, [v.path for v in self.all_views], len(self.tried),
                                kept=best, before=self.before, unrestored=self.unrestored,
                                breaking=self.breaking, budget=budget)
 
@@ -316,7 +336,8 @@ class Attempts:
         """Whether the calls so far generated ``token_budget`` times the first call's completion tokens
         (never when it is 0): no call follows then."""
         factor = self.settings.token_budget
-        return bool(factor) and self.door.generated - self.spent_from >= factor * max(self.first_tokens, 1)
+        spent = self.door.generated - self.spent_from - self.unbudgeted
+        return bool(factor) and spent >= factor * max(self.first_tokens, 1)
 
     def _to_sample(self, base: list[Message]) -> list[Message] | None:
         """The framing to sample: the one used last, unless its reply was an echo or a repeat, then another

@@ -1,0 +1,35 @@
+"""The prompts of one fixing session, built once: the one call (whole files), the same prompt asking for
+the one wrong line, the fixer's own framing, and one prompt for each suspect function (suspect_ask.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from acode.agent.fixing.outcome import TestOutcome, printed, trim_output
+from acode.agent.fixing.rewrite import FileView, one_call_messages, task_messages
+from acode.agent.fixing.suspect_ask import SuspectAsk
+from acode.llm.types import Message
+
+
+@dataclass(frozen=True)
+class Framings:
+    whole: list[list[Message]]  # the one call, then the fixer's own framing: replies are whole files
+    line: list[Message]  # the one call's prompt asking for the wrong line only
+    suspects: list[tuple[SuspectAsk, list[Message]]]
+
+
+def build_framings(request: str, shown: list[FileView], context: list[FileView], command: str,
+                   before: TestOutcome, *, partial: bool, asks: list[SuspectAsk]) -> Framings:
+    task = (request, shown, context, command)
+    failing = not before.ok
+    shown_output = trim_output(printed(before.output))  # as anyone would paste what the command printed
+    return Framings(
+        whole=[
+            one_call_messages(*task, shown_output, failing=failing, partial=partial),
+            task_messages(*task, trim_output(before.output), failing=failing, partial=partial),
+        ],
+        line=one_call_messages(*task, shown_output, failing=failing, partial=partial, line_edit=True),
+        suspects=[(ask, one_call_messages(request, [ask.shown], context, command, shown_output,
+                                          failing=failing, partial=True, suspect=ask.name))
+                  for ask in asks],
+    )
