@@ -72,7 +72,7 @@ def test_only_what_failed_after_and_not_before_is_broken():
 def test_a_candidate_that_breaks_another_test_of_the_file_is_not_the_answer(project):
     # the one call and the fixer's framing write the breaking version; the failure fed back gets the fix
     model = ScriptedModel([reply("src/tool/calc.py", BREAKING)] * 2 + [reply("src/tool/calc.py", FIXED)])
-    result = send(project, model, REQUEST, line_edit_calls=0, token_budget=0)
+    result = send(project, model, REQUEST, line_edit_calls=0, token_budget=0, suspect_asks=0)
     assert result.ok and "passes now" in result.answer, result.message
     assert (project / "src/tool/calc.py").read_text() == FIXED
     assert "`python -m pytest -q tests/test_calc.py` fails on nothing that passed before" in result.answer
@@ -91,7 +91,7 @@ def test_a_candidate_that_breaks_another_test_of_the_file_is_not_the_answer(proj
 
 def test_when_only_a_breaking_candidate_passes_the_run_fails_and_says_so(project):
     model = ScriptedModel([reply("src/tool/calc.py", BREAKING)])
-    result = send(project, model, REQUEST, line_edit_calls=0, max_model_calls=1)
+    result = send(project, model, REQUEST, line_edit_calls=0, max_model_calls=1, suspect_asks=0)
     assert not result.ok and result.stop_reason == "tests_failing"
     assert "Candidate 1 made it pass but broke 1 other test(s) of its files that passed before " \
            "(tests/test_calc.py::test_total)" in result.message

@@ -15,6 +15,7 @@ from acode.llm.types import Message
 class Framings:
     whole: list[list[Message]]  # the one call, then the fixer's own framing: replies are whole files
     line: list[Message]  # the one call's prompt asking for the wrong line only
+    # (both empty when no file is shown: its only lines are past max_file_lines, and there are suspects)
     suspects: list[tuple[SuspectAsk, list[Message]]]
 
 
@@ -27,8 +28,9 @@ def build_framings(request: str, shown: list[FileView], context: list[FileView],
         whole=[
             one_call_messages(*task, shown_output, failing=failing, partial=partial),
             task_messages(*task, trim_output(before.output), failing=failing, partial=partial),
-        ],
-        line=one_call_messages(*task, shown_output, failing=failing, partial=partial, line_edit=True),
+        ] if shown else [],
+        line=one_call_messages(*task, shown_output, failing=failing, partial=partial, line_edit=True)
+        if shown else [],
         suspects=[(ask, one_call_messages(request, [ask.shown], context, command, shown_output,
                                           failing=failing, partial=True, suspect=ask.name))
                   for ask in asks],
