@@ -213,6 +213,9 @@ def test_each_first_suspect_is_asked_about_alone_and_its_function_merged_in(tmp_
     assert "most likely in `spread` of src/tool/stats.py" in asked[1]
     assert "def spread(values)" in asked[1] and "def median" not in asked[1] and "def mean" not in asked[1]
     assert "def test_range" in asked[1] and "assert" in asked[1]  # the tests and what they printed
+    # the request, the tests and their output first, the same for each suspect (a prompt cache reuses it)
+    shared = asked[0][: asked[0].index("The bug is most likely")]
+    assert asked[1].startswith(shared) and asked[1].index("def spread") > asked[1].index("def test_range")
     runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
     assert runs.count("python -m pytest -q tests/test_report.py::test_range") == 2  # before, and the fix
 
@@ -226,34 +229,40 @@ def test_no_suspect_asks_when_they_are_off(tmp_path, monkeypatch):
     assert (project / "src/tool/stats.py").read_text() == STATS
 
 
-def test_the_suspect_asks_are_distinct_definitions_shown_alone(tmp_path):
-    """A nested function is asked about as the function it is written in, two methods of one short class
-    are one ask (the class is shown whole), a method of a long class is shown inside its class's header,
-    and a file that does not parse is skipped."""
+def test_the_suspect_asks_are_distinct_functions_shown_alone(tmp_path):
+    """A nested function is asked about as the function it is written in, a method is shown after its
+    class's header lines (not with its other methods); a nested class's method and a file that does not
+    parse are skipped."""
+    from acode.agent.fixing.merge import merge_partial
     from acode.agent.fixing.spectrum import Suspect
     from acode.agent.fixing.suspect_ask import suspect_asks
 
-    methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(45))
+    methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(5))
     files = {
         "a.py": "import os\n\n\ndef outer(x):\n    def inner(y):\n        return y\n    return inner(x)\n",
-        "b.py": "class Small:\n    def one(self):\n        return 1\n\n    def two(self):\n        return 2",
-        "c.py": f"class Long:\n    x = 1\n\n{methods}",
+        "b.py": f"@dataclass\nclass Outer(\n    Base,\n):\n    'Doc.'\n\n{methods}",
+        "c.py": "class A:\n    class B:\n        def f(self):\n            return 1\n",
         "d.py": "def broken(:\n",
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text)
+    m3 = files["b.py"].splitlines().index("    def m3(self):") + 1
     ranked = [Suspect(Path("a.py"), "outer.<locals>.inner", 5, 1.0, 1, 0),
               Suspect(Path("a.py"), "outer", 4, 1.0, 1, 0),
               Suspect(Path("d.py"), "broken", 1, 1.0, 1, 0),
-              Suspect(Path("b.py"), "Small.one", 2, 0.9, 1, 0),
-              Suspect(Path("b.py"), "Small.two", 5, 0.9, 1, 0),
-              Suspect(Path("c.py"), "Long.m30", 4 + 30 * 3, 0.8, 1, 1)]
+              Suspect(Path("c.py"), "A.B.f", 3, 1.0, 1, 0),
+              Suspect(Path("b.py"), "Outer.m3", m3, 0.9, 1, 0),
+              Suspect(Path("b.py"), "Outer.m3.<locals>.<listcomp>", m3 + 1, 0.9, 1, 0)]
     asks = suspect_asks(ranked, tmp_path, 5)
-    expected = [("a.py", "outer"), ("b.py", "Small.one"), ("c.py", "Long.m30")]
-    assert [(a.view.path, a.name) for a in asks] == expected
-    assert "import os" in asks[0].shown.text and "def outer(x):" in asks[0].shown.text
-    assert "def two(self)" in asks[1].shown.text  # the short class, whole
-    long_shown = asks[2].shown.text
-    assert "class Long:" in long_shown and "def m30(self)" in long_shown and "def m29(self)" not in long_shown
-    assert asks[2].view.text == files["c.py"] and asks[2].view.shown_part == long_shown
+    assert [(a.view.path, a.name) for a in asks] == [("a.py", "outer"), ("b.py", "Outer.m3")]
+    assert asks[0].shown.text == files["a.py"].split("\n\n\n")[1]
+    header = "@dataclass\nclass Outer(\n    Base,\n):\n\n"
+    assert asks[1].shown.text == header + "    def m3(self):\n        return 3\n"
+    assert asks[1].view.text == files["b.py"] and asks[1].view.shown_part == asks[1].shown.text
+    # a reply of the method alone, or inside its class, replaces that method and nothing else
+    method = "def m3(self):\n    return 33\n"
+    inside = "class Outer(Base):\n" + "".join(f"    {line}\n" for line in method.splitlines())
+    for written in (method, inside):
+        merged = merge_partial(files["b.py"], written, shown=asks[1].shown.text)
+        assert merged == files["b.py"].replace("return 3\n", "return 33\n"), merged
     assert [a.name for a in suspect_asks(ranked, tmp_path, 1)] == ["outer"]

@@ -99,23 +99,16 @@ class TestDrivenFixer:
 
 
 class Attempts:
-    """One fixing session: the state of the attempts for one request.
-
-    Before any model call, ruff's fixes that change behaviour in the shown code (static_fixes.py) are
-    tested: a missing f prefix costs a test run, not a model call. The first call is one call of the
-    model as anyone would make it (the one-call layout, greedy); the tests judge its answer like every
-    later one, so the fixer cannot do worse than that call. Then the
-    same prompt asking only for the wrong line (greedy, then samples: a reply of a few dozen tokens,
-    each new edit tested). Then, when the test spectrum has suspects, one greedy call for each of the first
-    few, shown alone (suspect_ask.py). Then the fixer's own framing (greedy), then the last failure fed back
-    (greedy, while ``greedy_attempts`` last), then samples of the framing used last (its prompt is
-    still in the KV cache, so a sample costs little more than its answer), never of a framing whose
-    last reply was the file unchanged or a candidate already tried (another framing then, else stop).
-    A reply that is no candidate (the file unchanged, no usable block) is never written or tested.
-    Every call after the first is made only while the calls so far generated less than ``token_budget``
-    times the first call's completion tokens, so a request the fixer cannot solve costs about that many
-    one calls (counted in tokens, so the same prompt stops at the same call on a busy machine too). The
-    suspect asks' tokens are not counted: every call made without them is still made."""
+    """One fixing session: the state of the attempts for one request. In order (docs/agent.md):
+    ruff's fixes that change behaviour (no model call); the one call as anyone would make it (greedy: the
+    tests judge it like any candidate, so the fixer cannot do worse than that call); the same prompt
+    asking only for the wrong line (greedy, then samples); one greedy ask per suspect function shown
+    alone (suspect_ask.py); the fixer's own framing; the last failure fed back (greedy while
+    ``greedy_attempts`` last); samples of the framing used last (still in the KV cache), never of one
+    whose last reply was the file unchanged or a repeat. A reply that is no candidate is never written
+    or tested. A call after the first is made only while the calls so far generated less than
+    ``token_budget`` times the first call's completion tokens (tokens, not seconds: the same prompt
+    stops at the same call on a busy machine); the suspect asks' tokens are not counted."""
 
     def __init__(
         self,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from acode.agent.fixing.outcome import TestOutcome, printed, trim_output
 from acode.agent.fixing.rewrite import FileView, one_call_messages, task_messages
-from acode.agent.fixing.suspect_ask import SuspectAsk
+from acode.agent.fixing.suspect_ask import SuspectAsk, suspect_messages
 from acode.llm.types import Message
 
 
@@ -31,7 +31,5 @@ def build_framings(request: str, shown: list[FileView], context: list[FileView],
         ] if shown else [],
         line=one_call_messages(*task, shown_output, failing=failing, partial=partial, line_edit=True)
         if shown else [],
-        suspects=[(ask, one_call_messages(request, [ask.shown], context, command, shown_output,
-                                          failing=failing, partial=True, suspect=ask.name))
-                  for ask in asks],
+        suspects=[(ask, suspect_messages(request, ask, context, command, shown_output)) for ask in asks],
     )
