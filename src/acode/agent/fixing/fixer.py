@@ -128,7 +128,8 @@ class Attempts:
         self.before = before
         self.views = [t.whole for t in targets]  # what replies are read against and merged into
         # and the suspect asks' files, which the targets may leave out (the prompt's room, a long file)
-        self.all_views = list({v.path: v for v in [*(a.view for a in asks), *self.views]}.values())
+        extra = {a.view.path: a.view for a in asks if a.view.path not in {v.path for v in self.views}}
+        self.all_views = [*self.views, *extra.values()]
         self.original = {v.path: (workspace / v.path).read_bytes() for v in self.all_views}
         self.shown = [t.shown for t in targets]  # what the prompts show: a long file as an excerpt
         self.context = spec_views(plan, before, workspace, targets)
