@@ -266,3 +266,22 @@ def test_the_suspect_asks_are_distinct_functions_shown_alone(tmp_path):
         merged = merge_partial(files["b.py"], written, shown=asks[1].shown.text)
         assert merged == files["b.py"].replace("return 3\n", "return 33\n"), merged
     assert [a.name for a in suspect_asks(ranked, tmp_path, 1)] == ["outer"]
+
+
+def test_a_suspect_fix_that_passes_some_failing_tests_is_built_on(tmp_path, monkeypatch):
+    """Two bugs in two functions, each failing one named test: the ask about ``mean`` makes test_summary
+    pass (better than before), and the ask about ``spread`` is merged into that candidate, not into the
+    original file: together they pass."""
+    stats = STATS.replace("sum(values) / len(values)", "sum(values) / (len(values) + 1)")
+    files = {"src/tool/stats.py": stats, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    named = "tests/test_report.py::test_range tests/test_report.py::test_summary"
+    request = f"These tests fail: {named}. Fix the bug (run them with: python -m pytest -q {named})"
+    unchanged = [reply("src/tool/report.py", REPORT)] * 4  # the one call; parse, summary, range_line
+    mean, spread = STATS.split("\n\n\n")
+    model = ScriptedModel([*unchanged, reply("src/tool/stats.py", mean + "\n"),
+                           reply("src/tool/stats.py", spread.replace(" + 1", ""))])
+    result = send(project, model, request, line_edit_calls=0, max_model_calls=1, suspect_asks=5)
+    assert result.ok and "passes now" in result.answer, result.message
+    assert (project / "src/tool/stats.py").read_text() == SPREAD_FIXED
+    assert "most likely in `spread`" in model.calls[-1]["messages"][0].content

@@ -27,6 +27,11 @@ class Candidate:
         return f"attempt {self.attempt} of {max_attempts}"
 
 
+def candidate_key(contents: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """A candidate's identity: the same files with the same texts are the same candidate, tested once."""
+    return tuple(sorted(contents.items()))
+
+
 def success_answer(views: list[FileView], candidate: Candidate, command: str, which: str, *,
                    examples_fail: int = 0, files_checked: str | None = None) -> str:
     """The candidate that passed: which one, what the tests say, its diff, and its caveats

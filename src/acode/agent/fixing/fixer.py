@@ -9,11 +9,12 @@ trajectory all apply); every model call is a turn with every middleware and a re
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acode.agent.fixing.answers import Candidate, failure_message, success_answer
+from acode.agent.fixing.answers import Candidate, candidate_key, failure_message, success_answer
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
 from acode.agent.fixing.files_run import NEIGHBOURS, files_run
@@ -34,17 +35,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("acode.agent.fixing")
 NEEDED_TOOLS = {"write_file", "run_shell_command"}
-LINE_SEED = 100  # the one-line samples' seeds, apart from the whole-file calls' (1, 2, ...)
-SUSPECT_SEED = 200  # the suspect asks' (greedy: a seed only for a backend that wants one)
-# A candidate's test run may hang (a loop condition changed): it is stopped after this many times the
-# original run's seconds, never sooner than agent.fix.test_seconds_min (the shell's own limit is 120 s
-# without output, and a hanging test prints nothing)
+LINE_SEED, SUSPECT_SEED = 100, 200  # the one-line and suspect asks' seeds, apart from the whole-file calls'
+# A candidate's test run may hang (a loop condition changed): it stops after this many times the original
+# run's seconds, not sooner than agent.fix.test_seconds_min (a hanging test prints nothing)
 TEST_TIME_FACTOR = 5
-
-
-def _key(contents: dict[str, str]) -> tuple[tuple[str, str], ...]:
-    """A candidate's identity: the same files with the same texts are the same candidate, tested once."""
-    return tuple(sorted(contents.items()))
 
 
 class _Refused(Exception):
@@ -204,7 +198,7 @@ class Attempts:
             if call == 1:
                 self.first_tokens = self.door.generated - self.spent_from
             parsed = parse_reply(reply, self.views, self.context)
-            key = None if isinstance(parsed, str) else _key(parsed)
+            key = None if isinstance(parsed, str) else candidate_key(parsed)
             self._note_stuck(framing, parsed == UNCHANGED or key in self.tried)
             if key is not None and key not in self.tried:  # else no candidate, or one already tested
                 answer, feedback = self._judge(parsed, key)
@@ -224,7 +218,7 @@ class Attempts:
         for view in self.views:
             for fix in static_fixes(view):
                 contents = {view.path: fix.text}
-                key = _key(contents)
+                key = candidate_key(contents)
                 if key in self.tried:
                     continue
                 self.static += 1
@@ -250,7 +244,7 @@ class Attempts:
             edit = apply_line_edit(reply, self.views)
             if isinstance(edit, str):
                 continue  # no line of a target, or an edit that breaks the file
-            key = _key(edit)
+            key = candidate_key(edit)
             if key in self.tried:
                 continue
             self.line_edits += 1
@@ -261,17 +255,22 @@ class Attempts:
 
     def _suspect_asks(self) -> str | None:
         """One greedy call for each suspect function, shown alone; each new candidate is tested, the first
-        that passes (its examples too) is the answer."""
+        that passes (its examples too) is the answer. A reply is merged into the best candidate so far
+        when that passes more of the named tests than the files did: a fix of two functions (soupsieve
+        2.8.1->2.8.2: one of four tests passed with the first) is then built one function at a time."""
         for ask, framing in self.suspect_framings:
             spent = self.door.generated
             reply = self._ask(framing, 0.0, seed=SUSPECT_SEED, stop=SUSPECT_STOP,
                               max_tokens=self.door.output_tokens_for(ask.shown.text))
             self.unbudgeted += self.door.generated - spent
-            parsed = parse_reply(reply, [ask.view], self.context)
-            if isinstance(parsed, str) or (key := _key(parsed)) in self.tried:
+            best = self.best.contents if self.best and self.best.outcome.better_than(self.before) else {}
+            view = replace(ask.view, text=best.get(ask.view.path, ask.view.text))
+            parsed = parse_reply(reply, [view], self.context)
+            contents = parsed if isinstance(parsed, str) else {**best, **parsed}
+            if isinstance(contents, str) or (key := candidate_key(contents)) in self.tried:
                 continue  # no candidate (the function unchanged, no block), or one already tested
             self.suspected += 1
-            answer, _feedback = self._judge(parsed, key)
+            answer, _feedback = self._judge(contents, key)
             if answer is not None:
                 return answer
         return None
