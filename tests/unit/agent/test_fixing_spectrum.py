@@ -243,6 +243,8 @@ def test_the_suspect_asks_are_distinct_functions_shown_alone(tmp_path):
         "b.py": f"@dataclass\nclass Outer(\n    Base,\n):\n    'Doc.'\n\n{methods}",
         "c.py": "class A:\n    class B:\n        def f(self):\n            return 1\n",
         "d.py": "def broken(:\n",
+        "e.py": "class P:\n    @property\n    def a(self):\n        return 1\n\n"
+                "    def b(self):\n        return 2\n",
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -252,9 +254,12 @@ def test_the_suspect_asks_are_distinct_functions_shown_alone(tmp_path):
               Suspect(Path("d.py"), "broken", 1, 1.0, 1, 0),
               Suspect(Path("c.py"), "A.B.f", 3, 1.0, 1, 0),
               Suspect(Path("b.py"), "Outer.m3", m3, 0.9, 1, 0),
-              Suspect(Path("b.py"), "Outer.m3.<locals>.<listcomp>", m3 + 1, 0.9, 1, 0)]
+              Suspect(Path("b.py"), "Outer.m3.<locals>.<listcomp>", m3 + 1, 0.9, 1, 0),
+              Suspect(Path("e.py"), "P.b", 6, 0.8, 1, 0)]
     asks = suspect_asks(ranked, tmp_path, 5)
-    assert [(a.view.path, a.name) for a in asks] == [("a.py", "outer"), ("b.py", "Outer.m3")]
+    assert [(a.view.path, a.name) for a in asks] == [("a.py", "outer"), ("b.py", "Outer.m3"), ("e.py", "P.b")]
+    # the class's header stops before its first method's decorator
+    assert asks[2].shown.text == "class P:\n\n    def b(self):\n        return 2\n"
     assert asks[0].shown.text == files["a.py"].split("\n\n\n")[1]
     header = "@dataclass\nclass Outer(\n    Base,\n):\n\n"
     assert asks[1].shown.text == header + "    def m3(self):\n        return 3\n"

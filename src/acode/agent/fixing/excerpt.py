@@ -19,7 +19,7 @@ MAX_OUTLINE = 10  # this few definitions left out are all listed; of more, those
 MAX_CALLED = 20
 
 
-def _span(node: ast.stmt) -> tuple[int, int]:
+def span(node: ast.stmt) -> tuple[int, int]:
     """1-based first (decorators included) and last line of a definition."""
     return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]), node.end_lineno or 0
 
@@ -36,7 +36,7 @@ def _signature(node: ast.stmt) -> str:
 
 def _reached(node: ast.stmt, focus: Focus) -> tuple[bool, bool]:
     """(a traceback line falls inside it, the tests use its name)."""
-    start, end = _span(node)
+    start, end = span(node)
     return any(start <= line <= end for line in focus.lines), getattr(node, "name", None) in focus.names
 
 
@@ -55,14 +55,14 @@ class _Shown:
         the limits (a long class counts only the part of it that would be shown)."""
         if not self.blocks:
             return True
-        start, end = _span(node)
+        start, end = span(node)
         size = sum(len(line) + 1 for line in self.lines[start - 1 : end])
         if isinstance(node, ast.ClassDef) and end - start + 1 > CLASS_LINES:
             return self.chars < self.max_chars  # its part shown is decided inside, while room is left
         return self.count + end - start <= MAX_SHOWN_LINES and self.chars + size <= self.max_chars
 
     def add(self, node: ast.stmt, focus: Focus) -> None:
-        start, end = _span(node)
+        start, end = span(node)
         if isinstance(node, ast.ClassDef) and end - start + 1 > CLASS_LINES:
             self._add_class_part(node, focus)
             return
@@ -73,16 +73,16 @@ class _Shown:
         """The class's header, its other methods as one comment line, and the methods the traceback goes
         through or the tests call (else ``__init__``)."""
         first_body = node.body[0]
-        header_end = first_body.end_lineno if _is_docstring(first_body) else _span(first_body)[0] - 1
+        header_end = first_body.end_lineno if _is_docstring(first_body) else span(first_body)[0] - 1
         methods = [n for n in node.body if isinstance(n, _FUNCS)]
         shown = [m for m in methods if any(_reached(m, focus)) or m.name in focus.attributes] or [
             m for m in methods if m.name == "__init__"
         ]
-        block = self.lines[_span(node)[0] - 1 : header_end or node.lineno]
+        block = self.lines[span(node)[0] - 1 : header_end or node.lineno]
         room = self.max_chars - self.chars - sum(len(line) + 1 for line in block)
         kept = []  # those in the traceback first; the first always, the next ones while they fit
         for method in sorted(shown, key=lambda m: not _reached(m, focus)[0]):
-            room -= sum(len(line) + 1 for line in self.lines[_span(method)[0] - 1 : _span(method)[1]])
+            room -= sum(len(line) + 1 for line in self.lines[span(method)[0] - 1 : span(method)[1]])
             if kept and room < 0:
                 break
             kept.append(method)
@@ -93,10 +93,10 @@ class _Shown:
             listed = ", ".join(others) if self.outline else f"{len(others)}"
             block.append(f"{indent}# other methods, not shown (unchanged): {listed}")
         for method in shown:
-            start, end = _span(method)
+            start, end = span(method)
             block += ["", *self.lines[start - 1 : end]]
             self.count += end - start + 1
-        self.blocks.append((_span(node)[0], block))
+        self.blocks.append((span(node)[0], block))
 
 
 def _inherited(definitions: list[ast.stmt], reached: list[ast.stmt], focus: Focus) -> list[ast.ClassDef]:
@@ -152,7 +152,7 @@ def excerpt(text: str, path: str, focus: Focus, *, outline: bool = True,
         shown.add(node, focus)
     chosen = {start for start, _ in shown.blocks}
     used = set(re.findall(r"\w+", "\n".join(line for _, block in shown.blocks for line in block)))
-    hidden = [n for n in definitions if _span(n)[0] not in chosen]
+    hidden = [n for n in definitions if span(n)[0] not in chosen]
     called = [n for n in hidden if n.name in used]
     # the signatures of what the shown code calls; the rest only when few: a small model copies the
     # outline into its reply (the 1.5B: 110 of 194 tokens), so a long one costs every answer

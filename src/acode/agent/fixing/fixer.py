@@ -254,10 +254,9 @@ class Attempts:
         return None
 
     def _suspect_asks(self) -> str | None:
-        """One greedy call for each suspect function, shown alone; each new candidate is tested, the first
-        that passes (its examples too) is the answer. A reply is merged into the best candidate so far
-        when that passes more of the named tests than the files did: a fix of two functions (soupsieve
-        2.8.1->2.8.2: one of four tests passed with the first) is then built one function at a time."""
+        """One greedy call for each suspect function, shown alone; the first new candidate that passes (its
+        examples too) is the answer. A reply is merged into the best candidate so far when that passes more
+        of the named tests than the files did, so a fix of two functions is built one at a time."""
         for ask, framing in self.suspect_framings:
             spent = self.door.generated
             reply = self._ask(framing, 0.0, seed=SUSPECT_SEED, stop=SUSPECT_STOP,
@@ -266,9 +265,10 @@ class Attempts:
             best = self.best.contents if self.best and self.best.outcome.better_than(self.before) else {}
             view = replace(ask.view, text=best.get(ask.view.path, ask.view.text))
             parsed = parse_reply(reply, [view], self.context)
-            contents = parsed if isinstance(parsed, str) else {**best, **parsed}
-            if isinstance(contents, str) or (key := candidate_key(contents)) in self.tried:
-                continue  # no candidate (the function unchanged, no block), or one already tested
+            if isinstance(parsed, str):
+                continue  # no candidate: the function unchanged, no block
+            if (key := candidate_key(contents := {**best, **parsed})) in self.tried:
+                continue
             self.suspected += 1
             answer, _feedback = self._judge(contents, key)
             if answer is not None:

@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from acode.agent.fixing.excerpt import span
 from acode.agent.fixing.rewrite import FileView, read_text
 from acode.agent.fixing.spectrum import Suspect
 from acode.llm.types import Message
@@ -35,12 +36,15 @@ def suspect_asks(suspects: list[Suspect], workspace: Path, limit: int) -> list[S
     """The first ``limit`` suspects that are distinct definitions of parsable Python files (a nested
     function or a comprehension is asked about as the function it is written in), most suspect first."""
     asks: list[SuspectAsk] = []
-    texts: dict[Path, str] = {}
+    files: dict[Path, tuple[str, list[tuple[int, int, str]]]] = {}
     for suspect in suspects:
         if len(asks) >= limit:
             break
-        text = texts.setdefault(suspect.path, read_text(workspace / suspect.path))
-        shown = definition_at(text, suspect.line)
+        if suspect.path not in files:  # each file read and parsed once
+            text = read_text(workspace / suspect.path)
+            files[suspect.path] = (text, askable_definitions(text))
+        text, definitions = files[suspect.path]
+        shown = next((shown for first, last, shown in definitions if first <= suspect.line <= last), None)
         path = suspect.path.as_posix()
         if shown is None or any(a.view.path == path and a.shown.text == shown for a in asks):
             continue
@@ -49,32 +53,29 @@ def suspect_asks(suspects: list[Suspect], workspace: Path, limit: int) -> list[S
     return asks
 
 
-def definition_at(text: str, line: int) -> str | None:
-    """The top-level function of ``text`` that holds ``line``, or the method of a top-level class (after
-    the class's header line(s)), as the file writes it. None for anything else (a nested class's method:
-    merge.py replaces a nested class whole) or when the file does not parse."""
+def askable_definitions(text: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, the text a prompt shows) of each top-level function of ``text`` and each
+    method of a top-level class (shown after the class's header lines), as the file writes them. Not a
+    nested class's methods (merge.py replaces a nested class whole); none when the file does not parse."""
     try:
         body = ast.parse(text).body
     except (SyntaxError, ValueError):
-        return None
+        return []
     lines = text.splitlines()
-    node = _holding(body, line)
-    if isinstance(node, _FUNCS):
-        return "\n".join(lines[_start(node) - 1 : node.end_lineno]) + "\n"
-    method = _holding(node.body, line) if isinstance(node, ast.ClassDef) else None
-    if not isinstance(method, _FUNCS) or not isinstance(node, ast.ClassDef):
-        return None
-    header = lines[_start(node) - 1 : node.body[0].lineno - 1]
-    return "\n".join([*header, "", *lines[_start(method) - 1 : method.end_lineno]]) + "\n"
 
+    def written(node: ast.stmt) -> list[str]:
+        first, last = span(node)
+        return lines[first - 1 : last]
 
-def _holding(body: list[ast.stmt], line: int) -> ast.stmt | None:
-    return next((n for n in body if isinstance(n, (*_FUNCS, ast.ClassDef))
-                 and _start(n) <= line <= (n.end_lineno or n.lineno)), None)
-
-
-def _start(node: ast.stmt) -> int:
-    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    found = []
+    for node in body:
+        if isinstance(node, _FUNCS):
+            found.append((*span(node), "\n".join(written(node)) + "\n"))
+        elif isinstance(node, ast.ClassDef):  # the header ends before the first statement's decorators
+            header = lines[span(node)[0] - 1 : span(node.body[0])[0] - 1]
+            found += [(*span(method), "\n".join([*header, "", *written(method)]) + "\n")
+                      for method in node.body if isinstance(method, _FUNCS)]
+    return found
 
 
 def suspect_messages(request: str, ask: SuspectAsk, context: list[FileView], command: str,
