@@ -9,6 +9,7 @@ trajectory all apply); every model call is a turn with every middleware and a re
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -138,9 +139,8 @@ class Attempts:
         self.neighbours: NeighbourCheck | None = None  # the named tests' files, run whole before any edit
         self.breaking: tuple[Candidate, list[str]] | None = None  # the first that passed and broke others
         self.tried: set[tuple[tuple[str, str], ...]] = set()
-        self.line_edits = 0  # candidates from one-line edits: they do not count against max_attempts
-        self.static = 0  # candidates from ruff's fixes: they do not count against max_attempts either
-        self.suspected = 0  # candidates from the suspect asks: nor do these
+        # candidates that do not count against max_attempts, by kind: ruff's fixes, line edits, suspect asks
+        self.uncounted: Counter[str] = Counter()
         self.unbudgeted = 0  # completion tokens of the suspect asks: not counted against token_budget
         self.unrestored: list[str] = []  # files the write tool did not put back (refused or failed)
         self.stuck: set[int] = set()  # framings whose last reply was the file unchanged or a repeat
@@ -179,7 +179,7 @@ class Attempts:
         follow_up: list[Message] = []  # the last candidate's framing, its reply and why it failed
         base = self.framings[0]
         for call in range(1, settings.max_model_calls + 1):
-            if len(self.tried) - self.line_edits - self.static - self.suspected >= settings.max_attempts:
+            if len(self.tried) - self.uncounted.total() >= settings.max_attempts:
                 break
             if call > 1 and self.over_budget():
                 break
@@ -217,12 +217,7 @@ class Attempts:
             return None
         for view in self.views:
             for fix in static_fixes(view):
-                contents = {view.path: fix.text}
-                key = candidate_key(contents)
-                if key in self.tried:
-                    continue
-                self.static += 1
-                answer, _feedback = self._judge(contents, key, note=fix.describe(view.path))
+                answer = self._judge_uncounted("static", {view.path: fix.text}, note=fix.describe(view.path))
                 if answer is not None:
                     return answer
         return None
@@ -244,12 +239,7 @@ class Attempts:
             edit = apply_line_edit(reply, self.views)
             if isinstance(edit, str):
                 continue  # no line of a target, or an edit that breaks the file
-            key = candidate_key(edit)
-            if key in self.tried:
-                continue
-            self.line_edits += 1
-            answer, _feedback = self._judge(edit, key)
-            if answer is not None:
+            if (answer := self._judge_uncounted("line", edit)) is not None:
                 return answer
         return None
 
@@ -267,13 +257,18 @@ class Attempts:
             parsed = parse_reply(reply, [view], self.context)
             if isinstance(parsed, str):
                 continue  # no candidate: the function unchanged, no block
-            if (key := candidate_key(contents := {**best, **parsed})) in self.tried:
-                continue
-            self.suspected += 1
-            answer, _feedback = self._judge(contents, key)
-            if answer is not None:
+            if (answer := self._judge_uncounted("suspect", {**best, **parsed})) is not None:
                 return answer
         return None
+
+    def _judge_uncounted(self, kind: str, contents: dict[str, str], note: str = "") -> str | None:
+        """A candidate that does not count against max_attempts, tested unless it was already: the
+        success answer, or None."""
+        key = candidate_key(contents)
+        if key in self.tried:
+            return None
+        self.uncounted[kind] += 1
+        return self._judge(contents, key, note)[0]
 
     def _judge(self, contents: dict[str, str], key: tuple[tuple[str, str], ...], note: str = ""
                ) -> tuple[str | None, Message | None]:
@@ -311,7 +306,7 @@ class Attempts:
         return (broke, trim_output(run[0].output)) if broke else None
 
     def _success(self, candidate: Candidate, *, examples_fail: bool = False) -> str:
-        which = candidate.which(self.line_edits, self.settings.max_attempts)
+        which = candidate.which(self.uncounted["line"], self.settings.max_attempts)
         return success_answer(self.all_views, candidate, self.plan.test_command, which,
                               examples_fail=len(self.tried) if examples_fail else 0,
                               files_checked=self.neighbours.command if self.neighbours else None)
