@@ -69,6 +69,12 @@ class FixConfig(BaseModel):
                     "short prompt and reply, in a file of any length; their tokens do not count against "
                     "token_budget); 0: none",
     )
+    suspect_samples: int = Field(
+        2, ge=0, le=10,
+        description="then this many rounds of samples of the suspect asks whose greedy reply changed the "
+                    "function (their prompt is in the KV cache), while token_budget lasts; once suspects "
+                    "were asked about, no more whole files are asked for",
+    )
     static_fixes: bool = Field(
         True, description="before any model call, test the fixes of ruff's findings that change behaviour "
                           "(a string missing its f prefix, a mutable default, `is` against a literal) in the "
@@ -96,6 +102,11 @@ class FixConfig(BaseModel):
     test_seconds_min: float = Field(
         20.0, gt=0,
         description="a candidate's test run stops at 5x the first run's seconds, never sooner than this",
+    )
+    files_seconds_min: float = Field(
+        150.0, gt=0,
+        description="the named tests' files' first run (whole, recording the spectrum) may take 10x the "
+                    "named tests' seconds, never less than this: a long test file still gets its suspects",
     )
     fallback_to_loop: bool = Field(False, description="after failed attempts, go on with the tool loop")
 

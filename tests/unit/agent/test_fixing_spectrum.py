@@ -155,8 +155,11 @@ def test_the_module_only_the_failing_test_executed_is_shown_and_fixed(tmp_path, 
     assert (project / "src/tool/stats.py").read_text() == SPREAD_FIXED
     prompt = model.calls[0]["messages"][0].content
     assert "src/tool/report.py\n```python\n" in prompt and "src/tool/stats.py\n```python\n" in prompt
-    runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
+    steps = [s for s in result.tool_steps() if s.name == "run_shell_command"]
+    runs = [s.arguments["command"] for s in steps]
     assert traced("python -m pytest -q tests/test_report.py").fullmatch(runs[1])
+    # the files' traced run may take agent.fix.files_seconds_min (a candidate's run: 20 s here)
+    assert steps[1].arguments["timeout_seconds"] == 150.0 and steps[2].arguments["timeout_seconds"] == 20.0
     # and the record is gone: it was written outside the project, in a folder of its own
     assert not list(tmp_path.glob("**/spectrum.json"))
 
@@ -290,3 +293,38 @@ def test_a_suspect_fix_that_passes_some_failing_tests_is_built_on(tmp_path, monk
     assert result.ok and "passes now" in result.answer, result.message
     assert (project / "src/tool/stats.py").read_text() == SPREAD_FIXED
     assert "most likely in `spread`" in model.calls[-1]["messages"][0].content
+
+
+WRONG_RANGE = 'def range_line(text):\n    return f"range: {spread(parse(text))}"\n'
+FIXED_RANGE = 'def range_line(text):\n    return f"range {spread(parse(text)) - 1}"\n'
+
+
+def test_an_ask_whose_reply_changed_the_function_is_sampled_and_no_whole_file_follows(tmp_path, monkeypatch):
+    """The greedy ask about range_line changes it (wrongly), the one about spread writes it back unchanged:
+    only range_line's ask is sampled (its prompt is in the KV cache), and its sample is tested."""
+    from acode.agent.fixing.fixer import SUSPECT_SEED
+
+    files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    spread = STATS.split("\n\n\n")[1]
+    model = ScriptedModel([reply("src/tool/report.py", REPORT), reply("src/tool/report.py", WRONG_RANGE),
+                           reply("src/tool/stats.py", spread), reply("src/tool/report.py", FIXED_RANGE)])
+    result = send(project, model, REQUEST, line_edit_calls=0, suspect_asks=2, token_budget=40)
+    assert result.ok and "passes now" in result.answer, result.message
+    fixed = REPORT.replace("spread(parse(text))}", "spread(parse(text)) - 1}")
+    assert (project / "src/tool/report.py").read_text() == fixed
+    sample = model.calls[3]
+    assert "most likely in `range_line`" in sample["messages"][0].content
+    assert (sample["temperature"], sample["seed"]) == (0.7, SUSPECT_SEED + 1)
+    assert [c["temperature"] for c in model.calls[:3]] == [0.0, 0.0, 0.0]
+
+
+def test_the_asks_samples_stop_at_the_token_budget_and_no_whole_file_follows_the_asks(tmp_path, monkeypatch):
+    files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    spread = STATS.split("\n\n\n")[1]
+    model = ScriptedModel([reply("src/tool/report.py", REPORT), reply("src/tool/report.py", WRONG_RANGE),
+                           reply("src/tool/stats.py", spread)])
+    result = send(project, model, REQUEST, line_edit_calls=0, suspect_asks=2, token_budget=1)
+    assert len(model.calls) == 3 and "still fails" in result.message  # no sample, no fixer's framing
+    assert (project / "src/tool/report.py").read_text() == REPORT

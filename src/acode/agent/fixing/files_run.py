@@ -22,15 +22,15 @@ def files_run(run: RunTests, plan: FixPlan, before: TestOutcome, workspace: Path
               check_neighbours: bool, spectrum: bool,
               time_factor: float) -> tuple[NeighbourCheck | None, list[Suspect]]:
     """When the command names tests inside files: the neighbours check (its runs may take ``time_factor``
-    times this run's seconds) and the spectrum's suspects. A run through the runner takes up to twice
-    ``limit`` (tracing every call slows it)."""
+    times this run's seconds) and the spectrum's suspects. Each run (traced or not) may take ``limit``
+    seconds."""
     command = files_command(plan.test_command, plan.tests)
     if command is None or not (check_neighbours or spectrum):
         return None, []
     with tempfile.TemporaryDirectory(prefix="acode-spectrum-") as folder:
         recorded = Path(folder) / "spectrum.json"
         traced = spectrum_command(command, recorded) if spectrum else None
-        done = run(traced, 2 * limit, NEIGHBOURS_TRACED) if traced else None
+        done = run(traced, limit, NEIGHBOURS_TRACED) if traced else None
         # the runner writes its record last: without it (no pytest there, the runner broke) the run's
         # output is no baseline, and the files run again as they are; nor when a named test that fails
         # passed while traced (python-dotenv asks sys.gettrace() whether a debugger runs it)

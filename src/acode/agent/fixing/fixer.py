@@ -67,7 +67,10 @@ class TestDrivenFixer:
             return None
         before, seconds = first
         limit = max(self.settings.test_seconds_min, TEST_TIME_FACTOR * seconds)
-        neighbours, suspected = files_run(partial(self._run_tests, door), plan, before, workspace, limit,
+        # the files run whole, and traced: tracing every call slows it (pyparsing's 1,800 tests: 46 s, 124 s)
+        files_limit = max(self.settings.files_seconds_min, 2 * limit)
+        run = partial(self._run_tests, door)
+        neighbours, suspected = files_run(run, plan, before, workspace, files_limit,
                                           check_neighbours=self.settings.check_neighbours,
                                           spectrum=self.settings.spectrum, time_factor=TEST_TIME_FACTOR)
         targets = choose_targets(plan, before, workspace, max_lines=self.settings.max_file_lines,
@@ -208,6 +211,8 @@ class Attempts:
             if call == 1 and ((answer := self._line_edits()) is not None
                               or (answer := self._suspect_asks()) is not None):
                 return answer
+            if call == 1 and self.suspect_framings:
+                break  # the asks and their samples are the rest of the budget: no more whole files
         return None
 
     def _static_fixes(self) -> str | None:
@@ -244,22 +249,43 @@ class Attempts:
         return None
 
     def _suspect_asks(self) -> str | None:
-        """One greedy call for each suspect function, shown alone; the first new candidate that passes (its
-        examples too) is the answer. A reply is merged into the best candidate so far when that passes more
-        of the named tests than the files did, so a fix of two functions is built one at a time."""
+        """One greedy call for each suspect function, shown alone, then samples of the asks whose greedy
+        reply changed the function (``suspect_samples`` rounds while the token budget lasts); the first new
+        candidate that passes (its examples too) is the answer. A reply is merged into the best candidate
+        so far when that passes more of the named tests than the files did, so a fix of two functions is
+        built one at a time."""
+        sampled = []  # the asks whose greedy reply changed the function: one that echoes is not sampled
         for ask, framing in self.suspect_framings:
             spent = self.door.generated
-            reply = self._ask(framing, 0.0, seed=SUSPECT_SEED, stop=SUSPECT_STOP,
-                              max_tokens=self.door.output_tokens_for(ask.shown.text))
-            self.unbudgeted += self.door.generated - spent
-            best = self.best.contents if self.best and self.best.outcome.better_than(self.before) else {}
-            view = replace(ask.view, text=best.get(ask.view.path, ask.view.text))
-            parsed = parse_reply(reply, [view], self.context)
-            if isinstance(parsed, str):
-                continue  # no candidate: the function unchanged, no block
-            if (answer := self._judge_uncounted("suspect", {**best, **parsed})) is not None:
+            parsed, answer = self._suspect_reply(ask, framing, 0.0, SUSPECT_SEED)
+            self.unbudgeted += self.door.generated - spent  # each suspect's greedy ask is always made
+            self.first_tokens = self.first_tokens or self.door.generated - spent  # no whole-file call
+            if answer is not None:
                 return answer
+            if not isinstance(parsed, str):
+                sampled.append((ask, framing))
+        for round_ in range(1, self.settings.suspect_samples + 1):
+            for ask, framing in sampled:
+                if self.over_budget():
+                    return None
+                temperature = self.settings.sample_temperature
+                if (answer := self._suspect_reply(ask, framing, temperature, SUSPECT_SEED + round_)[1]):
+                    return answer
         return None
+
+    def _suspect_reply(self, ask: SuspectAsk, framing: list[Message], temperature: float, seed: int
+                       ) -> tuple[dict[str, str] | str, str | None]:
+        """One ask's reply, merged by name into the best candidate so far (when it passes more of the named
+        tests than the files did) and tested when it is a new candidate: the parsed reply, and the success
+        answer or None."""
+        reply = self._ask(framing, temperature, seed=seed, stop=SUSPECT_STOP,
+                          max_tokens=self.door.output_tokens_for(ask.shown.text))
+        best = self.best.contents if self.best and self.best.outcome.better_than(self.before) else {}
+        view = replace(ask.view, text=best.get(ask.view.path, ask.view.text))
+        parsed = parse_reply(reply, [view], self.context)
+        if isinstance(parsed, str):
+            return parsed, None  # no candidate: the function unchanged, no block
+        return parsed, self._judge_uncounted("suspect", {**best, **parsed})
 
     def _judge_uncounted(self, kind: str, contents: dict[str, str], note: str = "") -> str | None:
         """A candidate that does not count against max_attempts, tested unless it was already: the
