@@ -104,7 +104,7 @@ class FixConfig(BaseModel):
         description="a candidate's test run stops at 5x the first run's seconds, never sooner than this",
     )
     files_seconds_min: float = Field(
-        150.0, gt=0,
+        300.0, gt=0,
         description="the named tests' files' first run (whole, recording the spectrum) may take 10x the "
                     "named tests' seconds, never less than this: a long test file still gets its suspects",
     )

@@ -159,7 +159,7 @@ def test_the_module_only_the_failing_test_executed_is_shown_and_fixed(tmp_path, 
     runs = [s.arguments["command"] for s in steps]
     assert traced("python -m pytest -q tests/test_report.py").fullmatch(runs[1])
     # the files' traced run may take agent.fix.files_seconds_min (a candidate's run: 20 s here)
-    assert steps[1].arguments["timeout_seconds"] == 150.0 and steps[2].arguments["timeout_seconds"] == 20.0
+    assert steps[1].arguments["timeout_seconds"] == 300.0 and steps[2].arguments["timeout_seconds"] == 20.0
     # and the record is gone: it was written outside the project, in a folder of its own
     assert not list(tmp_path.glob("**/spectrum.json"))
 
