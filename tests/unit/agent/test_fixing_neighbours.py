@@ -64,6 +64,9 @@ def test_only_what_failed_after_and_not_before_is_broken():
     # a parametrized id holding a space is read whole (pytest prints it so)
     spaced = Outcome("FAILED tests/t.py::test_p[a b] - assert 0\n", 1)
     assert check.broken(spaced) == ["tests/t.py::test_p[a b]"]
+    # failures the record saw before and the cut output did not list are not the edit's
+    recorded = NeighbourCheck(check.command, before, 20.0, frozenset({"tests/t.py::test_other"}))
+    assert recorded.broken(after) == []
     # a run that ends without failing tests to name (pytest's collection summary, exit code 2)
     assert check.broken(Outcome("!!! Interrupted: 1 error during collection !!!", 2)) == [
         "the run itself (exit code 2, before: 1)"]

@@ -328,3 +328,24 @@ def test_the_asks_samples_stop_at_the_token_budget_and_no_whole_file_follows_the
     result = send(project, model, REQUEST, line_edit_calls=0, suspect_asks=2, token_budget=1)
     assert len(model.calls) == 3 and "still fails" in result.message  # no sample, no fixer's framing
     assert (project / "src/tool/report.py").read_text() == REPORT
+
+
+def test_a_files_run_whose_output_is_cut_still_gives_suspects_and_a_fair_check(tmp_path, monkeypatch):
+    """150 other tests of the file fail for another reason: the files' run prints more than the tool's
+    8,000 characters and the named test's FAILED line is cut. The record still names every failure, so the
+    spectrum is used, and the candidate is not blamed for failures the cut output did not list before."""
+    many = ('\n\nimport pytest\n\n\n@pytest.mark.parametrize("n", range(150))\ndef test_env(n):\n'
+            '    import not_installed_anywhere  # noqa: F401\n')
+    files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS + many}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    range_line = 'def range_line(text):\n    return f"range {spread(parse(text))}"\n'
+    spread = "def spread(values):\n    return max(values) - min(values)\n"
+    model = ScriptedModel([reply("src/tool/report.py", REPORT), reply("src/tool/report.py", range_line),
+                           reply("src/tool/stats.py", spread)])
+    result = send(project, model, REQUEST, line_edit_calls=0, suspect_asks=2)
+    steps = [s for s in result.tool_steps() if s.name == "run_shell_command"]
+    assert "characters omitted" in steps[1].output  # the traced files' run, cut
+    assert "FAILED tests/test_report.py::test_range" not in steps[1].output
+    assert "most likely in `spread`" in model.calls[2]["messages"][0].content
+    assert result.ok and "passes now" in result.answer, result.message
+    assert (project / "src/tool/stats.py").read_text() == SPREAD_FIXED

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from acode.agent.fixing.detect import FixPlan
-from acode.agent.fixing.neighbours import NeighbourCheck, files_command, same_failures
-from acode.agent.fixing.outcome import TestOutcome
-from acode.agent.fixing.spectrum import Suspect, spectrum_command, suspects
+from acode.agent.fixing.neighbours import NeighbourCheck, files_command
+from acode.agent.fixing.outcome import TestOutcome, failing_ids
+from acode.agent.fixing.spectrum import Suspect, recorded_failures, spectrum_command, suspects
 
 NEIGHBOURS = "run the named tests' files whole"
 NEIGHBOURS_TRACED = NEIGHBOURS + ", recording which functions each test executes"
@@ -33,10 +33,15 @@ def files_run(run: RunTests, plan: FixPlan, before: TestOutcome, workspace: Path
         done = run(traced, limit, NEIGHBOURS_TRACED) if traced else None
         # the runner writes its record last: without it (no pytest there, the runner broke) the run's
         # output is no baseline, and the files run again as they are; nor when a named test that fails
-        # passed while traced (python-dotenv asks sys.gettrace() whether a debugger runs it)
-        done = done if recorded.is_file() and same_failures(before, done[0]) else None
+        # passed while traced (python-dotenv asks sys.gettrace() whether a debugger runs it). The record
+        # names every failure; the output may be cut to the tool's budget (markdown: 194 failing tests)
+        failed = recorded_failures(recorded) if done else None
+        done = done if failed is not None and set(failing_ids(before.output)) <= failed else None
         found = suspects(recorded, workspace, plan.tests) if done else []
     if not check_neighbours:
         return None, found
-    done = done or run(command, limit, NEIGHBOURS)
-    return (NeighbourCheck(command, done[0], max(limit, time_factor * done[1])) if done else None), found
+    if done is None:
+        failed, done = frozenset(), run(command, limit, NEIGHBOURS)
+    if done is None:
+        return None, found
+    return NeighbourCheck(command, done[0], max(limit, time_factor * done[1]), failed or frozenset()), found

@@ -49,16 +49,15 @@ class NeighbourCheck:
     command: str  # the named tests' files, whole
     before: TestOutcome  # their run before any edit
     seconds: float  # a run's limit (5x the run before, never less than a named-tests run's limit)
+    # every test that failed before, from the spectrum's record: the printed output may be cut to the
+    # tool's budget, which leaves out failures that would then look new
+    failed_before: frozenset[str] = frozenset()
 
     def broken(self, after: TestOutcome) -> list[str]:
         """What fails after an edit and did not before: node ids, or the run itself when it ended another
         way than with failing tests (a collection error, a timeout)."""
-        ids = sorted(set(failing_ids(after.output)) - set(failing_ids(self.before.output)))
+        before = set(failing_ids(self.before.output)) | self.failed_before
+        ids = sorted(set(failing_ids(after.output)) - before)
         if ids or after.exit_code in (0, 1, self.before.exit_code):
             return ids
         return [f"the run itself (exit code {after.exit_code}, before: {self.before.exit_code})"]
-
-
-def same_failures(named: TestOutcome, files: TestOutcome) -> bool:
-    """Every test the named tests' run saw fail failed in their files' run too."""
-    return set(failing_ids(named.output)) <= set(failing_ids(files.output))

@@ -71,16 +71,35 @@ def _script_python(script: str) -> list[str] | None:
     return [first[2:].strip()] if first.startswith("#!") and " " not in first[2:].strip() else None
 
 
+def _record(recorded: Path) -> tuple[list, dict] | None:
+    """The record's functions and tests, or None when it is missing or broken."""
+    try:
+        data = json.loads(recorded.read_text(encoding="utf-8"))
+        functions, tests = data["functions"], data["tests"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return (functions, tests) if isinstance(functions, list) and isinstance(tests, dict) else None
+
+
+def recorded_failures(recorded: Path) -> frozenset[str] | None:
+    """The node ids of every test the record saw fail (complete, where the run's printed output may be cut
+    to the tool's output budget), or None when there is no usable record."""
+    data = _record(recorded)
+    if data is None:
+        return None
+    tests = data[1]
+    return frozenset(node for node, entry in tests.items() if isinstance(entry, dict) and entry.get("failed"))
+
+
 def suspects(recorded: Path, workspace: Path, named: list[str] | None = None) -> list[Suspect]:
     """The project's functions (tests and conftest.py left out) that the failing tests executed, most
     suspect first. ``named``: the node ids the request names (a function's id covers its parameters, a
     class's its methods); of the tests that fail, only those count as failing, since another test that
     fails before any edit fails for another reason (the environment). Default: every test that fails."""
-    try:
-        data = json.loads(recorded.read_text(encoding="utf-8"))
-        functions, tests = data["functions"], data["tests"]
-    except (OSError, ValueError, KeyError, TypeError):
+    data = _record(recorded)
+    if data is None:
         return []
+    functions, tests = data
     failed = {node for node, entry in tests.items() if entry.get("failed") and _is_named(node, named)}
     if not failed:
         return []
