@@ -301,22 +301,48 @@ FIXED_RANGE = 'def range_line(text):\n    return f"range {spread(parse(text)) - 
 
 def test_an_ask_whose_reply_changed_the_function_is_sampled_and_no_whole_file_follows(tmp_path, monkeypatch):
     """The greedy ask about range_line changes it (wrongly), the one about spread writes it back unchanged:
-    only range_line's ask is sampled (its prompt is in the KV cache), and its sample is tested."""
+    spread gets the one-line ask (its line is in no function shown: no candidate), and range_line's ask
+    is sampled (its prompt is in the KV cache); the sample is tested."""
     from acode.agent.fixing.fixer import SUSPECT_SEED
 
     files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
     project = fixing_repo(tmp_path, monkeypatch, files)
     spread = STATS.split("\n\n\n")[1]
+    outside = "```diff\n-    return sum(values) / len(values)\n+    return 0\n```\n"  # a line of mean
     model = ScriptedModel([reply("src/tool/report.py", REPORT), reply("src/tool/report.py", WRONG_RANGE),
-                           reply("src/tool/stats.py", spread), reply("src/tool/report.py", FIXED_RANGE)])
+                           reply("src/tool/stats.py", spread), outside,
+                           reply("src/tool/report.py", FIXED_RANGE)])
     result = send(project, model, REQUEST, line_edit_calls=0, suspect_asks=2, token_budget=40)
     assert result.ok and "passes now" in result.answer, result.message
     fixed = REPORT.replace("spread(parse(text))}", "spread(parse(text)) - 1}")
     assert (project / "src/tool/report.py").read_text() == fixed
-    sample = model.calls[3]
+    assert (project / "src/tool/stats.py").read_text() == STATS
+    line_ask, sample = model.calls[3], model.calls[4]
+    assert "Exactly one line of `spread` is wrong" in line_ask["messages"][0].content
+    assert line_ask["temperature"] == 0.0
     assert "most likely in `range_line`" in sample["messages"][0].content
     assert (sample["temperature"], sample["seed"]) == (0.7, SUSPECT_SEED + 1)
     assert [c["temperature"] for c in model.calls[:3]] == [0.0, 0.0, 0.0]
+
+
+def test_a_function_given_back_unchanged_gets_the_one_line_ask(tmp_path, monkeypatch):
+    """Where the 1.5B copies the function back, asked for its one wrong line it may name it: the line is
+    changed inside that function, merged, and tested. The prompt is the function ask's until the
+    instruction (a prompt cache reuses it)."""
+    files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    range_line = 'def range_line(text):\n    return f"range {spread(parse(text))}"\n'
+    spread = STATS.split("\n\n\n")[1]
+    line = "```diff\n-    return max(values) - min(values) + 1\n+    return max(values) - min(values)\n```\n"
+    model = ScriptedModel([reply("src/tool/report.py", REPORT), reply("src/tool/report.py", range_line),
+                           reply("src/tool/stats.py", spread), "```diff\n-<the wrong line>\n+x\n```\n", line])
+    result = send(project, model, REQUEST, line_edit_calls=0, suspect_asks=2, token_budget=40)
+    assert result.ok and "passes now" in result.answer, result.message
+    assert (project / "src/tool/stats.py").read_text() == SPREAD_FIXED
+    function_ask, line_ask = (model.calls[2]["messages"][0].content, model.calls[4]["messages"][0].content)
+    shared = function_ask[: function_ask.index("Reply with `spread`")]
+    assert line_ask.startswith(shared) and "Exactly one line of `spread` is wrong" in line_ask
+    assert model.calls[4]["stop"] == ["\n```\n"]
 
 
 def test_the_asks_samples_stop_at_the_token_budget_and_no_whole_file_follows_the_asks(tmp_path, monkeypatch):

@@ -25,7 +25,7 @@ from acode.agent.fixing.neighbours import NeighbourCheck
 from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
 from acode.agent.fixing.rewrite import UNCHANGED, close_fence, feedback_message, parse_reply, reply_stop
 from acode.agent.fixing.static_fixes import static_fixes
-from acode.agent.fixing.suspect_ask import SUSPECT_STOP, SuspectAsk, suspect_asks
+from acode.agent.fixing.suspect_ask import SUSPECT_STOP, SuspectAsk, line_reply_as_function, suspect_asks
 from acode.agent.fixing.targets import Target, choose_targets, spec_views
 from acode.agent.loop.stops import AgentStop
 from acode.config.agent import FixConfig
@@ -249,37 +249,44 @@ class Attempts:
         return None
 
     def _suspect_asks(self) -> str | None:
-        """One greedy call for each suspect function, shown alone, then samples of the asks whose greedy
-        reply changed the function (``suspect_samples`` rounds while the token budget lasts); the first new
-        candidate that passes (its examples too) is the answer. A reply is merged into the best candidate
-        so far when that passes more of the named tests than the files did, so a fix of two functions is
-        built one at a time."""
-        sampled = []  # the asks whose greedy reply changed the function: one that echoes is not sampled
-        for ask, framing in self.suspect_framings:
+        """One greedy call for each suspect function, shown alone; then, while the token budget lasts, the
+        one-line ask about each function its greedy reply gave back unchanged, and ``suspect_samples``
+        rounds of samples (of the function ask where it changed the function, else of the line ask: a
+        sample of an echo is an echo). The first new candidate that passes (its examples too) is the
+        answer. A reply is merged into the best candidate so far when that passes more of the named tests
+        than the files did, so a fix of two functions is built one at a time."""
+        follow = []  # (ask, framing, line ask?) to sample
+        for ask, framing, line_framing in self.suspect_framings:
             spent = self.door.generated
             parsed, answer = self._suspect_reply(ask, framing, 0.0, SUSPECT_SEED)
             self.unbudgeted += self.door.generated - spent  # each suspect's greedy ask is always made
             self.first_tokens = self.first_tokens or self.door.generated - spent  # no whole-file call
             if answer is not None:
                 return answer
-            if not isinstance(parsed, str):
-                sampled.append((ask, framing))
-        for round_ in range(1, self.settings.suspect_samples + 1):
-            for ask, framing in sampled:
+            follow.append((ask, framing, False) if not isinstance(parsed, str) else (ask, line_framing, True))
+        for round_ in range(self.settings.suspect_samples + 1):
+            for ask, framing, line in follow:
+                if round_ == 0 and not line:
+                    continue  # round 0: the greedy line asks
                 if self.over_budget():
                     return None
-                temperature = self.settings.sample_temperature
-                if (answer := self._suspect_reply(ask, framing, temperature, SUSPECT_SEED + round_)[1]):
+                temperature = self.settings.sample_temperature if round_ else 0.0
+                if (answer := self._suspect_reply(ask, framing, temperature, SUSPECT_SEED + round_, line)[1]):
                     return answer
         return None
 
-    def _suspect_reply(self, ask: SuspectAsk, framing: list[Message], temperature: float, seed: int
-                       ) -> tuple[dict[str, str] | str, str | None]:
-        """One ask's reply, merged by name into the best candidate so far (when it passes more of the named
-        tests than the files did) and tested when it is a new candidate: the parsed reply, and the success
-        answer or None."""
-        reply = self._ask(framing, temperature, seed=seed, stop=SUSPECT_STOP,
-                          max_tokens=self.door.output_tokens_for(ask.shown.text))
+    def _suspect_reply(self, ask: SuspectAsk, framing: list[Message], temperature: float, seed: int,
+                       line: bool = False) -> tuple[dict[str, str] | str, str | None]:
+        """One ask's reply (``line``: the one-line ask's, read as the function with that line changed),
+        merged by name into the best candidate so far (when it passes more of the named tests than the
+        files did) and tested when it is a new candidate: the parsed reply, and the success answer or None."""
+        if line:
+            reply = self._ask(framing, temperature, seed=seed + LINE_SEED, max_tokens=LINE_REPLY_TOKENS,
+                              stop=LINE_STOP)
+            reply = "" if copies_instruction(reply) else line_reply_as_function(reply, ask) or ""
+        else:
+            reply = self._ask(framing, temperature, seed=seed, stop=SUSPECT_STOP,
+                              max_tokens=self.door.output_tokens_for(ask.shown.text))
         best = self.best.contents if self.best and self.best.outcome.better_than(self.before) else {}
         view = replace(ask.view, text=best.get(ask.view.path, ask.view.text))
         parsed = parse_reply(reply, [view], self.context)

@@ -16,7 +16,8 @@ class Framings:
     whole: list[list[Message]]  # the one call, then the fixer's own framing: replies are whole files
     line: list[Message]  # the one call's prompt asking for the wrong line only
     # (both empty when no file is shown: its only lines are past max_file_lines, and there are suspects)
-    suspects: list[tuple[SuspectAsk, list[Message]]]
+    # each suspect's ask for the function corrected, and for its one wrong line
+    suspects: list[tuple[SuspectAsk, list[Message], list[Message]]]
 
 
 def build_framings(request: str, shown: list[FileView], context: list[FileView], command: str,
@@ -31,5 +32,7 @@ def build_framings(request: str, shown: list[FileView], context: list[FileView],
         ] if shown else [],
         line=one_call_messages(*task, shown_output, failing=failing, partial=partial, line_edit=True)
         if shown else [],
-        suspects=[(ask, suspect_messages(request, ask, context, command, shown_output)) for ask in asks],
+        suspects=[(ask, suspect_messages(request, ask, context, command, shown_output),
+                   suspect_messages(request, ask, context, command, shown_output, line_edit=True))
+                  for ask in asks],
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acode.agent.fixing.excerpt import span
+from acode.agent.fixing.line_edit import apply_line_edit
 from acode.agent.fixing.rewrite import FileView, read_text
 from acode.agent.fixing.spectrum import Suspect
 from acode.llm.types import Message
@@ -79,8 +80,19 @@ def askable_definitions(text: str) -> list[tuple[int, int, str]]:
 
 
 def suspect_messages(request: str, ask: SuspectAsk, context: list[FileView], command: str,
-                     output: str) -> list[Message]:
-    """The prompt about one suspect: the request, the tests, what they print, then the function."""
+                     output: str, *, line_edit: bool = False) -> list[Message]:
+    """The prompt about one suspect: the request, the tests, what they print, then the function, and the
+    function corrected asked for (``line_edit``: only its one wrong line)."""
     user = render("acode.agent", "fix_suspect.j2", request=request, context=context, command=command,
-                  output=output.rstrip(), shown=ask.shown, name=ask.name)
+                  output=output.rstrip(), shown=ask.shown, name=ask.name, line_edit=line_edit)
     return [Message.user(user)]
+
+
+def line_reply_as_function(reply: str, ask: SuspectAsk) -> str | None:
+    """A reply to the line ask about ``ask`` as a reply of the whole function (its path, then the function
+    with that line changed, in a python block), so it is merged like one; None when its line is not in
+    the function or the edit breaks it."""
+    edit = apply_line_edit(reply, [ask.shown])
+    if isinstance(edit, str):
+        return None
+    return f"{ask.view.path}\n```python\n{edit[ask.shown.path]}```\n"
