@@ -44,15 +44,18 @@ def test_a_600_line_module_is_fixed_from_an_excerpt_by_the_real_model(tmp_path):
 @pytest.mark.real_model
 def test_the_real_models_suspect_asks_show_one_function_and_change_only_it(tmp_path):
     """Both modules past max_file_lines: no file is shown, only the test spectrum's suspect functions, one
-    at a time (range_line, spread, parse). Each reply ends at its block and is merged
-    into its file by name, so whatever the 0.5B writes, only the asked function can change, and the
-    outcome tells the truth."""
+    at a time (range_line, spread, parse), then the one-line ask about each function given back unchanged
+    (and samples, within the token budget). Each reply ends at its block and is merged into its file by
+    name, so whatever the 0.5B writes, only the asked function can change, and the outcome tells the
+    truth."""
     from tests.spectrum_project import FILES, REPORT, REQUEST, STATS
 
     repo = make_git_repo(tmp_path / "repo", FILES)
     data = fix_one_shot(repo, REQUEST, ACODE_AGENT__FIX__MAX_FILE_LINES="3")
     models = [s for s in data["trajectory"] if s["type"] == "model"]
-    assert 1 <= len(models) <= 3 and all(not s["tool_calls"] for s in models), [s["text"] for s in models]
+    assert models and all(not s["tool_calls"] for s in models), [s["text"] for s in models]
+    # each suspect: its ask, then its line ask or none, and two rounds of samples at most
+    assert len(models) <= 3 * (1 + 1 + 2), [s["text"] for s in models]
     # each reply ends at its block (the stop), not at the token limit
     assert all(s["finish_reason"] == "stop" for s in models), [(s["finish_reason"], s["usage"])
                                                                 for s in models]

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("acode.agent.fixing")
 NEEDED_TOOLS = {"write_file", "run_shell_command"}
+COPIES_INSTRUCTION = "the reply copies the instruction's example block"
 LINE_SEED, SUSPECT_SEED = 100, 200  # the one-line and suspect asks' seeds, apart from the whole-file calls'
 # A candidate's test run may hang (a loop condition changed): it stops after this many times the original
 # run's seconds, not sooner than agent.fix.test_seconds_min (a hanging test prints nothing)
@@ -265,14 +266,18 @@ class Attempts:
                 return answer
             follow.append((ask, framing, False) if not isinstance(parsed, str) else (ask, line_framing, True))
         for round_ in range(self.settings.suspect_samples + 1):
-            for ask, framing, line in follow:
+            for entry in list(follow):
+                ask, framing, line = entry
                 if round_ == 0 and not line:
                     continue  # round 0: the greedy line asks
                 if self.over_budget():
                     return None
                 temperature = self.settings.sample_temperature if round_ else 0.0
-                if (answer := self._suspect_reply(ask, framing, temperature, SUSPECT_SEED + round_, line)[1]):
+                parsed, answer = self._suspect_reply(ask, framing, temperature, SUSPECT_SEED + round_, line)
+                if answer is not None:
                     return answer
+                if round_ == 0 and parsed == COPIES_INSTRUCTION:
+                    follow.remove(entry)  # the model does not follow the format (the 0.5B): no samples
         return None
 
     def _suspect_reply(self, ask: SuspectAsk, framing: list[Message], temperature: float, seed: int,
@@ -283,7 +288,9 @@ class Attempts:
         if line:
             reply = self._ask(framing, temperature, seed=seed + LINE_SEED, max_tokens=LINE_REPLY_TOKENS,
                               stop=LINE_STOP)
-            reply = "" if copies_instruction(reply) else line_reply_as_function(reply, ask) or ""
+            if copies_instruction(reply):
+                return COPIES_INSTRUCTION, None
+            reply = line_reply_as_function(reply, ask) or ""
         else:
             reply = self._ask(framing, temperature, seed=seed, stop=SUSPECT_STOP,
                               max_tokens=self.door.output_tokens_for(ask.shown.text))
