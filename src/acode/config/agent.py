@@ -71,9 +71,10 @@ class FixConfig(BaseModel):
     )
     suspect_samples: int = Field(
         2, ge=0, le=10,
-        description="then this many rounds of samples of the suspect asks whose greedy reply changed the "
-                    "function (their prompt is in the KV cache), while token_budget lasts; once suspects "
-                    "were asked about, no more whole files are asked for",
+        description="then, while token_budget lasts, the one-line ask about each suspect function the greedy "
+                    "ask gave back unchanged, and this many rounds of samples (of the function ask where it "
+                    "changed the function, else of the line ask; the prompts are in the KV cache); once "
+                    "suspects were asked about, no more whole files are asked for",
     )
     static_fixes: bool = Field(
         True, description="before any model call, test the fixes of ruff's findings that change behaviour "
