@@ -303,7 +303,7 @@ def test_an_ask_whose_reply_changed_the_function_is_sampled_and_no_whole_file_fo
     """The greedy ask about range_line changes it (wrongly), the one about spread writes it back unchanged:
     spread gets the one-line ask (its line is in no function shown: no candidate), and range_line's ask
     is sampled (its prompt is in the KV cache); the sample is tested."""
-    from acode.agent.fixing.fixer import SUSPECT_SEED
+    from acode.agent.fixing.short_asks import SUSPECT_SEED
 
     files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
     project = fixing_repo(tmp_path, monkeypatch, files)
