@@ -289,7 +289,8 @@ def test_a_suspect_fix_that_passes_some_failing_tests_is_built_on(tmp_path, monk
     mean, spread = STATS.split("\n\n\n")
     model = ScriptedModel([*unchanged, reply("src/tool/stats.py", mean + "\n"),
                            reply("src/tool/stats.py", spread.replace(" + 1", ""))])
-    result = send(project, model, request, line_edit_calls=0, max_model_calls=1, suspect_asks=5)
+    result = send(project, model, request, line_edit_calls=0, max_model_calls=1, suspect_asks=5,
+                  token_budget=0.01)  # the greedy asks only: no line asks, no samples
     assert result.ok and "passes now" in result.answer, result.message
     assert (project / "src/tool/stats.py").read_text() == SPREAD_FIXED
     assert "most likely in `spread`" in model.calls[-1]["messages"][0].content
@@ -300,48 +301,48 @@ FIXED_RANGE = 'def range_line(text):\n    return f"range {spread(parse(text)) - 
 
 
 def test_an_ask_whose_reply_changed_the_function_is_sampled_and_no_whole_file_follows(tmp_path, monkeypatch):
-    """The greedy ask about range_line changes it (wrongly), the one about spread writes it back unchanged:
-    spread gets the one-line ask (its line is in no function shown: no candidate), and range_line's ask
-    is sampled (its prompt is in the KV cache); the sample is tested."""
+    """The greedy ask about range_line changes it (wrongly): its ask is sampled next (the prompt is still in
+    the KV cache), and the sample is tested."""
     from acode.agent.fixing.short_asks import SUSPECT_SEED
 
     files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
     project = fixing_repo(tmp_path, monkeypatch, files)
-    spread = STATS.split("\n\n\n")[1]
-    outside = "```diff\n-    return sum(values) / len(values)\n+    return 0\n```\n"  # a line of mean
     model = ScriptedModel([reply("src/tool/report.py", REPORT), reply("src/tool/report.py", WRONG_RANGE),
-                           reply("src/tool/stats.py", spread), outside,
                            reply("src/tool/report.py", FIXED_RANGE)])
     result = send(project, model, REQUEST, line_edit_calls=0, suspect_asks=2, token_budget=40)
     assert result.ok and "passes now" in result.answer, result.message
     fixed = REPORT.replace("spread(parse(text))}", "spread(parse(text)) - 1}")
     assert (project / "src/tool/report.py").read_text() == fixed
     assert (project / "src/tool/stats.py").read_text() == STATS
-    line_ask, sample = model.calls[3], model.calls[4]
-    assert "Exactly one line of `spread` is wrong" in line_ask["messages"][0].content
-    assert line_ask["temperature"] == 0.0
+    greedy, sample = model.calls[1], model.calls[2]
+    assert sample["messages"] == greedy["messages"]
     assert "most likely in `range_line`" in sample["messages"][0].content
-    assert (sample["temperature"], sample["seed"]) == (0.7, SUSPECT_SEED + 1)
-    assert [c["temperature"] for c in model.calls[:3]] == [0.0, 0.0, 0.0]
+    assert (greedy["temperature"], sample["temperature"], sample["seed"]) == (0.0, 0.7, SUSPECT_SEED + 1)
 
 
 def test_a_function_given_back_unchanged_gets_the_one_line_ask(tmp_path, monkeypatch):
     """Where the 1.5B copies the function back, asked for its one wrong line it may name it: the line is
     changed inside that function, merged, and tested. The prompt is the function ask's until the
-    instruction (a prompt cache reuses it)."""
+    instruction (a prompt cache reuses it). A line ask that copies the instruction's example ends that
+    suspect's asks (the next suspect follows); a line of another function is no candidate."""
     files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
     project = fixing_repo(tmp_path, monkeypatch, files)
     range_line = 'def range_line(text):\n    return f"range {spread(parse(text))}"\n'
     spread = STATS.split("\n\n\n")[1]
+    copied = "```diff\n-<the wrong line>\n+x\n```\n"
+    outside = "```diff\n-    return sum(values) / len(values)\n+    return 0\n```\n"  # a line of mean
     line = "```diff\n-    return max(values) - min(values) + 1\n+    return max(values) - min(values)\n```\n"
     model = ScriptedModel([reply("src/tool/report.py", REPORT), reply("src/tool/report.py", range_line),
-                           reply("src/tool/stats.py", spread), "```diff\n-<the wrong line>\n+x\n```\n", line])
+                           copied, reply("src/tool/stats.py", spread), outside, line])
     result = send(project, model, REQUEST, line_edit_calls=0, suspect_asks=2, token_budget=40)
     assert result.ok and "passes now" in result.answer, result.message
     assert (project / "src/tool/stats.py").read_text() == SPREAD_FIXED
-    function_ask, line_ask = (model.calls[2]["messages"][0].content, model.calls[4]["messages"][0].content)
-    shared = function_ask[: function_ask.index("Reply with `spread`")]
-    assert line_ask.startswith(shared) and "Exactly one line of `spread` is wrong" in line_ask
+    prompts = [call["messages"][0].content for call in model.calls]
+    assert "Exactly one line of `range_line` is wrong" in prompts[2]
+    assert "most likely in `spread`" in prompts[3]
+    shared = prompts[3][: prompts[3].index("Reply with `spread`")]
+    assert prompts[4].startswith(shared) and "Exactly one line of `spread` is wrong" in prompts[4]
+    assert [c["temperature"] for c in model.calls[:5]] == [0.0] * 5 and model.calls[5]["temperature"] == 0.7
     assert model.calls[4]["stop"] == ["\n```\n"]
 
 
@@ -368,7 +369,7 @@ def test_a_files_run_whose_output_is_cut_still_gives_suspects_and_a_fair_check(t
     spread = "def spread(values):\n    return max(values) - min(values)\n"
     model = ScriptedModel([reply("src/tool/report.py", REPORT), reply("src/tool/report.py", range_line),
                            reply("src/tool/stats.py", spread)])
-    result = send(project, model, REQUEST, line_edit_calls=0, suspect_asks=2)
+    result = send(project, model, REQUEST, line_edit_calls=0, suspect_asks=2, token_budget=0.01)
     steps = [s for s in result.tool_steps() if s.name == "run_shell_command"]
     assert "characters omitted" in steps[1].output  # the traced files' run, cut
     assert "FAILED tests/test_report.py::test_range" not in steps[1].output

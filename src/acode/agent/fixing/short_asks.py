@@ -69,34 +69,35 @@ class ShortAsks:
         return None
 
     def _suspect_asks(self) -> str | None:
-        """One greedy call for each suspect function, shown alone; then, while the token budget lasts, the
-        one-line ask about each function its greedy reply gave back unchanged, and ``suspect_samples``
-        rounds of samples (of the function ask where it changed the function, else of the line ask: a
-        sample of an echo is an echo). The first new candidate that passes (its examples too) is the
-        answer. A reply is merged into the best candidate so far when that passes more of the named tests
-        than the files did, so a fix of two functions is built one at a time."""
-        follow = []  # (ask, framing, line ask?) to sample
+        """For each suspect function, shown alone: one greedy call; then, while the token budget lasts, the
+        one-line ask about it when the greedy reply gave it back unchanged, and ``suspect_samples`` samples
+        (of the function ask where it changed the function, else of the line ask: a sample of an echo is
+        an echo). A suspect's calls follow one another, so the KV cache holds their prompt (asked round by
+        round, each call evaluated the function again: 170-710 tokens, 15-45 s at load 3). The first new
+        candidate that passes (its examples too) is the answer. A reply is merged into the best candidate
+        so far when that passes more of the named tests than the files did, so a fix of two functions is
+        built one at a time."""
         for ask, framing, line_framing in self.suspect_framings:
             spent = self.door.generated
             parsed, answer = self._suspect_reply(ask, framing, 0.0, SUSPECT_SEED)
             self.unbudgeted += self.door.generated - spent  # each suspect's greedy ask is always made
             self.first_tokens = self.first_tokens or self.door.generated - spent  # no whole-file call
-            if answer is not None:
+            if answer is not None or (answer := self._follow_ups(ask, framing, line_framing, parsed)):
                 return answer
-            follow.append((ask, framing, False) if not isinstance(parsed, str) else (ask, line_framing, True))
-        for round_ in range(self.settings.suspect_samples + 1):
-            for entry in list(follow):
-                ask, framing, line = entry
-                if round_ == 0 and not line:
-                    continue  # round 0: the greedy line asks
-                if self.over_budget():
-                    return None
-                temperature = self.settings.sample_temperature if round_ else 0.0
-                parsed, answer = self._suspect_reply(ask, framing, temperature, SUSPECT_SEED + round_, line)
-                if answer is not None:
-                    return answer
-                if round_ == 0 and parsed == COPIES_INSTRUCTION:
-                    follow.remove(entry)  # the model does not follow the format (the 0.5B): no samples
+        return None
+
+    def _follow_ups(self, ask: SuspectAsk, framing: list[Message], line_framing: list[Message],
+                    greedy: dict[str, str] | str) -> str | None:
+        """The line ask and the samples about one suspect, after its greedy ask replied ``greedy``."""
+        line = isinstance(greedy, str)  # the function back unchanged (or no block): ask for its line
+        temperatures = [0.0] * line + [self.settings.sample_temperature] * self.settings.suspect_samples
+        for number, temperature in enumerate(temperatures, start=0 if line else 1):
+            if self.over_budget():
+                return None
+            parsed, answer = self._suspect_reply(ask, line_framing if line else framing, temperature,
+                                                 SUSPECT_SEED + number, line)
+            if answer is not None or (number == 0 and parsed == COPIES_INSTRUCTION):
+                return answer  # or the greedy line ask copies the example: the model ignores the format
         return None
 
     def _suspect_reply(self, ask: SuspectAsk, framing: list[Message], temperature: float, seed: int,
