@@ -376,3 +376,17 @@ def test_a_files_run_whose_output_is_cut_still_gives_suspects_and_a_fair_check(t
     assert "most likely in `spread`" in model.calls[2]["messages"][0].content
     assert result.ok and "passes now" in result.answer, result.message
     assert (project / "src/tool/stats.py").read_text() == SPREAD_FIXED
+
+
+def test_with_only_suspects_shown_a_failing_candidate_is_told_nowhere_and_asks_go_on(tmp_path, monkeypatch):
+    """Both modules past max_file_lines: no whole-file prompt, only the suspect asks. A candidate that fails
+    has no whole-file prompt to be fed back into (pyparsing 3.2.4->3.2.5 crashed there rendering one), and
+    the next ask follows."""
+    files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    model = ScriptedModel([reply("src/tool/report.py", WRONG_RANGE),
+                           reply("src/tool/report.py", FIXED_RANGE)])
+    result = send(project, model, REQUEST, max_file_lines=3, suspect_asks=2, token_budget=40)
+    assert result.ok and "passes now" in result.answer, result.message
+    assert "most likely in `range_line`" in model.calls[0]["messages"][0].content
+    assert model.calls[1]["temperature"] == 0.7

@@ -202,9 +202,10 @@ class Attempts(ShortAsks):
             key = None if isinstance(parsed, str) else candidate_key(parsed)
             self._note_stuck(framing, parsed == UNCHANGED or key in self.tried)
             if key is not None and key not in self.tried:  # else no candidate, or one already tested
-                answer, feedback = self._judge(parsed, key)
-                if feedback is None:
+                answer, why = self._judge(parsed, key)
+                if why is None:
                     return answer
+                feedback = feedback_message(self.views, self.plan.test_command, partial=self.partial, **why)
                 follow_up = [*base, Message.assistant(reply), feedback]
             if call == 1 and ((answer := self._line_edits()) is not None
                               or (answer := self._suspect_asks()) is not None):
@@ -235,27 +236,25 @@ class Attempts(ShortAsks):
         return self._judge(contents, key, note)[0]
 
     def _judge(self, contents: dict[str, str], key: tuple[tuple[str, str], ...], note: str = ""
-               ) -> tuple[str | None, Message | None]:
-        """Write and test a new candidate: the success answer, or why it is not the answer (the feedback
-        for the next call)."""
+               ) -> tuple[str | None, dict[str, str] | None]:
+        """Write and test a new candidate: the success answer, or why it is not the answer (what the next
+        whole-file call is told, rewrite.feedback_message's keywords; rendered only there: with no file
+        shown, only the suspects, there is no whole-file prompt to tell it in)."""
         self.tried.add(key)
         candidate = Candidate(contents, self._try(contents), len(self.tried), note)
         if candidate.outcome.ok and (broke := self._broken_neighbours()):
             self.breaking = self.breaking or (candidate, broke[0])
-            return None, feedback_message(self.views, self.plan.test_command, broke=broke[1],
-                                          partial=self.partial)
+            return None, {"broke": broke[1]}
         if candidate.outcome.ok:
             examples = self._examples(contents)
             if examples is None:
                 return self._success(candidate), None
             self.passing = self.passing or candidate
-            return None, feedback_message(
-                self.views, self.plan.test_command, examples=trim_output(examples), partial=self.partial
-            )
+            return None, {"examples": trim_output(examples)}
         if candidate.outcome.better_than(self.best.outcome if self.best else None):
             self.best = candidate
         output = trim_output(candidate.outcome.output)
-        return None, feedback_message(self.views, self.plan.test_command, output=output, partial=self.partial)
+        return None, {"output": output}
 
     def _broken_neighbours(self) -> tuple[list[str], str] | None:
         """The other tests of the named tests' files that the written candidate breaks (and that run's
