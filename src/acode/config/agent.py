@@ -76,6 +76,13 @@ class FixConfig(BaseModel):
                     "changed the function, else of the line ask; the prompts are in the KV cache); once "
                     "suspects were asked about, no more whole files are asked for",
     )
+    mutants: int = Field(
+        24, ge=0, le=200,
+        description="after the one-line asks: at most this many one-edit variants of the shown functions "
+                    "(of the suspect functions on a real project) tested, no model call: a comparison, "
+                    "an operator, `and`/`or`, a constant or a range's end off by one, a condition negated; "
+                    "0: none",
+    )
     static_fixes: bool = Field(
         True, description="before any model call, test the fixes of ruff's findings that change behaviour "
                           "(a string missing its f prefix, a mutable default, `is` against a literal) in the "

@@ -153,6 +153,7 @@ def test_the_fixer_finding_no_passing_candidate_is_an_error_result_with_one_reas
     (repo / "test_calc.py").write_text(TESTS)
     script = write_script(repo, [reply(BUGGY.replace("a - b", op)) for op in ("a * b", "b - a")])
     env = {**cli_env(script), "ACODE_AGENT__FIX__MAX_ATTEMPTS": "2", "ACODE_AGENT__FIX__LINE_EDIT_CALLS": "0",
+           "ACODE_AGENT__FIX__MUTANTS": "0",
            "ACODE_AGENT__FIX__TEST_COMMAND": f"{sys.executable} -m pytest -q -p no:cacheprovider"}
     argv = [*ACODE, "-p", REQUEST, "--backend", "scripted", "--approval-mode", "yolo", "-o", "stream-json"]
     out = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=120,

@@ -19,6 +19,7 @@ from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
 from acode.agent.fixing.files_run import NEIGHBOURS, files_run
 from acode.agent.fixing.framings import build_framings
+from acode.agent.fixing.mutants import mutant_candidates
 from acode.agent.fixing.neighbours import NeighbourCheck
 from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
 from acode.agent.fixing.rewrite import UNCHANGED, close_fence, feedback_message, parse_reply, reply_stop
@@ -135,6 +136,7 @@ class Attempts(ShortAsks):
                                   partial=self.partial, asks=asks)
         self.framings, self.line_framing = framings.whole, framings.line
         self.suspect_framings = framings.suspects
+        self.asks = asks
         self.stop = reply_stop(self.views, self.partial)
         self.best: Candidate | None = None
         self.passing: Candidate | None = None  # passes the tests, fails its own examples
@@ -177,7 +179,7 @@ class Attempts(ShortAsks):
         if (answer := self._static_fixes()) is not None:
             return answer
         if not self.views:  # no file to show whole or as an excerpt: only the suspect functions
-            return self._suspect_asks()
+            return self._mutants() or self._suspect_asks()
         follow_up: list[Message] = []  # the last candidate's framing, its reply and why it failed
         base = self.framings[0]
         for call in range(1, settings.max_model_calls + 1):
@@ -209,6 +211,7 @@ class Attempts(ShortAsks):
                 feedback = feedback_message(self.views, self.plan.test_command, partial=self.partial, **why)
                 follow_up = [*base, Message.assistant(reply), feedback]
             if call == 1 and ((answer := self._line_edits()) is not None
+                              or (answer := self._mutants()) is not None
                               or (answer := self._suspect_asks()) is not None):
                 return answer
             if call == 1 and self.suspect_framings:
@@ -225,6 +228,15 @@ class Attempts(ShortAsks):
                 answer = self._judge_uncounted("static", {view.path: fix.text}, note=fix.describe(view.path))
                 if answer is not None:
                     return answer
+        return None
+
+    def _mutants(self) -> str | None:
+        """One-edit variants of the suspect functions, else of the shown files' functions (mutants.py):
+        each tested as a candidate that does not count against max_attempts, no model call."""
+        sources = [(a.view, a.lines) for a in self.asks] or [(v, None) for v in self.views]
+        for path, mutant in mutant_candidates(sources, self.settings.mutants):
+            if (answer := self._judge_uncounted("mutant", {path: mutant.text}, mutant.describe(path))):
+                return answer
         return None
 
     def _judge_uncounted(self, kind: str, contents: dict[str, str], note: str = "") -> str | None:

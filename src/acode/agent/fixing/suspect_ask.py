@@ -31,6 +31,7 @@ class SuspectAsk:
     view: FileView  # the whole file, ``shown_part`` the definition shown: what a reply is merged into
     shown: FileView  # what the prompt shows: the function (a method inside its classes' header lines)
     name: str  # the suspect's qualified name, as the prompt names it
+    lines: tuple[int, int] = (0, 0)  # the definition's first and last line in the file
 
 
 def suspect_asks(suspects: list[Suspect], workspace: Path, limit: int) -> list[SuspectAsk]:
@@ -45,12 +46,14 @@ def suspect_asks(suspects: list[Suspect], workspace: Path, limit: int) -> list[S
             text = read_text(workspace / suspect.path)
             files[suspect.path] = (text, askable_definitions(text))
         text, definitions = files[suspect.path]
-        shown = next((shown for first, last, shown in definitions if first <= suspect.line <= last), None)
+        found = next((d for d in definitions if d[0] <= suspect.line <= d[1]), None)
         path = suspect.path.as_posix()
-        if shown is None or any(a.view.path == path and a.shown.text == shown for a in asks):
+        if found is None or any(a.view.path == path and a.shown.text == found[2] for a in asks):
             continue
+        first, last, shown = found
         name = suspect.name.split(".<locals>")[0]
-        asks.append(SuspectAsk(FileView(path, text, shown_part=shown), FileView(path, shown), name))
+        asks.append(SuspectAsk(FileView(path, text, shown_part=shown), FileView(path, shown), name,
+                               (first, last)))
     return asks
 
 

@@ -1,0 +1,134 @@
+"""One-edit candidates without a model call (acode.agent.fixing.mutants): which edits are listed, on which
+lines, and how the fixer tests them after the one call and its line asks: the tests choose, the file's
+own examples still have to pass, and on a real project only the suspect functions are edited."""
+
+from __future__ import annotations
+
+import ast
+
+from tests.fixing_project import fixing_repo, reply, send
+from tests.spectrum_project import REPORT, REQUEST, STATS, TESTS
+from tests.unit.agent.test_fixing import BUGGY, FIXED, REQUEST as CALC_REQUEST, project, session  # noqa: F401
+
+from acode.agent.fixing.mutants import body_lines, mutant_candidates, mutants
+from acode.agent.fixing.rewrite import FileView
+from acode.llm.scripted import ScriptedModel
+
+CODE = '''def window(xs, n):
+    """The first n items, and whether there were more.
+
+    >>> window([1, 2, 3], 2)
+    ([1, 2], True)
+    """
+    if len(xs) < n and not xs is None:
+        return xs[0:n], False
+    for i in range(len(xs) - 1):
+        pass
+    return xs[:n], True
+'''
+
+
+def _edits(text: str, lines, limit: int = 100) -> list[tuple[int, str]]:
+    return [(m.line, m.after.strip()) for m in mutants(text, lines, limit)]
+
+
+def test_the_edits_of_a_line_are_the_usual_one_line_bugs_and_each_is_another_program():
+    edits = _edits(CODE, body_lines(CODE))
+    on_7 = [after for line, after in edits if line == 7]
+    assert "if len(xs) <= n and not xs is None:" in on_7  # a comparison's `=`
+    assert "if len(xs) > n and not xs is None:" in on_7  # its direction
+    assert "if len(xs) < n or not xs is None:" in on_7  # and / or
+    assert "if len(xs) < n and xs is None:" in on_7  # a `not` dropped (not the one of `is not`)
+    assert "if not (len(xs) < n and not xs is None):" in on_7  # the condition negated
+    on_8 = [after for line, after in edits if line == 8]
+    assert "return xs[0:n], True" in on_8 and "return xs[1:n], False" in on_8  # constants
+    assert "return xs[0:n + 1], False" in on_8 and "return xs[0:n - 1], False" in on_8  # a slice's end
+    on_9 = [after for line, after in edits if line == 9]
+    assert "for i in range(len(xs)):" in on_9  # `n - 1` as `n`, never `n - 0`
+    assert "for i in range(len(xs) - 0):" not in on_9 and "for i in range(len(xs) - 2):" in on_9
+    assert all("((" not in after for after in on_9)  # an end that is already `x - 1` is not offset again
+    original = ast.dump(ast.parse(CODE))
+    texts = [m.text for m in mutants(CODE, body_lines(CODE), 100)]
+    assert len(set(texts)) == len(texts) and all(ast.dump(ast.parse(t)) != original for t in texts)
+
+
+def test_only_function_bodies_are_edited_and_the_limit_holds():
+    lines = body_lines(CODE)
+    assert lines == [7, 8, 9, 10, 11]  # not the signature, not the docstring with its example
+    assert len(mutants(CODE, lines, 3)) == 3
+    assert {line for line, _ in _edits(CODE, [9])} == {9}
+    assert mutants("def f(:\n", [1], 10) == []  # a file that does not parse has none
+    assert body_lines(CODE, span=(8, 9)) == [8, 9]
+    excerpt = "# shown are ...\n    for i in range(len(xs) - 1):\n        pass\n"
+    assert body_lines(CODE, shown=excerpt) == [9, 10]  # an excerpt: only the lines the prompt showed
+
+
+def test_the_limit_is_shared_between_the_sources_and_only_python_is_edited():
+    other = FileView("b.py", "def g(a):\n    return a + 1\n")
+    found = mutant_candidates([(FileView("a.py", CODE), None), (other, None),
+                               (FileView("notes.txt", "x < 1\n"), None)], 4)
+    assert [path for path, _ in found] == ["a.py", "a.py", "b.py", "b.py"]
+    assert mutant_candidates([(FileView("a.py", CODE), None)], 0) == []
+
+
+def test_an_edit_fixes_what_every_reply_of_the_model_echoed(project):  # noqa: F811
+    """The calc fixture's `a - b`: the one call gives the file back unchanged, and so does every later
+    call; an edit without a model call passes, and the answer says so."""
+    model = ScriptedModel([reply("calc.py", BUGGY)] * 6)
+    s = session(project, model, mutants=24)
+    result = s.send(CALC_REQUEST)
+    s.close()
+    assert result.stop_reason == "answer" and "passes now" in result.answer
+    assert "the edit `return a - b` -> `return a + b` at calc.py:2, no model call" in result.answer
+    assert (project / "calc.py").read_text() == FIXED
+    assert len(model.calls) == 1  # the one call; the edits came before any further whole file
+
+
+def test_an_edit_that_passes_the_tests_but_breaks_the_examples_is_not_the_answer(git_repo):
+    count = '''def count_even(xs):
+    """How many items are even.
+
+    >>> count_even([1, 2, 3, 4])
+    2
+    """
+    return sum(1 for x in xs if x % 2 == 1)
+'''
+    (git_repo / "calc.py").write_text(count)
+    (git_repo / "test_calc.py").write_text(
+        "from calc import count_even\n\n\ndef test_odd_only():\n    assert count_even([1, 3]) == 0\n")
+    model = ScriptedModel([reply("calc.py", count)] * 6)
+    s = session(git_repo, model, mutants=24)
+    result = s.send(CALC_REQUEST.replace("test_calc.py fail", "test_calc.py fail"))
+    s.close()
+    assert result.stop_reason == "answer", result.answer
+    # `sum(0 for ...)` passes the test first, and its example fails: the search goes on to the fix
+    assert "x % 2 != 1" in (git_repo / "calc.py").read_text()
+    assert "Its docstring examples still fail" not in result.answer
+    runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
+    assert sum("--doctest-modules" in r for r in runs) >= 2  # the rejected edit's examples, then the fix's
+
+
+def test_no_edit_is_tried_when_they_are_off(project):  # noqa: F811
+    model = ScriptedModel([reply("calc.py", BUGGY)] * 6)
+    s = session(project, model, mutants=0, max_model_calls=1)
+    result = s.send(CALC_REQUEST)
+    s.close()
+    assert result.stop_reason == "tests_failing"
+    assert (project / "calc.py").read_text() == BUGGY
+
+
+def test_on_a_real_project_only_the_suspect_functions_are_edited(tmp_path, monkeypatch):
+    """The spectrum project: `spread`'s `+ 1`, two calls below the failing test. The edits are of the
+    suspects the test spectrum names, not of every function the prompt shows, and the fix must not break
+    the other tests of the file (they run whole for it)."""
+    files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    model = ScriptedModel([reply("src/tool/report.py", REPORT)] + ["no reply"] * 10)
+    result = send(project, model, REQUEST, line_edit_calls=0, mutants=24)
+    assert result.ok and "passes now" in result.answer, result.message
+    assert "-> `return max(values) - min(values)` at src/tool/stats.py:6, no model call" in result.answer
+    assert (project / "src/tool/stats.py").read_text() == STATS.replace(" - min(values) + 1", " - min(values)")
+    assert (project / "src/tool/report.py").read_text() == REPORT
+    written = [s.arguments["file_path"] for s in result.tool_steps() if s.name == "write_file"]
+    assert set(written) <= {"src/tool/stats.py", "src/tool/report.py"}
+    assert "tests/test_report.py` fails on nothing that passed before" in result.answer
