@@ -28,7 +28,7 @@ app = typer.Typer(
         "  acode review               review this branch against its base"
     ),
     add_completion=False,
-    pretty_exceptions_show_locals=False,
+    pretty_exceptions_enable=False,  # an unexpected error is one message and a crash file (cli/crash.py)
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -173,3 +173,7 @@ def run() -> None:
         sys.exit(130)
     except BrokenPipeError:
         os._exit(0)
+    except Exception as exc:  # a bug in acode: one message and where the traceback went, not a screenful
+        from acode.cli.crash import report_crash
+
+        sys.exit(report_crash(err_console, exc))

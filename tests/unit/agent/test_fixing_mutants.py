@@ -8,7 +8,8 @@ import ast
 
 from tests.fixing_project import fixing_repo, reply, send
 from tests.spectrum_project import REPORT, REQUEST, STATS, TESTS
-from tests.unit.agent.test_fixing import BUGGY, FIXED, REQUEST as CALC_REQUEST, project, session  # noqa: F401
+from tests.unit.agent.test_fixing import BUGGY, FIXED, project, session  # noqa: F401
+from tests.unit.agent.test_fixing import REQUEST as CALC_REQUEST
 
 from acode.agent.fixing.mutants import body_lines, mutant_candidates, mutants
 from acode.agent.fixing.rewrite import FileView

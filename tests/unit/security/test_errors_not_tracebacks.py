@@ -120,3 +120,33 @@ def test_the_install_hint_of_review_keeps_local(capsys):
     except review.typer.Exit as stop:
         assert stop.exit_code == 2
     assert "pip install -e '.[local]'" in capsys.readouterr().err
+
+
+BOOM = (
+    "import sys\nimport acode.cli.main as m\n\n"
+    "@m.app.command('boom')\n"
+    "def boom():\n"
+    "    raise RuntimeError('a bug, with ghp_abcdefghijklmnopqrstuvwxyz0123456789 in its message')\n\n"
+    "sys.argv = ['acode', 'boom']\n"
+    "m.run()\n"
+)
+
+
+def test_a_bug_in_acode_is_one_message_and_a_crash_file_not_a_traceback(tmp_path):
+    """An unexpected exception (a bug in acode, not bad input): one line naming it and where its traceback
+    was saved, exit code 70; the token in its message is redacted on the terminal and in the file."""
+    env = dict(os.environ, ACODE_CACHE_DIR=str(tmp_path / "cache"), COLUMNS="300")
+    env.pop("ACODE_TRACEBACK", None)
+    out = subprocess.run([sys.executable, "-c", BOOM], env=env, capture_output=True, text=True, timeout=60,
+                         stdin=subprocess.DEVNULL, check=False)
+    assert out.returncode == 70 and no_traceback(out), out.stderr
+    assert "internal error (RuntimeError: a bug, with [REDACTED] in its message)" in out.stderr
+    assert "ACODE_TRACEBACK=1" in out.stderr and "ghp_" not in out.stderr
+    (saved,) = (tmp_path / "cache" / "crashes").iterdir()
+    assert str(saved) in out.stderr.replace("\n", "")
+    details = saved.read_text()
+    assert "Traceback" in details and "in boom" in details and "ghp_" not in details
+
+    shown = subprocess.run([sys.executable, "-c", BOOM], env={**env, "ACODE_TRACEBACK": "1"},
+                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False)
+    assert shown.returncode == 70 and "Traceback" in shown.stderr and "in boom" in shown.stderr
