@@ -26,8 +26,8 @@ def report_crash(console: Console, exc: BaseException) -> int:
     saved = _save(details)
     where = f"the details are in {saved}" if saved else "its details could not be saved"
     summary = redact(f"{type(exc).__name__}: {exc}".strip().splitlines()[0])[:300]
-    print_problem(console, "error", f"acode stopped on an internal error ({summary}). This is a bug in acode, "
-                                    f"not in your project or input; {where}.")
+    print_problem(console, "error", f"acode stopped on an internal error ({summary}). This is a bug in "
+                                    f"acode, not in your project or input; {where}.")
     if os.environ.get(SHOW_TRACEBACK) == "1":
         console.print(details, markup=False, highlight=False, soft_wrap=True)
     else:

@@ -173,7 +173,7 @@ def run() -> None:
         sys.exit(130)
     except BrokenPipeError:
         os._exit(0)
-    except Exception as exc:  # a bug in acode: one message and where the traceback went, not a screenful
+    except Exception as exc:  # noqa: BLE001  a bug in acode: one message and where its traceback went
         from acode.cli.crash import report_crash
 
         sys.exit(report_crash(err_console, exc))

@@ -123,13 +123,13 @@ def test_on_a_real_project_only_the_suspect_functions_are_edited(tmp_path, monke
     suspects the test spectrum names, not of every function the prompt shows, and the fix must not break
     the other tests of the file (they run whole for it)."""
     files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
-    project = fixing_repo(tmp_path, monkeypatch, files)
+    repo = fixing_repo(tmp_path, monkeypatch, files)
     model = ScriptedModel([reply("src/tool/report.py", REPORT)] + ["no reply"] * 10)
-    result = send(project, model, REQUEST, line_edit_calls=0, mutants=24)
+    result = send(repo, model, REQUEST, line_edit_calls=0, mutants=24)
     assert result.ok and "passes now" in result.answer, result.message
     assert "-> `return max(values) - min(values)` at src/tool/stats.py:6, no model call" in result.answer
-    assert (project / "src/tool/stats.py").read_text() == STATS.replace(" - min(values) + 1", " - min(values)")
-    assert (project / "src/tool/report.py").read_text() == REPORT
+    assert (repo / "src/tool/stats.py").read_text() == STATS.replace(" - min(values) + 1", " - min(values)")
+    assert (repo / "src/tool/report.py").read_text() == REPORT
     written = [s.arguments["file_path"] for s in result.tool_steps() if s.name == "write_file"]
     assert set(written) <= {"src/tool/stats.py", "src/tool/report.py"}
     assert "tests/test_report.py` fails on nothing that passed before" in result.answer
