@@ -27,6 +27,7 @@ import argparse
 import hashlib
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fix_project_tasks as fpt
 import fix_report
 import real_commits_set as rcs
+from grouped import run_grouped
 
 ONESHOT = ("{prompt}\n\n`{command}` prints:\n```\n{output}\n```\n\n{module}\n```python\n{source}```\n\n"
            "Reply with the whole corrected {module} in one ```python block.")
@@ -175,8 +177,8 @@ def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
     def shell(command: str, timeout: float = 300.0, _description: str = "") -> tuple:
         started = time.monotonic()
         try:
-            done = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, check=False,
-                                  stdin=subprocess.DEVNULL, timeout=timeout)  # a test may read stdin
+            done = run_grouped(command, shell=True, cwd=root, stdin=subprocess.DEVNULL,  # a test may read it
+                               timeout=timeout)
             output = f"{done.stdout}{done.stderr}\n[exit code: {done.returncode}]"
         except subprocess.TimeoutExpired:
             output = f"[still running after {timeout:.0f} s]"
@@ -280,10 +282,13 @@ def main() -> None:
             record = run_oneshot(task, root, python, model, args.timeout)
         return with_suite_check(record, before, root, python)
 
-    fix_report.run_tasks(tasks, arms, records, None if args.locate else args.records,
-                         task_id=lambda task: task.name, run_arm=run_arm,
-                         fields=lambda task: {"half": task.half, "failing": task.failing,
-                                              "module": task.module})
+    try:
+        fix_report.run_tasks(tasks, arms, records, None if args.locate else args.records,
+                             task_id=lambda task: task.name, run_arm=run_arm,
+                             fields=lambda task: {"half": task.half, "failing": task.failing,
+                                                  "module": task.module})
+    finally:  # the tasks' repositories and environments: gigabytes over a run
+        shutil.rmtree(work, ignore_errors=True)
     if args.locate:
         print(json.dumps([{"task": r["task_id"], **r["locate"]} for r in records], indent=1))
         return

@@ -34,6 +34,7 @@ from pathlib import Path, PurePosixPath
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import real_commits_set as rcs
+from grouped import run_grouped
 
 TASKS_FILE = rcs.CACHE / "fix_project_tasks.json"
 BUILDER_VERSION = 1  # bump when the rules below change: the cached tasks are rebuilt
@@ -113,8 +114,7 @@ def run_tests(python: Path, root: Path, tests: list[str], timeout: float = 300.0
     try:
         command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--timeout=60", *extra,
                    *tests]
-        done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=timeout, check=False,
-                              stdin=subprocess.DEVNULL)
+        done = run_grouped(command, cwd=root, timeout=timeout, stdin=subprocess.DEVNULL)
         output = done.stdout + done.stderr
     except subprocess.TimeoutExpired as exc:
         output = f"timed out after {timeout:.0f} s\n{exc.stdout or ''}"

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from grouped import run_grouped
+
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The options both fix benchmarks take: the model, the arms, limits, acode settings, records."""
@@ -69,8 +71,7 @@ def run_acode(prompt: str, root: Path, model: str, timeout: float, overrides: di
     started, stderr = time.monotonic(), ""
     try:
         command = [str(acode), "-p", prompt, "--approval-mode", "yolo", "--json", "--model", model]
-        done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=timeout, env=env,
-                              check=False)
+        done = run_grouped(command, cwd=root, timeout=timeout, env=env)
         seconds = time.monotonic() - started
         report = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
         stderr = done.stderr or ""
