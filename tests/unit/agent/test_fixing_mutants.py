@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+import pytest
 from tests.fixing_project import fixing_repo, reply, send
 from tests.spectrum_project import REPORT, REQUEST, STATS, TESTS
 from tests.unit.agent.test_fixing import BUGGY, FIXED, project, session  # noqa: F401
@@ -133,3 +134,42 @@ def test_on_a_real_project_only_the_suspect_functions_are_edited(tmp_path, monke
     written = [s.arguments["file_path"] for s in result.tool_steps() if s.name == "write_file"]
     assert set(written) <= {"src/tool/stats.py", "src/tool/report.py"}
     assert "tests/test_report.py` fails on nothing that passed before" in result.answer
+
+
+
+COUNT = '''def count(xs):
+    """How many items are even.
+
+    >>> count([1, 2, 3, 4])
+    2
+    """
+    return sum(2 for x in xs if x % 2 == 1)
+'''
+HALF_FIXES = {
+    # add's edit passes test_add, and no edit passes test_double too: more tests pass, not all
+    "more tests": ("def add(a, b):\n    return a - b\n\n\ndef double(x):\n    return 3 * x\n",
+                   "def test_add():\n    assert add(2, 3) == 5\n\n\n"
+                   "def test_double():\n    assert double(2) == 4\n",
+                   "add, double", ("a - b", "a + b")),
+    # `x % 1 == 1` passes the test (never true: 0) and fails the example; no edit passes both
+    "not the examples": (COUNT, "def test_odd_only():\n    assert count([1, 3]) == 0\n", "count",
+                         ("x % 2 == 1", "x % 1 == 1")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HALF_FIXES))
+def test_an_edit_that_is_half_a_fix_is_never_left_in_place(git_repo, case):
+    """A model's candidate that passes more tests is kept when none passes them all, and one that passes
+    the tests but not the file's examples is the answer when nothing passes both: an edit listed without
+    a model is neither. The run fails and the file is as it was."""
+    code, tests, names, (old, new) = HALF_FIXES[case]
+    (git_repo / "calc.py").write_text(code)
+    (git_repo / "test_calc.py").write_text(f"from calc import {names}\n\n\n{tests}")
+    model = ScriptedModel([reply("calc.py", code)] * 6)
+    s = session(git_repo, model, mutants=40, max_model_calls=1)
+    result = s.send(CALC_REQUEST)
+    s.close()
+    assert result.stop_reason == "tests_failing", result.answer
+    assert (git_repo / "calc.py").read_text() == code
+    written = [s.arguments["content"] for s in result.tool_steps() if s.name == "write_file"]
+    assert code.replace(old, new) in written  # the half fix was tried

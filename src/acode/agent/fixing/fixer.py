@@ -246,10 +246,12 @@ class Attempts(ShortAsks):
         if key in self.tried:
             return None
         self.uncounted[kind] += 1
-        return self._judge(contents, key, note)[0]
+        # an edit listed without a model is kept only as the fix: one that passes a few more tests, or the
+        # tests but not the file's examples, is a guess
+        return self._judge(contents, key, note, may_keep=kind != "mutant")[0]
 
-    def _judge(self, contents: dict[str, str], key: tuple[tuple[str, str], ...], note: str = ""
-               ) -> tuple[str | None, dict[str, str] | None]:
+    def _judge(self, contents: dict[str, str], key: tuple[tuple[str, str], ...], note: str = "",
+               may_keep: bool = True) -> tuple[str | None, dict[str, str] | None]:
         """Write and test a new candidate: the success answer, or why it is not the answer (what the next
         whole-file call is told, rewrite.feedback_message's keywords; rendered only there: with no file
         shown, only the suspects, there is no whole-file prompt to tell it in)."""
@@ -262,9 +264,10 @@ class Attempts(ShortAsks):
             examples = self._examples(contents)
             if examples is None:
                 return self._success(candidate), None
-            self.passing = self.passing or candidate
+            if may_keep:  # (else a guess that fails the file's own examples is never the answer)
+                self.passing = self.passing or candidate
             return None, {"examples": trim_output(examples)}
-        if candidate.outcome.better_than(self.best.outcome if self.best else None):
+        if may_keep and candidate.outcome.better_than(self.best.outcome if self.best else None):
             self.best = candidate
         output = trim_output(candidate.outcome.output)
         return None, {"output": output}
