@@ -148,8 +148,8 @@ COUNT = '''def count(xs):
 HALF_FIXES = {
     # add's edit passes test_add, and no edit passes test_double too: more tests pass, not all
     "more tests": ("def add(a, b):\n    return a - b\n\n\ndef double(x):\n    return 3 * x\n",
-                   "def test_add():\n    assert add(2, 3) == 5\n\n\n"
-                   "def test_double():\n    assert double(2) == 4\n",
+                   ("def test_add():\n    assert add(2, 3) == 5\n\n\n"
+                    "def test_double():\n    assert double(2) == 4\n"),
                    "add, double", ("a - b", "a + b")),
     # `x % 1 == 1` passes the test (never true: 0) and fails the example; no edit passes both
     "not the examples": (COUNT, "def test_odd_only():\n    assert count([1, 3]) == 0\n", "count",
