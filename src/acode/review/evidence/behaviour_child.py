@@ -108,6 +108,14 @@ def crosshair(spec: dict, runner: Path, where: Where, seconds: float) -> dict | 
     return parse_crosshair(output, spec["qualname"]) if code == 1 else None
 
 
+def copy_runner(folder: Path) -> Path:
+    """The runner copied into ``folder`` (the path of the copy), with the ``behaviour_runner_*.py`` files it
+    loads from its own folder."""
+    for helper in RUNNER.parent.glob("behaviour_runner_*.py"):
+        shutil.copy(helper, folder / helper.name)
+    return Path(shutil.copy(RUNNER, folder / RUNNER.name))
+
+
 def parse_crosshair(output: str, name: str) -> dict | None:
     """``Given: (x=1), / old : returns 1 / new : returns 2`` -> the difference, or None."""
     lines = output.splitlines()

@@ -14,7 +14,6 @@ cannot be built without arguments, the time ran out) is listed with the reason, 
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -23,9 +22,9 @@ from pathlib import Path
 from acode.review.change.git_context import read_new_text, read_old_text
 from acode.review.evidence.behaviour_child import (
     CROSSHAIR_START,
-    RUNNER,
     STARTUP_SECONDS,
     Where,
+    copy_runner,
     crosshair,
     run_batch,
     seed_hypothesis_tables,
@@ -100,7 +99,7 @@ def run_behaviour_diff(context: ReviewContext, sandbox: Sandbox | None, limits: 
         tests = _test_sources(head)
         tool = root / "tool"
         tool.mkdir()
-        runner = Path(shutil.copy(RUNNER, tool / RUNNER.name))
+        runner = copy_runner(tool)
         io = root / "io"
         io.mkdir()
         seed_hypothesis_tables(io)

@@ -4,7 +4,9 @@ inputs and say where they differ (``acode.review.evidence.behaviour_diff`` start
 Run as a script (``python behaviour_runner.py SPEC OUT``, all the functions of a review in turn, within one
 time plan), never imported by acode's own process: it imports
 the code under review. It imports nothing of acode either, so a review of acode itself loads the reviewed
-``acode`` package, not the reviewer's. Standard library, Hypothesis and (for ``crosshair``) CrossHair only.
+``acode`` package, not the reviewer's. Standard library, Hypothesis and (for ``crosshair``) CrossHair only,
+and two files next to it, loaded by their paths: ``behaviour_runner_inputs`` (the values to call with) and
+``behaviour_runner_outcomes`` (one guarded call and its outcome, compared and described).
 
 One process, both versions: the base tree's module is imported and the function kept, the tree's modules
 are dropped from ``sys.modules``, then the new tree's module is imported. The old function keeps its own
@@ -19,30 +21,30 @@ hook refuses file writes, network and processes: such a function is listed as no
 
 from __future__ import annotations
 
-import ast
-import contextlib
-import copy
 import importlib
+import importlib.util
 import inspect
-import io
-import itertools
 import json
-import re
-import signal
 import sys
 import time
-import typing
 from pathlib import Path
+from types import ModuleType
 
-CALL_SECONDS = 2.0
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-_WRITE_MODES = set("wax+")
-_NETWORK = {"socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo", "socket.__new__"}
-_PROCESS = {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-            "os.forkpty", "pty.spawn"}
-_FILES = {"os.remove", "os.unlink", "os.rename", "os.replace", "os.rmdir", "os.mkdir", "shutil.rmtree",
-          "shutil.move", "shutil.copyfile", "os.truncate", "os.chmod", "os.symlink", "os.link"}
 
+def _sibling(name: str) -> ModuleType:
+    """The module ``name``.py next to this file, loaded by its path rather than imported: the folder is not on
+    ``sys.path`` when CrossHair's shim (``behaviour_child``) loads this file, and importing it through the
+    package would load the reviewer's acode."""
+    spec = importlib.util.spec_from_file_location(f"acode_{name}", Path(__file__).with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+inputs = _sibling("behaviour_runner_inputs")
+outcomes = _sibling("behaviour_runner_outcomes")
 
 _CONTRACT_ERRORS = {"TypeError", "AttributeError"}
 PATIENCE = 60  # inputs of the second search, for a difference where both versions return
@@ -59,41 +61,6 @@ def _rank(what: str, before: dict, after: dict) -> int:
             {before.get("type"), after.get("type")} & _CONTRACT_ERRORS):
         return 1
     return 2
-
-
-class IOAttempt(Exception):
-    """The code under review tried what the behavioural diff does not run: file writes, network, processes."""
-
-
-class CallTimeout(BaseException):  # not an Exception: the code under review cannot catch it by accident
-    pass
-
-
-class _Guard:
-    active = False
-    attempted = ""
-
-
-def _audit(event: str, args: tuple) -> None:
-    if not _Guard.active:
-        return
-    what = ""
-    if event == "open" and len(args) > 1 and isinstance(args[1], str) and _WRITE_MODES & set(args[1]):
-        what = f"opens {args[0]!r} for writing"
-    elif event in _NETWORK:
-        what = "uses the network"
-    elif event in _PROCESS or event.startswith(("os.exec", "os.spawn")):
-        what = "starts a process"
-    elif event in _FILES:
-        what = f"changes files ({event})"
-    if what:
-        _Guard.active = False  # the exception below must not trip the hook again
-        _Guard.attempted = what
-        raise IOAttempt(what)
-
-
-def _on_alarm(signum, frame):
-    raise CallTimeout()
 
 
 # ---------------------------------------------------------------------------------------------- loading
@@ -128,202 +95,6 @@ def load(root: str, module: str, qualname: str, kind: str):
                 del sys.modules[key]
 
 
-# ---------------------------------------------------------------------------------------------- calling
-
-def outcome(factory, args: tuple, kwargs: dict) -> dict:
-    """What one call does: returned value or raised type, and its arguments after the call."""
-    args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
-    sink = io.StringIO()
-    signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
-    _Guard.active = True
-    try:
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            value = factory()(*args, **kwargs)
-            if inspect.isgenerator(value) or isinstance(value, (map, filter, zip, range, itertools.chain)):
-                value = list(itertools.islice(value, 1000))
-        result = {"kind": "return", "value": value}
-    except IOAttempt:
-        raise
-    except CallTimeout:
-        result = {"kind": "timeout"}
-    except RecursionError:
-        result = {"kind": "raise", "type": "RecursionError"}
-    except Exception as exc:  # noqa: BLE001 - any exception is an outcome to compare
-        result = {"kind": "raise", "type": type(exc).__name__}
-    finally:
-        _Guard.active = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-    if _Guard.attempted:
-        raise IOAttempt(_Guard.attempted)
-    result["args"] = (args, kwargs)
-    return result
-
-
-def _same(a, b) -> bool:
-    try:
-        equal = bool(a == b)
-    except Exception:  # noqa: BLE001 - a comparison that fails is decided by the text
-        equal = False
-    return equal or (_show(a) == _show(b) and _state(a) == _state(b))
-
-
-def _state(value, depth: int = 0) -> str:
-    """What a value holds as text, looking inside objects whose own text says nothing (``<pkg.Column
-    object>``, equal by their text whatever they hold): ``Column(name='a', wrap=True)``."""
-    if depth > 4:
-        return _show(value)
-    if isinstance(value, (list, tuple)):
-        inner = ", ".join(_state(v, depth + 1) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_show(k)}: {_state(v, depth + 1)}" for k, v in value.items()) + "}"
-    if type(value).__repr__ is object.__repr__:
-        try:
-            attributes = dict(vars(value))
-        except TypeError:  # __slots__: the slots' values
-            attributes = {n: getattr(value, n, None) for c in type(value).__mro__
-                          for n in getattr(c, "__slots__", ())}
-        inner = ", ".join(f"{k}={_state(v, depth + 1)}" for k, v in attributes.items())
-        return f"{type(value).__qualname__}({inner})"
-    return _show(value)
-
-
-def _where_they_differ(old: str, new: str, before: int = 60) -> tuple[str, str]:
-    """``returns <old>`` and ``returns <new>``, each cut to the stretch where the two texts first differ."""
-    at = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
-    start = max(0, at - before)
-    return tuple(_cut(f"returns {'…' if start else ''}{text[start:]}") for text in (old, new))  # type: ignore[return-value]
-
-
-def _show(value) -> str:
-    try:
-        text = repr(value)
-    except Exception as exc:  # noqa: BLE001
-        text = f"<unrepresentable {type(value).__name__}: {type(exc).__name__}>"
-    return _cut(_ADDRESS.sub("", text))
-
-
-def _cut(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def describe(result: dict) -> str:
-    if result["kind"] == "return":
-        return f"returns {_show(result['value'])}"
-    if result["kind"] == "timeout":
-        return f"does not finish in {CALL_SECONDS:g} s"
-    return f"raises {result['type']}"
-
-
-def differ(old: dict, new: dict) -> str:
-    """'' when the outcomes agree, else what differs ('result' or 'arguments')."""
-    if old["kind"] != new["kind"]:
-        return "result"
-    if old["kind"] == "return" and not _same(old["value"], new["value"]):
-        return "result"
-    if old["kind"] == "raise" and old["type"] != new["type"]:
-        return "result"
-    if not _same(old["args"], new["args"]):
-        return "arguments"
-    return ""
-
-
-def call_text(name: str, args: tuple, kwargs: dict) -> str:
-    parts = [_show(a) for a in args] + [f"{k}={_show(v)}" for k, v in kwargs.items()]
-    return f"{name}({', '.join(parts)})"
-
-
-def after_text(result: dict, what: str) -> str:
-    text = describe(result)
-    if what == "arguments":
-        args, kwargs = result["args"]
-        text += f", leaving the arguments as {call_text('', args, kwargs)[1:-1] or '()'}"
-    return text
-
-
-# ---------------------------------------------------------------------------------------------- inputs
-
-def _literal_values(texts: list[str]) -> list:
-    out = []
-    for text in texts:
-        try:
-            out.append(ast.literal_eval(text))
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-    return out
-
-
-def _parameters(signature: inspect.Signature, kind: str) -> list[inspect.Parameter]:
-    params = list(signature.parameters.values())
-    if kind == "method" and params and params[0].name in ("self", "cls"):
-        params = params[1:]
-    return [p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-
-
-def strategies(fn, params: list[inspect.Parameter], seeds: list):
-    """One Hypothesis strategy per parameter: ``st.from_type`` of its annotation with the seeds of that
-    type mixed in; an unannotated parameter gets the seeds and small values of the common types."""
-    from hypothesis import strategies as st
-
-    try:
-        hints = typing.get_type_hints(fn)
-    except Exception:  # noqa: BLE001 - unresolvable annotations: treated as absent
-        hints = {}
-    texts = [s for s in seeds if isinstance(s, str)]
-    scalar = st.one_of(st.text(max_size=8), st.integers(-3, 10), st.none(), st.booleans(),
-                       *([st.sampled_from(seeds)] if seeds else []))
-    key = st.one_of(st.sampled_from(texts), st.text(max_size=6)) if texts else st.text(max_size=6)
-    # a bare container annotation (``dict``, ``list``) would give Hypothesis nothing to fill it with
-    bare = {dict: st.dictionaries(key, scalar, max_size=4), list: st.lists(scalar, max_size=5),
-            tuple: st.lists(scalar, max_size=4).map(tuple), set: st.sets(st.integers(-3, 10), max_size=4)}
-    generic = st.one_of(scalar, bare[list], bare[dict])
-    st.register_type_strategy(dict, bare[dict])  # also inside list[dict], Optional[dict], ...
-    out = {}
-    for param in params:
-        hint = hints.get(param.name)
-        base = generic
-        if hint in bare:
-            base = bare[hint]
-        elif hint is not None:
-            try:
-                base = st.from_type(hint)
-                base.validate()
-            except Exception:  # noqa: BLE001 - a type Hypothesis cannot build: the generic values
-                base = generic
-        typed = [s for s in seeds if hint is None or _fits(s, hint)]
-        strategy = st.one_of(st.sampled_from(typed), base) if typed else base
-        if param.default is not param.empty:
-            strategy = st.one_of(st.just(_OMIT), strategy)
-        out[param.name] = strategy
-    return out
-
-
-_OMIT = object()
-
-
-def _fits(value, hint) -> bool:
-    origin = typing.get_origin(hint) or hint
-    try:
-        if origin is typing.Union:
-            return any(_fits(value, h) for h in typing.get_args(hint))
-        return isinstance(value, origin) and not (origin is int and isinstance(value, bool))
-    except TypeError:
-        return False
-
-
-def arguments(params: list[inspect.Parameter], values: dict) -> tuple[tuple, dict]:
-    args, kwargs = [], {}
-    for param in params:
-        value = values.get(param.name, _OMIT)
-        if value is _OMIT:
-            continue
-        if param.kind == param.KEYWORD_ONLY or (kwargs and param.kind == param.POSITIONAL_OR_KEYWORD):
-            kwargs[param.name] = value
-        else:
-            args.append(value)
-    return tuple(args), kwargs
-
-
 # ---------------------------------------------------------------------------------------------- search
 
 class Search:
@@ -339,18 +110,20 @@ class Search:
     def compare(self, args: tuple, kwargs: dict, source: str) -> bool:
         """True when old and new differ on this input (recorded in ``found``, if not already)."""
         self.tried += 1
-        before, after = outcome(self.old, args, kwargs), outcome(self.new, args, kwargs)
-        what = differ(before, after)
+        before, after = outcomes.outcome(self.old, args, kwargs), outcomes.outcome(self.new, args, kwargs)
+        what = outcomes.differ(before, after)
         if not what:
             self.returned += before["kind"] == "return"
             return False
         # the same input again: a function that does not answer the same way twice is not compared on it
-        if differ(before, outcome(self.old, args, kwargs)) or differ(after, outcome(self.new, args, kwargs)):
+        if (outcomes.differ(before, outcomes.outcome(self.old, args, kwargs))
+                or outcomes.differ(after, outcomes.outcome(self.new, args, kwargs))):
             return False
-        old_text, new_text = after_text(before, what), after_text(after, what)
+        old_text, new_text = outcomes.after_text(before, what), outcomes.after_text(after, what)
         if old_text == new_text and what == "result":  # objects that differ only inside: what they hold
-            old_text, new_text = _where_they_differ(_state(before["value"]), _state(after["value"]))
-        found = {"input": call_text(self.name, args, kwargs), "old": old_text, "new": new_text,
+            old_text, new_text = outcomes.where_they_differ(outcomes.state(before["value"]),
+                                                            outcomes.state(after["value"]))
+        found = {"input": outcomes.call_text(self.name, args, kwargs), "old": old_text, "new": new_text,
                  "found_by": source, "what": what}
         rank = _rank(what, before, after)
         if rank <= self.accept:
@@ -363,11 +136,11 @@ class Search:
     def explicit(self) -> bool:
         """The docstring's examples, the tests' literal calls and the body's literals, one by one."""
         for example in self.spec.get("examples", []):
-            values = _literal_values([example["args"], example["kwargs"]])
+            values = inputs.literal_values([example["args"], example["kwargs"]])
             if len(values) == 2 and self.compare(tuple(values[0]), dict(values[1]), "docstring"):
                 return True
         for call in self.spec.get("calls", []):
-            values = _literal_values([call["args"], call["kwargs"]])
+            values = inputs.literal_values([call["args"], call["kwargs"]])
             if len(values) == 2 and self.compare(tuple(values[0]), dict(values[1]), "tests"):
                 return True
         return False
@@ -389,7 +162,7 @@ class Search:
             deadline.append(deadline[0] if deadline else time.monotonic() + seconds)
             if self.found is None and time.monotonic() > deadline[0]:
                 return
-            args, kwargs = arguments(self.params, values)
+            args, kwargs = inputs.arguments(self.params, values)
             if self.compare(args, kwargs, "hypothesis"):
                 raise Differs()
 
@@ -415,15 +188,15 @@ def docstring_checks(spec: dict, old, new) -> list[dict]:
     for example in spec.get("examples", []):
         if not example.get("want"):
             continue
-        values = _literal_values([example["args"], example["kwargs"], example["want"]])
+        values = inputs.literal_values([example["args"], example["kwargs"], example["want"]])
         if len(values) != 3:
             continue
         args, kwargs, want = tuple(values[0]), dict(values[1]), values[2]
-        results = [outcome(side, args, kwargs) for side in (old, new)]
-        out.append({"call": call_text(spec["name"], args, kwargs), "want": _show(want),
-                    "old_ok": results[0]["kind"] == "return" and _same(results[0]["value"], want),
-                    "new_ok": results[1]["kind"] == "return" and _same(results[1]["value"], want),
-                    "old": describe(results[0]), "new": describe(results[1])})
+        results = [outcomes.outcome(side, args, kwargs) for side in (old, new)]
+        out.append({"call": outcomes.call_text(spec["name"], args, kwargs), "want": outcomes.show(want),
+                    "old_ok": results[0]["kind"] == "return" and outcomes.same(results[0]["value"], want),
+                    "new_ok": results[1]["kind"] == "return" and outcomes.same(results[1]["value"], want),
+                    "old": outcomes.describe(results[0]), "new": outcomes.describe(results[1])})
     return out
 
 
@@ -440,19 +213,19 @@ def run(spec: dict) -> dict:
     if inspect.iscoroutinefunction(new_fn) or inspect.iscoroutinefunction(old_fn):
         return {"status": "not_run", "why": "a coroutine function (async def) is not run"}
     try:
-        params = _parameters(inspect.signature(new_fn), spec["kind"])
+        params = inputs.parameters(inspect.signature(new_fn), spec["kind"])
     except (TypeError, ValueError) as exc:
         return {"status": "not_run", "why": f"no signature ({exc})"}
-    seeds = _literal_values(spec.get("seeds", []))
+    seeds = inputs.literal_values(spec.get("seeds", []))
     search = Search(spec, old, new, params, spec["name"])
     try:
         checks = docstring_checks(spec, old, new)
-        by_name = strategies(new_fn, params, seeds)
+        by_name = inputs.strategies(new_fn, params, seeds)
         # the docstring's and the tests' inputs are the telling ones; a generated one may be bettered
         examples = spec.get("max_examples", 200)
         if not search.explicit() and search.hypothesis(by_name, spec["seconds"], examples):
             search.better(by_name, spec["seconds"] / 3)
-    except IOAttempt as exc:
+    except outcomes.IOAttempt as exc:
         return {"status": "not_run", "why": f"it {exc} (the sandbox forbids it; not compared)",
                 "tried": search.tried}
     difference = search.found or search.fallback
@@ -478,8 +251,7 @@ def main(argv: list[str]) -> int:
     the list of results, written again after each function (so what was finished survives a crash or a
     kill in a later one)."""
     batch = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
-    signal.signal(signal.SIGALRM, _on_alarm)
-    sys.addaudithook(_audit)
+    outcomes.guard_calls()
     specs = batch["functions"]
     deadline = time.monotonic() + batch.get("plan_seconds", float("inf"))
     results: list[dict] = []
@@ -488,7 +260,7 @@ def main(argv: list[str]) -> int:
         # the plan's time left, shared by the functions left: the first one cannot take all of it
         share = (deadline - started) / (len(specs) - index)
         spec = {**spec, "seconds": max(MIN_SEARCH_SECONDS, min(spec.get("seconds", 6.0), share))}
-        _Guard.attempted = ""
+        outcomes.clear_attempt()
         result = run(spec)
         results.append({**result, "seconds": round(time.monotonic() - started, 2)})
         Path(argv[2]).write_text(json.dumps(results), encoding="utf-8")
