@@ -51,7 +51,8 @@ def test_the_real_models_suspect_asks_show_one_function_and_change_only_it(tmp_p
     from tests.spectrum_project import FILES, REPORT, REQUEST, STATS
 
     repo = make_git_repo(tmp_path / "repo", FILES)
-    data = fix_one_shot(repo, REQUEST, ACODE_AGENT__FIX__MAX_FILE_LINES="3")
+    # (no edit without a model: one of `spread`'s is the fix, and it would come before the asks here)
+    data = fix_one_shot(repo, REQUEST, ACODE_AGENT__FIX__MAX_FILE_LINES="3", ACODE_AGENT__FIX__MUTANTS="0")
     models = [s for s in data["trajectory"] if s["type"] == "model"]
     assert models and all(not s["tool_calls"] for s in models), [s["text"] for s in models]
     # each suspect: its ask, then its line ask or none, and two rounds of samples at most

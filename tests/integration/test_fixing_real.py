@@ -56,7 +56,7 @@ def test_one_shot_fixes_a_failing_test_through_the_test_driven_path(tmp_path):
     # (and no token budget: the six calls of echoed files are the point here)
     data = fix_one_shot(
         repo, PROMPT, ACODE_AGENT__FIX__MAX_MODEL_CALLS="6", ACODE_AGENT__FIX__SAMPLE_AFTER_ECHOES="true",
-        ACODE_AGENT__FIX__TOKEN_BUDGET="0",
+        ACODE_AGENT__FIX__TOKEN_BUDGET="0", ACODE_AGENT__FIX__MUTANTS="0",  # the model's fix, not an edit's
     )
     tools = [s for s in data["trajectory"] if s["type"] == "tool"]
     # the harness ran the tests first, and every model reply is a whole file, not a tool call
@@ -160,7 +160,7 @@ def test_with_the_defaults_no_sample_follows_two_echoes(tmp_path):
 
     repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
     # the whole-file framings alone (test_line_edits_... below has the one-line asks between them)
-    data = fix_one_shot(repo, PROMPT, ACODE_AGENT__FIX__LINE_EDIT_CALLS="0")
+    data = fix_one_shot(repo, PROMPT, ACODE_AGENT__FIX__LINE_EDIT_CALLS="0", ACODE_AGENT__FIX__MUTANTS="0")
     replies = [s["text"] for s in data["trajectory"] if s["type"] == "model"]
     read = [parse_reply(close_fence(r), [FileView("calc.py", CALC)], [FileView("test_calc.py", TESTS)])
             for r in replies]
@@ -184,7 +184,8 @@ def test_the_real_models_line_asks_are_short_replies_and_only_a_line_of_the_file
     from acode.agent.fixing.rewrite import FileView, check_candidate, close_fence, parse_reply
 
     repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
-    data = fix_one_shot(repo, PROMPT, ACODE_AGENT__FIX__MAX_MODEL_CALLS="1")  # the one call, the line asks
+    # the one call and the line asks (no edit without a model: `a - b` is one)
+    data = fix_one_shot(repo, PROMPT, ACODE_AGENT__FIX__MAX_MODEL_CALLS="1", ACODE_AGENT__FIX__MUTANTS="0")
     models = [s for s in data["trajectory"] if s["type"] == "model"]
     line_replies = models[1:]
     assert 1 <= len(line_replies) <= 8, [m["text"] for m in models]
@@ -209,3 +210,20 @@ def test_the_real_models_line_asks_are_short_replies_and_only_a_line_of_the_file
         assert pytest_passes(repo)
     else:
         assert data["stop_reason"] == "tests_failing" and (repo / "calc.py").read_text() == CALC
+
+
+@pytest.mark.real_model
+def test_with_the_defaults_the_model_goes_first_and_an_edit_without_it_may_finish(tmp_path):
+    """The defaults end to end with the real 0.5B: the one call and its line asks come before any edit
+    listed without a model; whichever candidate passed, the answer says which, and the tests pass."""
+    repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
+    data = fix_one_shot(repo, PROMPT)
+    steps = data["trajectory"]
+    first_model = next(i for i, s in enumerate(steps) if s["type"] == "model")
+    first_write = next(i for i, s in enumerate(steps) if s["type"] == "tool" and s["name"] == "write_file")
+    assert first_model < first_write  # the model's one call before any candidate was written
+    assert data["stop_reason"] == "answer", data.get("message")  # `a - b`: within one edit's reach
+    assert pytest_passes(repo) and "return a + b" in (repo / "calc.py").read_text()
+    if "no model call" in data["answer"]:
+        assert "the edit `return a - b` -> `return a + b` at calc.py:" in data["answer"]
+    assert (repo / "test_calc.py").read_text() == TESTS
