@@ -100,7 +100,9 @@ def run_acode(prompt: str, root: Path, model: str, timeout: float, overrides: di
             "tests_run": [s.get("arguments", {}).get("command", "") for s in steps
                           if s.get("type") == "tool" and s.get("name") == "run_shell_command"],
             "files_written": sorted({s.get("arguments", {}).get("file_path", "") for s in steps
-                                     if s.get("type") == "tool" and s.get("name") == "write_file"})}
+                                     if s.get("type") == "tool" and s.get("name") == "write_file"}),
+            # which candidate ended it ("candidate 5: the edit `a < b` -> ... no model call", "attempt 1")
+            "answer_head": (report.get("answer") or report.get("message") or "").split("\n", 1)[0][:400]}
 
 
 def _call_figures(step: dict) -> list:
