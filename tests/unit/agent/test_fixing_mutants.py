@@ -60,6 +60,9 @@ def test_only_function_bodies_are_edited_and_the_limit_holds():
     assert len(mutants(CODE, lines, 3)) == 3
     assert {line for line, _ in _edits(CODE, [9])} == {9}
     assert mutants("def f(:\n", [1], 10) == []  # a file that does not parse has none
+    # lines as Python counts them: a form feed inside a string does not end one
+    feed = 'def f(x):\n    y = "a\x0cb"\n    return x < 1\n'
+    assert body_lines(feed) == [2, 3] and _edits(feed, [3], 1) == [(3, "return x <= 1")]
     assert body_lines(CODE, span=(8, 9)) == [8, 9]
     excerpt = "# shown are ...\n    for i in range(len(xs) - 1):\n        pass\n"
     assert body_lines(CODE, shown=excerpt) == [9, 10]  # an excerpt: only the lines the prompt showed

@@ -75,7 +75,7 @@ def body_lines(text: str, span: tuple[int, int] | None = None, shown: str | None
             body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body
             for statement in body:
                 found.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
-    lines = text.splitlines()
+    lines = [line.rstrip("\r\n") for line in io.StringIO(text).readlines()]
     shown_lines = set(shown.splitlines()) if shown is not None and span is None else None
     return [n for n in sorted(found)
             if (span is None or span[0] <= n <= span[1])
@@ -89,7 +89,7 @@ def mutants(text: str, lines: Iterable[int], limit: int) -> list[Mutant]:
         original = ast.dump(ast.parse(text))
     except (SyntaxError, ValueError):
         return []
-    source = text.splitlines(keepends=True)
+    source = io.StringIO(text).readlines()  # lines as tokenize and ast count them (not at \f or \x1c)
     tokens: dict[int, list[tokenize.TokenInfo]] = {}
     for token in _tokens(text):
         if token.start[0] == token.end[0] and token.type not in _LAYOUT:
