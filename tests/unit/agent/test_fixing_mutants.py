@@ -73,6 +73,9 @@ def test_the_limit_is_shared_between_the_sources_and_only_python_is_edited():
     found = mutant_candidates([(FileView("a.py", CODE), None), (other, None),
                                (FileView("notes.txt", "x < 1\n"), None)], 4)
     assert [path for path, _ in found] == ["a.py", "a.py", "b.py", "b.py"]
+    # what a source leaves unused goes to the next: b.py has three edits of its four, a.py gets five
+    found = mutant_candidates([(other, None), (FileView("a.py", CODE), None)], 8)
+    assert [path for path, _ in found] == ["b.py"] * 3 + ["a.py"] * 5
     assert mutant_candidates([(FileView("a.py", CODE), None)], 0) == []
 
 

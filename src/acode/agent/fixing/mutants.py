@@ -51,14 +51,14 @@ class Mutant:
 def mutant_candidates(sources: list[tuple[FileView, tuple[int, int] | None]], limit: int
                       ) -> list[tuple[str, Mutant]]:
     """(path, mutant) for the Python files' function bodies, at most ``limit`` shared evenly between the
-    sources in their order: each a file shown whole or as an excerpt (None: its shown lines), or a
-    suspect function's (first, last) lines in its file."""
+    sources in their order (what one leaves unused goes to those after it): each a file shown whole or
+    as an excerpt (None: its shown lines), or a suspect function's (first, last) lines in its file."""
     sources = [s for s in sources if s[0].path.endswith(".py")]
-    if not sources or limit <= 0:
-        return []
-    share = math.ceil(limit / len(sources))
-    found = [(view.path, mutant) for view, span in sources
-             for mutant in mutants(view.text, body_lines(view.text, span, view.shown_part), share)]
+    found: list[tuple[str, Mutant]] = []
+    for index, (view, span) in enumerate(sources):
+        share = math.ceil((limit - len(found)) / (len(sources) - index))
+        lines = body_lines(view.text, span, view.shown_part)
+        found += [(view.path, mutant) for mutant in mutants(view.text, lines, share)]
     return found[:limit]
 
 
