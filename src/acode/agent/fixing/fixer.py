@@ -99,8 +99,10 @@ class Attempts(ShortAsks):
     """One fixing session: the state of the attempts for one request. In order (docs/agent.md):
     ruff's fixes that change behaviour (no model call); the one call as anyone would make it (greedy: the
     tests judge it like any candidate, so the fixer cannot do worse than that call); the same prompt
-    asking only for the wrong line (greedy, then samples); each suspect function shown alone, with its
-    line ask and samples (short_asks.py), after which no whole file is asked for; else the fixer's own
+    asking only for the wrong line (greedy, then samples); one-token edits of the shown functions (of
+    the suspects on a real project) that need no model call (mutants.py); each suspect function shown
+    alone, with its line ask and samples (short_asks.py), after which no whole file is asked for; else
+    the fixer's own
     framing, the last failure fed back (greedy while ``greedy_attempts`` last), and samples of the
     framing used last (still in the KV cache), never of one whose last reply was the file unchanged or a
     repeat. A reply that is no candidate is never written or tested. A call after the first is made
