@@ -28,7 +28,9 @@ def run_grouped(command: list[str] | str, *, timeout: float, **options) -> subpr
 
 
 def _kill(proc: subprocess.Popen) -> None:
-    """SIGKILL the whole group (a benchmark's run has nothing to save), then reap the child."""
+    """SIGKILL the whole group (a benchmark's run has nothing to save), then reap the child. Not
+    acode.tools.shell.kill_group (TERM, a grace period, then KILL): fix_project_tasks.py, which uses this,
+    also runs under a Python without acode installed."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -102,13 +102,12 @@ class Attempts(ShortAsks):
     asking only for the wrong line (greedy, then samples); one-token edits of the shown functions (of
     the suspects on a real project) that need no model call (mutants.py); each suspect function shown
     alone, with its line ask and samples (short_asks.py), after which no whole file is asked for; else
-    the fixer's own
-    framing, the last failure fed back (greedy while ``greedy_attempts`` last), and samples of the
-    framing used last (still in the KV cache), never of one whose last reply was the file unchanged or a
-    repeat. A reply that is no candidate is never written or tested. A call after the first is made
-    only while the calls so far generated less than ``token_budget`` times the first call's completion
-    tokens (tokens, not seconds: the same prompt stops at the same call on a busy machine); the suspects'
-    greedy asks are not counted."""
+    the fixer's own framing, the last failure fed back (greedy while ``greedy_attempts`` last), and
+    samples of the framing used last (still in the KV cache), never of one whose last reply was the
+    file unchanged or a repeat. A reply that is no candidate is never written or tested. A call after
+    the first is made only while the calls so far generated less than ``token_budget`` times the first
+    call's completion tokens (tokens, not seconds: the same prompt stops at the same call on a busy
+    machine); the suspects' greedy asks are not counted."""
 
     def __init__(
         self,
@@ -237,7 +236,8 @@ class Attempts(ShortAsks):
         each tested as a candidate that does not count against max_attempts, no model call."""
         sources = [(a.view, a.lines) for a in self.asks] or [(v, None) for v in self.views]
         for path, mutant in mutant_candidates(sources, self.settings.mutants):
-            if (answer := self._judge_uncounted("mutant", {path: mutant.text}, mutant.describe(path))):
+            answer = self._judge_uncounted("mutant", {path: mutant.text}, mutant.describe(path))
+            if answer is not None:
                 return answer
         return None
 
