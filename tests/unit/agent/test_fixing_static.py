@@ -103,3 +103,27 @@ def test_static_fixes_off_asks_the_model_first(project):
     result = send(project, model, request("test_greet"), static_fixes=False)
     assert result.ok and len(model.calls) == 1, result.message
     assert (project / "src/tool/words.py").read_text() == fixed
+
+
+def test_the_suspect_functions_of_a_file_the_prompt_does_not_show_get_the_static_fixes(tmp_path, monkeypatch):
+    """The spectrum project with its bug a missing `f` in `stats.py`, both modules past max_file_lines: the
+    prompt shows no file, only the test spectrum's suspect functions. Their lines get ruff's fixes before
+    any model call; the same finding in a function no failing test ran is left alone."""
+    from tests.spectrum_project import REPORT, TESTS
+
+    stats = ('def mean(values):\n    return sum(values) / len(values)\n\n\n'
+             'def unused_label(low):\n    return "from {low}"\n\n\n'
+             'def spread(values):\n    span = max(values) - min(values)\n    return int("{span}")\n')
+    repo = fixing_repo(tmp_path, monkeypatch, {"src/tool/stats.py": stats, "src/tool/report.py": REPORT,
+                                               "tests/test_report.py": TESTS})
+    node = "tests/test_report.py::test_range"
+    model = ScriptedModel([])
+    result = send(repo, model, f"These tests fail: {node}. Fix the bug in the code (not the tests) so they "
+                               f"pass (run them with: python -m pytest -q {node})", max_file_lines=3)
+    assert result.ok, result.message
+    assert model.calls == []
+    assert "ruff's fix for RUF027 at src/tool/stats.py:11, no model call" in result.answer
+    assert (repo / "src/tool/stats.py").read_text() == stats.replace('int("{span}")', 'int(f"{span}")')
+    written = [s.arguments for s in result.tool_steps() if s.name == "write_file"]
+    assert [w["file_path"] for w in written] == ["src/tool/stats.py"]
+    assert 'return "from {low}"' in written[0]["content"]  # not a suspect: never edited

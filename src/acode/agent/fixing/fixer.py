@@ -220,11 +220,13 @@ class Attempts(ShortAsks):
         return None
 
     def _static_fixes(self) -> str | None:
-        """Ruff's fixes that change behaviour, in the code the prompt shows (static_fixes.py): each tested
-        before any model call, as a candidate that does not count against max_attempts."""
+        """Ruff's fixes that change behaviour, in the code the prompt shows and the suspect functions of
+        files it does not show (static_fixes.py): each tested before any model call, as a candidate that
+        does not count against max_attempts."""
         if not self.settings.static_fixes:
             return None
-        for view in self.views:
+        shown = {v.path for v in self.views}
+        for view in [*self.views, *(a.view for a in self.asks if a.view.path not in shown)]:
             for fix in static_fixes(view):
                 answer = self._judge_uncounted("static", {view.path: fix.text}, note=fix.describe(view.path))
                 if answer is not None:
