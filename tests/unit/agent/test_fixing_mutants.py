@@ -179,3 +179,18 @@ def test_an_edit_that_is_half_a_fix_is_never_left_in_place(git_repo, case):
     assert (git_repo / "calc.py").read_text() == code
     written = [s.arguments["content"] for s in result.tool_steps() if s.name == "write_file"]
     assert code.replace(old, new) in written  # the half fix was tried
+
+
+def test_edits_of_methods_and_nested_functions_are_checked_in_their_own_function():
+    """Each edit is parsed with only the def it is in (a method's or a nested function's, indented), not
+    the whole file (pyparsing's 6,700-line core.py: 7.8 s for 24 edits). An indented def is parsed inside
+    an `if`, so a method's edits are listed, and each is a different program that still parses."""
+    code = ("class Box:\n    def fits(self, n):\n        def inner(m):\n            return m < n\n"
+            "        return inner(self.size) and n > 0\n\n\n"
+            "def broken_elsewhere():\n    return [x for x in range(3) if x % 2 == 0]\n")
+    edits = _edits(code, body_lines(code))
+    assert (4, "return m <= n") in edits and (5, "return inner(self.size) or n > 0") in edits
+    assert (9, "return [x for x in range(3) if x % 2 != 0]") in edits
+    original = ast.dump(ast.parse(code))
+    for mutant in mutants(code, body_lines(code), 100):
+        assert ast.dump(ast.parse(mutant.text)) != original
