@@ -96,8 +96,9 @@ def send(root: Path, model, request: str, **fix: object):
     from acode.agent.session.builder import build_session
     from acode.config import Settings
 
-    # the model's candidates alone unless a test asks for the edits without a model (test_fixing_mutants.py)
-    fix = {"test_command": None, "mutants": 0, **fix}
+    # the model's candidates alone unless a test asks for the edits without a model (test_fixing_mutants.py,
+    # test_fixing_crash_edits.py)
+    fix = {"test_command": None, "mutants": 0, "crash_edits": 0, **fix}
     settings = Settings.model_validate({**QUIET, "agent": {"fix": fix}})
     session = build_session(settings, root, SessionOptions(approval_mode="yolo"), model=model)
     try:

@@ -83,10 +83,16 @@ class FixConfig(BaseModel):
                     "an operator, `and`/`or`, a constant or a range's end off by one, a condition negated; "
                     "0: none",
     )
+    crash_edits: int = Field(
+        6, ge=0, le=50,
+        description="after the one-line asks, before the one-edit variants: at most this many edits of the "
+                    "statements a failing test's traceback crashed in, no model call: the exception the "
+                    "test expects raised instead, or a guard (`hasattr`, `is not None`, `in`); 0: none",
+    )
     static_fixes: bool = Field(
         True, description="before any model call, test the fixes of ruff's findings that change behaviour "
                           "(a string missing its f prefix, a mutable default, `is` against a literal) in the "
-                          "code the prompt shows",
+                          "code the prompt shows and the suspect functions",
     )
     sample_after_echoes: bool = Field(
         False, description="sample a framing whose reply was the file unchanged (the 0.5B: yes; the 1.5B: no)"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acode.agent.fixing.answers import Candidate, candidate_key, failure_message, success_answer
+from acode.agent.fixing.crash_edits import crash_edits, read_crashes
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
 from acode.agent.fixing.files_run import NEIGHBOURS, files_run
@@ -99,8 +100,9 @@ class Attempts(ShortAsks):
     """One fixing session: the state of the attempts for one request. In order (docs/agent.md):
     ruff's fixes that change behaviour (no model call); the one call as anyone would make it (greedy: the
     tests judge it like any candidate, so the fixer cannot do worse than that call); the same prompt
-    asking only for the wrong line (greedy, then samples); one-token edits of the shown functions (of
-    the suspects on a real project) that need no model call (mutants.py); each suspect function shown
+    asking only for the wrong line (greedy, then samples); the crashed statements guarded or raising the
+    exception the test expects (crash_edits.py) and one-token edits of the shown functions (of the
+    suspects on a real project), which need no model call (mutants.py); each suspect function shown
     alone, with its line ask and samples (short_asks.py), after which no whole file is asked for; else
     the fixer's own framing, the last failure fed back (greedy while ``greedy_attempts`` last), and
     samples of the framing used last (still in the KV cache), never of one whose last reply was the
@@ -180,7 +182,7 @@ class Attempts(ShortAsks):
         if (answer := self._static_fixes()) is not None:
             return answer
         if not self.views:  # no file to show whole or as an excerpt: only the suspect functions
-            return self._mutants() or self._suspect_asks()
+            return self._crash_edits() or self._mutants() or self._suspect_asks()
         follow_up: list[Message] = []  # the last candidate's framing, its reply and why it failed
         base = self.framings[0]
         for call in range(1, settings.max_model_calls + 1):
@@ -212,6 +214,7 @@ class Attempts(ShortAsks):
                 feedback = feedback_message(self.views, self.plan.test_command, partial=self.partial, **why)
                 follow_up = [*base, Message.assistant(reply), feedback]
             if call == 1 and ((answer := self._line_edits()) is not None
+                              or (answer := self._crash_edits()) is not None
                               or (answer := self._mutants()) is not None
                               or (answer := self._suspect_asks()) is not None):
                 return answer
@@ -233,6 +236,16 @@ class Attempts(ShortAsks):
                     return answer
         return None
 
+    def _crash_edits(self) -> str | None:
+        """The statements the failing tests crashed in, guarded or raising the exception a test expects
+        (crash_edits.py): each tested as a candidate that does not count against max_attempts."""
+        crashes = read_crashes(self.before.output, {v.path for v in self.all_views})
+        for edit in crash_edits(crashes, self.all_views, self.settings.crash_edits):
+            answer = self._judge_uncounted("crash", {edit.path: edit.text}, edit.describe())
+            if answer is not None:
+                return answer
+        return None
+
     def _mutants(self) -> str | None:
         """One-edit variants of the suspect functions, else of the shown files' functions (mutants.py):
         each tested as a candidate that does not count against max_attempts, no model call."""
@@ -252,7 +265,7 @@ class Attempts(ShortAsks):
         self.uncounted[kind] += 1
         # an edit listed without a model is kept only as the fix: one that passes a few more tests, or the
         # tests but not the file's examples, is a guess
-        return self._judge(contents, key, note, may_keep=kind != "mutant")[0]
+        return self._judge(contents, key, note, may_keep=kind not in ("mutant", "crash"))[0]
 
     def _judge(self, contents: dict[str, str], key: tuple[tuple[str, str], ...], note: str = "",
                may_keep: bool = True) -> tuple[str | None, dict[str, str] | None]:
