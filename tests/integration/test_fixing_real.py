@@ -227,3 +227,50 @@ def test_with_the_defaults_the_model_goes_first_and_an_edit_without_it_may_finis
     if "no model call" in data["answer"]:
         assert "the edit `return a - b` -> `return a + b` at calc.py:" in data["answer"]
     assert (repo / "test_calc.py").read_text() == TESTS
+
+
+CODEC = '''class CodecError(ValueError):
+    """A text this codec cannot read."""
+
+
+def width(part):
+    if not part:
+        return 0
+    return int(part)
+
+
+def decode(text):
+    """The widths of the parts of text, between double dashes: decode("1--2") is [1, 2]."""
+    return [width(part) for part in text.split("--")]
+'''
+CODEC_TESTS = '''import pytest
+
+from codec import CodecError, decode
+
+
+def test_decode_refuses_a_part_that_is_no_number():
+    with pytest.raises(CodecError):
+        decode("x--9")
+
+
+def test_decode_numbers():
+    assert decode("1--2") == [1, 2]
+'''
+
+
+@pytest.mark.real_model
+def test_with_the_defaults_a_crash_the_model_leaves_may_be_fixed_by_raising_the_expected_exception(tmp_path):
+    """The defaults end to end with the real 0.5B on a crash: the test expects `CodecError` and gets the
+    `ValueError` of `int()`. The model's one call comes first; whichever candidate passed, the answer says
+    which (a crash edit names the exception it raises), and both tests pass."""
+    repo = make_git_repo(tmp_path / "repo", {"codec.py": CODEC, "test_codec.py": CODEC_TESTS})
+    data = fix_one_shot(repo, PROMPT.replace("calc", "codec"))
+    steps = data["trajectory"]
+    first_model = next(i for i, s in enumerate(steps) if s["type"] == "model")
+    first_write = next(i for i, s in enumerate(steps) if s["type"] == "tool" and s["name"] == "write_file")
+    assert first_model < first_write
+    assert data["stop_reason"] == "answer", data.get("message")
+    assert pytest_passes(repo)
+    if "no model call" in data["answer"]:
+        assert "`ValueError` raised as `CodecError` at codec.py:" in data["answer"]
+    assert (repo / "test_codec.py").read_text() == CODEC_TESTS
