@@ -116,30 +116,30 @@ def test_decode_numbers():
 '''
 
 
-def test_the_fixer_raises_the_expected_exception_after_the_model_echoed(tmp_path, monkeypatch):
+def _fix_decode(tmp_path, monkeypatch, **fix: object):
+    """The codec project's failing test_decode, fixed by acode with a model that echoes the file (no line
+    asks): the result, and the project."""
     repo = fixing_repo(tmp_path, monkeypatch, {"src/codec/__init__.py": "", "src/codec/core.py": CORE,
                                                "tests/test_codec.py": TESTS})
     node = "tests/test_codec.py::test_decode"
     model = ScriptedModel([reply("src/codec/core.py", CORE)] + ["no reply"] * 6)
     result = send(repo, model, f"These tests fail: {node}. Fix the bug in the code (not the tests) so they "
-                               f"pass (run them with: python -m pytest -q {node})", crash_edits=6,
-                  line_edit_calls=0)
+                               f"pass (run them with: python -m pytest -q {node})", line_edit_calls=0, **fix)
+    assert model.calls, "the one call comes first"
+    return result, repo
+
+
+def test_the_fixer_raises_the_expected_exception_after_the_model_echoed(tmp_path, monkeypatch):
+    result, repo = _fix_decode(tmp_path, monkeypatch, crash_edits=6)
     assert result.ok and "passes now" in result.answer, result.message
     assert "`ValueError` raised as `CodecError` at src/codec/core.py:8, no model call" in result.answer
     assert "raise CodecError(str(exc)) from exc" in (repo / "src/codec/core.py").read_text()
-    assert model.calls, "the one call comes first"
     # and the test file's other test still passes: the neighbours check ran the file whole
     assert "tests/test_codec.py` fails on nothing that passed before" in result.answer
 
 
 def test_no_crash_edit_is_tried_when_they_are_off(tmp_path, monkeypatch):
-    repo = fixing_repo(tmp_path, monkeypatch, {"src/codec/__init__.py": "", "src/codec/core.py": CORE,
-                                               "tests/test_codec.py": TESTS})
-    node = "tests/test_codec.py::test_decode"
-    model = ScriptedModel([reply("src/codec/core.py", CORE)] + ["no reply"] * 6)
-    result = send(repo, model, f"These tests fail: {node}. Fix the bug in the code (not the tests) so they "
-                               f"pass (run them with: python -m pytest -q {node})", crash_edits=0,
-                  line_edit_calls=0, suspect_asks=0)
+    result, repo = _fix_decode(tmp_path, monkeypatch, crash_edits=0, suspect_asks=0)
     assert result.stop_reason == "tests_failing", result.message
     assert (repo / "src/codec/core.py").read_text() == CORE
     assert not any("try:" in s.arguments["content"] for s in result.tool_steps() if s.name == "write_file")
