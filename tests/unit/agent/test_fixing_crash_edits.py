@@ -71,8 +71,9 @@ def test_the_exception_the_test_expects_is_raised_instead_at_each_frame():
         (8, "`ValueError` raised as `CodecError`"), (14, "`ValueError` raised as `CodecError`")]
     assert ("    try:\n        return int(part)\n    except ValueError as exc:\n"
             "        raise CodecError(str(exc)) from exc\n") in edits[0][2]
-    # an exception the module does not define or import is not written into it
+    # an exception the module does not define or import is not written into it, neither raised nor caught
     assert _edits(Crash((("src/codec/core.py", 8),), "ValueError", "", "DecodeFailure")) == []
+    assert _edits(Crash((("src/codec/core.py", 8),), "ParserInternalError", "", "CodecError")) == []
 
 
 @pytest.mark.parametrize(("error", "message", "statement", "guard"), [

@@ -13,6 +13,8 @@ the one call and its line asks, are kept only as the whole fix, and must pass th
 from __future__ import annotations
 
 import ast
+import builtins
+import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -88,12 +90,13 @@ def _site_edits(crash: Crash, path: str, text: str, line: int) -> Iterator[Crash
     statement = _statement_at(tree, line)
     if statement is None:
         return
-    lines = text.splitlines(keepends=True)
+    lines = io.StringIO(text).readlines()  # lines as ast counts them (not at \f or \x1c)
     first, last = statement.lineno, statement.end_lineno or statement.lineno
     block = lines[first - 1:last]
     indent = block[0][: len(block[0]) - len(block[0].lstrip())]
-    if (crash.expected and crash.expected != crash.error and crash.expected in _module_names(tree)
-            and crash.error.isidentifier()):
+    names = _module_names(tree)
+    caught = crash.error in names or isinstance(getattr(builtins, crash.error, None), type)
+    if crash.expected and crash.expected != crash.error and crash.expected in names and caught:
         handler = [f"{indent}except {crash.error} as exc:\n",
                    f"{indent}    raise {crash.expected}(str(exc)) from exc\n"]
         edit = _wrapped(lines, first, last, f"{indent}try:\n", handler)
