@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -68,7 +69,7 @@ def run_acode(prompt: str, root: Path, model: str, timeout: float, overrides: di
         os.pathsep + env.get("PATH", "")
     env.update(overrides)
     acode = Path(sys.executable).parent / "acode"
-    started, stderr = time.monotonic(), ""
+    started, cpu_started, stderr = time.monotonic(), cpu_seconds(), ""
     try:
         command = [str(acode), "-p", prompt, "--approval-mode", "yolo", "--json", "--model", model]
         done = run_grouped(command, cwd=root, timeout=timeout, env=env)
@@ -86,7 +87,8 @@ def run_acode(prompt: str, root: Path, model: str, timeout: float, overrides: di
                  for s in steps)
     tokens = report.get("tokens", {})
     problem = {} if report else {"stderr_tail": stderr[-600:]}
-    return {**problem, "seconds": round(seconds, 1), "stop": stop, "edited": edited,
+    return {**problem, "seconds": round(seconds, 1), "cpu_s": round(cpu_seconds() - cpu_started, 1),
+            "stop": stop, "edited": edited,
             "model_calls": len(models),
             "model_seconds": round(sum(s.get("seconds", 0.0) for s in models), 1),
             # where the time went: each call (seconds, prompt tokens read, completion tokens, finish), the
@@ -105,15 +107,26 @@ def run_acode(prompt: str, root: Path, model: str, timeout: float, overrides: di
             "answer_head": (report.get("answer") or report.get("message") or "").split("\n", 1)[0][:400]}
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process (every thread: the one call's model) and of its children that ended
+    (an acode run and the test runs it waited for). Unlike wall seconds, two arms' CPU seconds hardly move
+    with what else the machine runs: with two benchmark runs on 2 cores the wall-clock ratio of the same
+    work moved 5x between repeats (docs/agent.md, eighth measurement)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def _call_figures(step: dict) -> list:
     usage = step.get("usage", {})
     return [round(step.get("seconds", 0.0), 1), usage.get("prompt_tokens_evaluated", 0),
             usage.get("completion_tokens", 0), step.get("finish_reason")]
 
 
-def oneshot_record(seconds: float, edited: bool, usage, outcome: str) -> dict:
+def oneshot_record(seconds: float, edited: bool, usage, outcome: str,
+                   cpu_s: float | None = None) -> dict:
     """The one call's record, in the fields ``summarize`` reads."""
-    return {"seconds": round(seconds, 1), "stop": "answer", "edited": edited, "model_calls": 1,
+    cpu = {} if cpu_s is None else {"cpu_s": round(cpu_s, 1)}
+    return {"seconds": round(seconds, 1), **cpu, "stop": "answer", "edited": edited, "model_calls": 1,
             "model_seconds": round(seconds, 1),
             "prompt_tokens_evaluated": usage.prompt_tokens_evaluated if usage else 0,
             "prompt_tokens": usage.prompt_tokens if usage else 0,
@@ -138,6 +151,8 @@ def summarize(records: list[dict], arm: str) -> dict:
         # an attempt is one model call (a reply that is no candidate included): the whole run's seconds per
         # call, the issue's must-show
         per_call["seconds_per_attempt"] = round(sum(seconds) / calls, 1)
+    if all("cpu_s" in r for r in rows):
+        per_call["median_cpu_s"] = round(statistics.median(r["cpu_s"] for r in rows), 1)
     return {"solved": solved, "total": len(rows), "rate": round(solved / len(rows), 3),
             "median_s": round(statistics.median(seconds), 1), "p90_s": percentile(seconds, 0.9),
             "model_calls_per_task": round(statistics.mean(r["model_calls"] for r in rows), 2), **per_call,
@@ -164,6 +179,8 @@ def compare(records: list[dict], arms: Iterable[str]) -> dict:
         a, b = out["arms"]["acode"], out["arms"]["oneshot"]
         out["acode_minus_oneshot_points"] = round(100 * (a["rate"] - b["rate"]), 1)
         out["median_time_ratio"] = round(a["median_s"] / max(b["median_s"], 0.1), 2)
+        if "median_cpu_s" in a and "median_cpu_s" in b:
+            out["median_cpu_ratio"] = round(a["median_cpu_s"] / max(b["median_cpu_s"], 0.1), 2)
         out["per_task"] = per_task(records)
     return out
 

@@ -69,15 +69,16 @@ def oneshot_prompt(task: FixTask, output: str) -> str:
 def run_oneshot(task: FixTask, root: Path, model) -> dict:
     from acode.llm.types import Message
 
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), fix_report.cpu_seconds()
     prompt = oneshot_prompt(task, visible_check(root)[1])
     completion = model.complete([Message.user(prompt)], max_tokens=1536, temperature=0.0, seed=0)
     blocks = FENCE.findall(completion.text)
     edited = bool(blocks)
     if blocks:
         (root / task.module).write_text(max(blocks, key=len))
-    return fix_report.oneshot_record(time.monotonic() - started, edited, completion.usage,
-                                     classify(task, root, edited, "answer"))
+    seconds, cpu_s = time.monotonic() - started, fix_report.cpu_seconds() - cpu_started
+    outcome = classify(task, root, edited, "answer")
+    return fix_report.oneshot_record(seconds, edited, completion.usage, outcome, cpu_s)
 
 
 def main() -> None:

@@ -141,3 +141,28 @@ def test_both_fix_benchmarks_report_wins_losses_and_per_call_figures_the_same_wa
     assert acode["model_seconds_per_call"] == round((55 + 415 + 45) / 6, 1)
     assert acode["completion_tokens_per_call"] == round(1500 / 6)
     assert report["acode_minus_oneshot_points"] == 0.0
+
+
+def test_the_report_gives_cpu_seconds_which_count_the_children_a_run_waited_for():
+    """CPU seconds, for a ratio that hardly moves with what else the machine runs: this process's and its
+    ended children's (an acode run and the tests it ran)."""
+    import subprocess
+    import sys
+
+    from benchmarks import fix_report
+
+    before = fix_report.cpu_seconds()
+    subprocess.run([sys.executable, "-c", "sum(i * i for i in range(3_000_000))"], check=True)
+    assert fix_report.cpu_seconds() - before > 0.05  # a child's work, counted once it ended
+
+    def arm(outcome, seconds, cpu):
+        return {"outcome": outcome, "seconds": seconds, "cpu_s": cpu, "model_calls": 1,
+                "prompt_tokens_evaluated": 100, "completion_tokens": 100}
+
+    records = [{"task_id": t, "acode": arm("solved", 90, cpu), "oneshot": arm("solved", 30, 20)}
+               for t, cpu in (("a", 30), ("b", 40), ("c", 50))]
+    report = fix_report.compare(records, ["acode", "oneshot"])
+    assert report["arms"]["acode"]["median_cpu_s"] == 40 and report["median_cpu_ratio"] == 2.0
+    assert report["median_time_ratio"] == 3.0
+    del records[0]["oneshot"]["cpu_s"]  # a record without it (an older run): no CPU figure, no ratio
+    assert "median_cpu_ratio" not in fix_report.compare(records, ["acode", "oneshot"])
