@@ -257,7 +257,8 @@ def main() -> None:
     tasks = sorted((t for t in tasks if args.half in ("all", t.half) and (not names or t.name in names)),
                    key=lambda t: hashlib.sha256(t.name.encode()).hexdigest())
     tasks = tasks[: args.limit] if args.limit else tasks
-    overrides = fix_report.settings_env(args.set, args.model_timeout)
+    threads = fix_report.arm_threads(args.threads)
+    overrides = fix_report.settings_env(args.set, args.model_timeout, threads)
     # acode stops itself (and reports what it did) shortly before the benchmark would kill it
     overrides.setdefault("ACODE_AGENT__MAX_SECONDS", str(max(60.0, args.timeout - 30)))
     records = fix_report.load_records(args.records, args.resume)
@@ -265,7 +266,7 @@ def main() -> None:
         args.traces.mkdir(parents=True, exist_ok=True)
     if args.locate:
         arms = ["locate"]
-    model = fix_report.oneshot_model(arms, args.model)
+    model = fix_report.oneshot_model(arms, args.model, threads)
     work = Path(tempfile.mkdtemp(prefix="acode-fix-project-"))
 
     def run_arm(task: fpt.ProjectTask, arm: str) -> dict:
@@ -293,6 +294,7 @@ def main() -> None:
         print(json.dumps([{"task": r["task_id"], **r["locate"]} for r in records], indent=1))
         return
     report = {"model": args.model, "half": args.half, "tasks": len(records), "settings": args.set,
+              "threads": threads,
               "timeout_s": args.timeout, **fix_report.compare(records, arms),
               "rows": [{"task": r["task_id"], **{arm: [r[arm]["outcome"], r[arm]["seconds"]]
                                                 for arm in arms if arm in r}} for r in records]}

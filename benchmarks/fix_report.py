@@ -29,18 +29,34 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="model.timeout_seconds for acode on a loaded machine (0: acode's default)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="an acode setting, e.g. agent.fix.max_attempts=6")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="llama.cpp threads for both arms (0: what acode picks when the benchmark "
+                             "starts, the idle cores, then kept for every run of both arms)")
     parser.add_argument("--records", type=Path, default=None, help="JSONL of per-task results (appended)")
     parser.add_argument("--resume", action="store_true", help="skip tasks already in --records")
 
 
-def oneshot_model(arms: list[str], name: str):
+def arm_threads(threads: int) -> int:
+    """The thread count both arms run with. The one call's model is loaded once, at the start; acode loads
+    its own in each run and would pick its threads by the load then. Under load the two then differed
+    (2 threads wait for each other on a busy 2-core machine: the one call ran 54% slower beside two
+    CPU-bound processes, acode with 1 thread 5% slower), which made the wall-clock ratio measure the
+    thread counts, not the fixer."""
+    if threads:
+        return threads
+    from acode.llm.embedded import default_threads
+
+    return default_threads()
+
+
+def oneshot_model(arms: list[str], name: str, threads: int):
     """The embedded model the one-call arm asks (None when that arm does not run)."""
     if "oneshot" not in arms:
         return None
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model
 
-    return build_model(ModelSettings(backend="embedded", name=name))
+    return build_model(ModelSettings(backend="embedded", name=name, threads=threads))
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -50,10 +66,12 @@ def percentile(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
 
 
-def settings_env(settings: list[str], model_timeout: float = 0.0) -> dict[str, str]:
+def settings_env(settings: list[str], model_timeout: float = 0.0, threads: int = 0) -> dict[str, str]:
     """``--set agent.fix.max_attempts=6`` as the environment variables acode reads."""
     env = {"ACODE_" + key.strip().upper().replace(".", "__"): value
            for key, value in (item.split("=", 1) for item in settings)}
+    if threads:
+        env.setdefault("ACODE_MODEL__THREADS", str(threads))
     if model_timeout:
         env["ACODE_MODEL__TIMEOUT_SECONDS"] = str(model_timeout)
     return env

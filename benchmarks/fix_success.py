@@ -92,11 +92,12 @@ def main() -> None:
     args = parser.parse_args()
 
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
-    overrides = fix_report.settings_env(args.set, args.model_timeout)
+    threads = fix_report.arm_threads(args.threads)
+    overrides = fix_report.settings_env(args.set, args.model_timeout, threads)
     tasks = load_tasks(half=args.half, task_set=args.tasks)[args.skip:]
     tasks = tasks[: args.limit] if args.limit else tasks
     records = fix_report.load_records(args.records, args.resume)
-    model = fix_report.oneshot_model(arms, args.model)
+    model = fix_report.oneshot_model(arms, args.model, threads)
     work = Path(tempfile.mkdtemp(prefix="acode-fix-bench-"))
 
     def run_arm(task: FixTask, arm: str) -> dict:
@@ -111,7 +112,7 @@ def main() -> None:
     fix_report.run_tasks(tasks, arms, records, args.records, task_id=lambda task: task.task_id,
                          run_arm=run_arm)
     report = {"model": args.model, "tasks_set": args.tasks, "half": args.half, "tasks": len(records),
-              "settings": args.set,
+              "settings": args.set, "threads": threads,
               "timeout_s": args.timeout, "model_timeout_s": args.model_timeout or None,
               **fix_report.compare(records, arms)}
     print(json.dumps(report, indent=2))

@@ -166,3 +166,16 @@ def test_the_report_gives_cpu_seconds_which_count_the_children_a_run_waited_for(
     assert report["median_time_ratio"] == 3.0
     del records[0]["oneshot"]["cpu_s"]  # a record without it (an older run): no CPU figure, no ratio
     assert "median_cpu_ratio" not in fix_report.compare(records, ["acode", "oneshot"])
+
+
+def test_both_arms_run_with_the_same_thread_count():
+    """The one call's model is loaded once and acode's in each run: both get the count fixed when the
+    benchmark starts (or --threads), so the time ratio compares the fixer, not the thread counts."""
+    from benchmarks import fix_report
+
+    assert fix_report.arm_threads(3) == 3 and fix_report.arm_threads(0) >= 1
+    env = fix_report.settings_env(["agent.fix.mutants=0"], 900, threads=1)
+    assert env == {"ACODE_AGENT__FIX__MUTANTS": "0", "ACODE_MODEL__TIMEOUT_SECONDS": "900",
+                   "ACODE_MODEL__THREADS": "1"}
+    # a --set of its own wins
+    assert fix_report.settings_env(["model.threads=2"], threads=1)["ACODE_MODEL__THREADS"] == "2"
