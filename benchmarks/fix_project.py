@@ -83,7 +83,7 @@ def run_oneshot(task: fpt.ProjectTask, root: Path, python: Path, model, timeout:
 
     if not task.module or Path(task.module).is_absolute():
         return {**fix_report.oneshot_record(0.0, False, None, "no module"), "model_calls": 0}
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), fix_report.cpu_seconds()
     source = (root / task.module).read_text(encoding="utf-8")
     command = f"{python} -m pytest -q {task.ids}"
     prompt = ONESHOT.format(prompt=task.prompt(python), command=command, output=task.failing_output.strip(),
@@ -94,11 +94,13 @@ def run_oneshot(task: fpt.ProjectTask, root: Path, python: Path, model, timeout:
     except ModelError as exc:  # too long for the context window, or past the timeout: the call failed
         record = fix_report.oneshot_record(time.monotonic() - started, False, None, "model error")
         return {**record, "error": str(exc)[:300]}
+    cpu_s = fix_report.cpu_seconds() - cpu_started  # the call, not the check below (as acode's run)
     blocks = FENCE.findall(completion.text)
     if blocks:
         (root / task.module).write_text(max(blocks, key=len), encoding="utf-8")
     outcome, detail = classify(task, root, python, "answer", bool(blocks))
-    record = fix_report.oneshot_record(time.monotonic() - started, bool(blocks), completion.usage, outcome)
+    record = fix_report.oneshot_record(time.monotonic() - started, bool(blocks), completion.usage, outcome,
+                                       cpu_s)
     return {**record, **detail}
 
 
