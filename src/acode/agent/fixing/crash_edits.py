@@ -16,14 +16,15 @@ import ast
 import builtins
 import io
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from acode.agent.fixing.outcome import printed_frames
 from acode.agent.fixing.rewrite import FileView
 
 MAX_SITES = 3  # frames per crash, from the one that raised: the fix is rarely further up
 _SECTION = re.compile(r"^_{3,} .+ _{3,}$", re.MULTILINE)
-_FRAME = re.compile(r"""(?:File "([^"]+)", line (\d+)|^([\w./-]+\.py):(\d+):)""", re.MULTILINE)
 _ERROR = re.compile(r"^E\s+(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception))(?::\s?(.*))?$", re.MULTILINE)
 _EXPECTS = re.compile(r"\b(?:assertRaises(?:Regex)?|raises)\(\s*(?:[\w.]+\.)?([A-Z]\w*)\b")
 _NO_ATTRIBUTE = re.compile(r"has no attribute '(\w+)'")
@@ -56,8 +57,8 @@ def read_crashes(output: str, paths: set[str]) -> list[Crash]:
         error = _ERROR.search(section)
         if error is None:
             continue
-        frames = [(m.group(1) or m.group(3), int(m.group(2) or m.group(4))) for m in _FRAME.finditer(section)]
-        sites = tuple(dict.fromkeys(f for f in reversed(frames) if _posix(f[0]) in paths))[:MAX_SITES]
+        frames = reversed(printed_frames(section))
+        sites = tuple(dict.fromkeys(f for f in frames if _posix(f[0]) in paths))[:MAX_SITES]
         expects = _EXPECTS.search(section)
         crash = Crash(tuple((_posix(p), n) for p, n in sites), error.group(1), error.group(2) or "",
                       expects.group(1) if expects else None)
@@ -73,20 +74,37 @@ def _posix(path: str) -> str:
 def crash_edits(crashes: list[Crash], views: list[FileView], limit: int) -> list[CrashEdit]:
     """Up to ``limit`` edits, each a different program that still parses: for each crash's sites in
     order, the expected exception raised instead of the one caught, then the guards."""
-    texts = {v.path: v.text for v in views}
+    sites = {path for crash in crashes for path, _ in crash.sites}  # only those files are parsed
+    files = {v.path: parsed for v in views if v.path in sites and (parsed := _Parsed.of(v.text)) is not None}
     found: list[CrashEdit] = []
     for crash in crashes:
         for path, line in crash.sites:
-            if path in texts:
-                found += [e for e in _site_edits(crash, path, texts[path], line) if e not in found]
+            if path in files:
+                found += [e for e in _site_edits(crash, path, files[path], line) if e not in found]
     return found[:limit]
 
 
-def _site_edits(crash: Crash, path: str, text: str, line: int) -> Iterator[CrashEdit]:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return
+@dataclass(frozen=True)
+class _Parsed:
+    """A file parsed once for the edits of all the frames in it."""
+
+    text: str
+    tree: ast.Module
+    dump: str  # the tree, to tell an edit that changes nothing
+    strings: Counter[str]  # its string constants (an edit must keep them)
+    names: frozenset[str]  # what it defines or imports at its top level
+
+    @classmethod
+    def of(cls, text: str) -> _Parsed | None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        return cls(text, tree, ast.dump(tree), _strings(tree), frozenset(_module_names(tree)))
+
+
+def _site_edits(crash: Crash, path: str, file: _Parsed, line: int) -> Iterator[CrashEdit]:
+    text, tree = file.text, file.tree
     statement = _statement_at(tree, line)
     if statement is None:
         return
@@ -94,16 +112,15 @@ def _site_edits(crash: Crash, path: str, text: str, line: int) -> Iterator[Crash
     first, last = statement.lineno, statement.end_lineno or statement.lineno
     block = lines[first - 1:last]
     indent = block[0][: len(block[0]) - len(block[0].lstrip())]
-    names = _module_names(tree)
-    caught = crash.error in names or isinstance(getattr(builtins, crash.error, None), type)
-    if crash.expected and crash.expected != crash.error and crash.expected in names and caught:
+    caught = crash.error in file.names or isinstance(getattr(builtins, crash.error, None), type)
+    if crash.expected and crash.expected != crash.error and crash.expected in file.names and caught:
         handler = [f"{indent}except {crash.error} as exc:\n",
                    f"{indent}    raise {crash.expected}(str(exc)) from exc\n"]
         edit = _wrapped(lines, first, last, f"{indent}try:\n", handler)
-        yield from _checked(path, first, f"`{crash.error}` raised as `{crash.expected}`", edit, tree)
+        yield from _checked(path, first, f"`{crash.error}` raised as `{crash.expected}`", edit, file)
     for condition in _guards(crash, statement, text):
         edit = _wrapped(lines, first, last, f"{indent}if {condition}:\n", [])
-        yield from _checked(path, first, f"the guard `if {condition}:`", edit, tree)
+        yield from _checked(path, first, f"the guard `if {condition}:`", edit, file)
 
 
 def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
@@ -179,25 +196,17 @@ def _wrapped(lines: list[str], first: int, last: int, opening: str, closing: lis
     return "".join([*lines[: first - 1], opening, *inner, *closing, *lines[last:]])
 
 
-def _checked(path: str, line: int, what: str, text: str, original: ast.Module) -> Iterator[CrashEdit]:
+def _checked(path: str, line: int, what: str, text: str, original: _Parsed) -> Iterator[CrashEdit]:
     """The edit, when it parses to a different program (a statement holding a multi-line string is not
     re-indented safely: its string would change, so such an edit is dropped)."""
     try:
         edited = ast.parse(text)
     except (SyntaxError, ValueError):
         return
-    if ast.dump(edited) != ast.dump(original) and _same_strings(edited, original):
+    if ast.dump(edited) != original.dump and not original.strings - _strings(edited):
         yield CrashEdit(path, line, what, text)
 
 
-def _same_strings(edited: ast.Module, original: ast.Module) -> bool:
-    def strings(tree: ast.Module) -> list[str]:
-        return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-
-    added = strings(edited)
-    for value in strings(original):
-        if value in added:
-            added.remove(value)
-        else:
-            return False
-    return True
+def _strings(tree: ast.Module) -> Counter[str]:
+    return Counter(n.value for n in ast.walk(tree)
+                   if isinstance(n, ast.Constant) and isinstance(n.value, str))

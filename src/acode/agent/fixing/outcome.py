@@ -71,19 +71,25 @@ def failing_ids(output: str) -> list[str]:
     return _SUMMARY_ID.findall(output)
 
 
+def printed_frames(output: str) -> list[tuple[str, int]]:
+    """(file as printed, line) of each traceback frame (Python's ``File "x", line N`` and pytest's
+    ``x.py:N:``), in the order printed."""
+    return [(m.group(1), int(m.group(2))) if m.group(1) else (m.group(3), int(m.group(4)))
+            for m in _FRAME.finditer(output)]
+
+
 def traceback_frames(output: str, workspace: Path) -> list[tuple[Path, int]]:
     """(workspace file, line) of each traceback frame, in the order printed (pytest: the test first, the
     line that raised last); files outside the workspace, hidden or in a virtualenv left out."""
     root = workspace.resolve()
     frames: list[tuple[Path, int]] = []
-    for match in _FRAME.finditer(output):
-        raw, line = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+    for raw, line in printed_frames(output):
         path = Path(raw)
         candidate = (path if path.is_absolute() else root / path).resolve()
         if candidate.is_file() and candidate.is_relative_to(root):
             rel = candidate.relative_to(root)
             if not any(p.startswith(".") or p in _VIRTUALENV_PARTS for p in rel.parts[:-1]):
-                frames.append((rel, int(line)))
+                frames.append((rel, line))
     return frames
 
 
