@@ -117,7 +117,8 @@ class _Parsed:
                 and (shown_lines is None or lines[n - 1] in shown_lines)]
 
     def mutants(self, lines: Iterable[int], limit: int) -> list[Mutant]:
-        source, seen, found = self.source, set(), []
+        source, found = self.source, []
+        seen: set[tuple[int, str]] = set()  # (line, its edit): the whole file follows from it
         originals: dict[tuple[int, int], str | None] = {}
         for number in lines:
             if not 1 <= number <= len(source):
@@ -127,13 +128,13 @@ class _Parsed:
             if (first, last) not in originals:
                 originals[first, last] = _dump(source[first - 1:last], indented)
             for changed in _line_variants(line, self.tokens.get(number, [])):
-                if changed == line:
+                if changed == line or (number, changed) in seen:
                     continue
-                candidate = "".join([*source[: number - 1], changed, *source[number:]])
                 edited = [*source[first - 1:number - 1], changed, *source[number:last]]
-                if candidate in seen or _dump(edited, indented) in (None, originals[first, last]):
+                if _dump(edited, indented) in (None, originals[first, last]):
                     continue
-                seen.add(candidate)
+                seen.add((number, changed))
+                candidate = "".join([*source[: number - 1], changed, *source[number:]])
                 found.append(Mutant(number, line.rstrip("\n"), changed.rstrip("\n"), candidate))
                 if len(found) >= limit:
                     return found
