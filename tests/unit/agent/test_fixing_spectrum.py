@@ -81,6 +81,21 @@ def test_the_runner_records_each_tests_functions_and_prints_what_pytest_prints(p
     assert all(not Path(path).is_absolute() and not path.startswith("..") for path, _, _ in data["functions"])
 
 
+def test_a_project_that_turns_coverage_on_is_still_recorded(project, python):
+    """pytest-cov's tracer would take sys.settrace's one slot (semver's addopts has --cov): the runner
+    turns coverage off for its run."""
+    pytest.importorskip("pytest_cov")
+    if "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1" in python:
+        pytest.skip("this Python runs without plugins: pytest-cov would not load")
+    (project / "pyproject.toml").write_text(
+        "[tool.pytest.ini_options]\npythonpath = ['src']\naddopts = '--cov=tool --cov-report=term'\n")
+    out, done = record(project, python)
+    assert "2 failed, 3 passed" in done.stdout
+    data = json.loads(out.read_text())
+    entry = next(e for n, e in data["tests"].items() if n.endswith("::test_range"))
+    assert {data["functions"][i][1] for i in entry["functions"]} >= {"range_line", "spread"}
+
+
 def test_what_only_the_named_failing_tests_executed_ranks_first(project):
     out, _ = record(project)
     ranked = suspects(out, project, ["tests/test_report.py::test_range"])

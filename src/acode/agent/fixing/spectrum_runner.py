@@ -13,6 +13,7 @@ test starts), so a hot loop costs nothing, and ``sys.gettrace()`` stays None for
 debugger runs it. Before 3.12, ``sys.settrace``'s "call" events (no line events): every call costs a
 Python function call."""
 
+import importlib.util
 import json
 import os
 import sys
@@ -156,8 +157,17 @@ def monitor(recorder: Recorder) -> bool:
     return True
 
 
+def without_coverage(args: list) -> list:
+    """``args`` with pytest-cov's ``--no-cov`` when its plugin loads (a project's addopts often has
+    ``--cov``): before 3.12 its tracer takes sys.settrace's one slot from this runner's, and nothing would
+    be recorded (semver); from 3.12 it is only time spent."""
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") or importlib.util.find_spec("pytest_cov") is None:
+        return args
+    return ["--no-cov", *args]
+
+
 def main() -> int:
-    out, args = sys.argv[1], sys.argv[2:]
+    out, args = sys.argv[1], without_coverage(sys.argv[2:])
     recorder = Recorder(os.path.abspath(os.getcwd()))
     traced = not monitor(recorder)
     if traced:
