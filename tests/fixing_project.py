@@ -98,7 +98,7 @@ def send(root: Path, model, request: str, **fix: object):
 
     # the model's candidates alone unless a test asks for the edits without a model (test_fixing_mutants.py,
     # test_fixing_crash_edits.py)
-    fix = {"test_command": None, "mutants": 0, "crash_edits": 0, **fix}
+    fix = {"test_command": None, "mutants": 0, "deletions": 0, "crash_edits": 0, **fix}
     settings = Settings.model_validate({**QUIET, "agent": {"fix": fix}})
     session = build_session(settings, root, SessionOptions(approval_mode="yolo"), model=model)
     try:

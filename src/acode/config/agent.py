@@ -83,6 +83,11 @@ class FixConfig(BaseModel):
                     "an operator, `and`/`or`, a constant or a range's end off by one, a condition negated; "
                     "0: none",
     )
+    deletions: int = Field(
+        12, ge=0, le=200,
+        description="after the one-edit variants: at most this many variants with one statement of those "
+                    "functions deleted (a call or an assignment too many), tested the same way; 0: none",
+    )
     crash_edits: int = Field(
         6, ge=0, le=50,
         description="after the one-line asks, before the one-edit variants: at most this many edits of the "

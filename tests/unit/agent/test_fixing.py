@@ -49,6 +49,7 @@ def session(root: Path, model, *, mode: str = "yolo", **fix) -> AgentSession:
     fix.setdefault("line_edit_calls", 0)  # the whole-file calls alone; test_fixing_line_edit.py has the rest
     fix.setdefault("token_budget", 0)  # the call limits alone; test_fixing_budget.py has the budget
     fix.setdefault("mutants", 0)  # the model's candidates alone; test_fixing_mutants.py has the edits
+    fix.setdefault("deletions", 0)  # (and the deleted statements)
     fix.setdefault("crash_edits", 0)  # and test_fixing_crash_edits.py the crashed statements' edits
     settings = Settings.model_validate({**QUIET, "agent": {"fix": fix}})
     return build_session(settings, root, SessionOptions(approval_mode=mode), model=model)

@@ -12,7 +12,7 @@ from tests.spectrum_project import REPORT, REQUEST, STATS, TESTS
 from tests.unit.agent.test_fixing import BUGGY, FIXED, project, session  # noqa: F401
 from tests.unit.agent.test_fixing import REQUEST as CALC_REQUEST
 
-from acode.agent.fixing.mutants import body_lines, mutant_candidates, mutants
+from acode.agent.fixing.mutants import body_lines, deletion_candidates, mutant_candidates, mutants
 from acode.agent.fixing.rewrite import FileView
 from acode.llm.scripted import ScriptedModel
 
@@ -194,3 +194,73 @@ def test_edits_of_methods_and_nested_functions_are_checked_in_their_own_function
     original = ast.dump(ast.parse(code))
     for mutant in mutants(code, body_lines(code), 100):
         assert ast.dump(ast.parse(mutant.text)) != original
+
+
+DELETING = '''def tally(words):
+    """Each word's count."""
+    counts = {}
+    total = 0; seen = 0
+    for word in words:
+        counts[word] = counts.get(word,
+                                  0) + 1
+    if not counts:
+        return {}
+    print("tallied")
+    return counts
+'''
+
+
+def test_a_deletion_removes_one_statement_that_is_not_the_only_one_of_its_block():
+    found = deletion_candidates([(FileView("t.py", DELETING), None)], 20)
+    assert [m.line for _, m in found] == [3, 10, 11]
+    # not the docstring, not a line of two statements, not a statement over two lines, not a block's only
+    # statement (`return {}`), not a compound statement
+    assert found[0][1].describe("t.py") == "`counts = {}` deleted at t.py:3, no model call"
+    for _, mutant in found:
+        assert mutant.after == "" and mutant.text == DELETING.replace(mutant.before + "\n", "", 1)
+        ast.parse(mutant.text)
+    assert [m.line for _, m in deletion_candidates([(FileView("t.py", DELETING), (9, 11))], 20)] == [10, 11]
+    assert len(deletion_candidates([(FileView("t.py", DELETING), None)], 2)) == 2
+
+
+COPYING = '''class Tally:
+    def __init__(self):
+        self.counts = {}
+
+    def add(self, word):
+        self.counts[word] = self.counts.get(word, 0) + 1
+
+    def copy(self):
+        other = Tally()
+        other.counts = dict(self.counts)
+        other.counts.clear()
+        return other
+'''
+
+
+def test_a_statement_too_many_is_deleted_after_the_one_token_edits_fail(git_repo):
+    (git_repo / "tally.py").write_text(COPYING)
+    (git_repo / "test_tally.py").write_text(
+        "from tally import Tally\n\n\ndef test_copy_keeps_the_counts():\n    t = Tally()\n    t.add('a')\n"
+        "    t.add('a')\n    assert t.copy().counts == {'a': 2}\n")
+    model = ScriptedModel([reply("tally.py", COPYING)] * 6)
+    s = session(git_repo, model, mutants=24, deletions=12)
+    result = s.send(CALC_REQUEST.replace("calc.py", "tally.py").replace("test_calc.py", "test_tally.py"))
+    s.close()
+    assert result.stop_reason == "answer" and "passes now" in result.answer, result.answer
+    assert "`other.counts.clear()` deleted at tally.py:11, no model call" in result.answer
+    assert (git_repo / "tally.py").read_text() == COPYING.replace("        other.counts.clear()\n", "")
+    assert len(model.calls) == 1
+
+
+def test_no_statement_is_deleted_when_deletions_are_off(git_repo):
+    (git_repo / "tally.py").write_text(COPYING)
+    (git_repo / "test_tally.py").write_text(
+        "from tally import Tally\n\n\ndef test_copy():\n    t = Tally()\n    t.add('a')\n"
+        "    assert t.copy().counts == {'a': 1}\n")
+    model = ScriptedModel([reply("tally.py", COPYING)] * 6)
+    s = session(git_repo, model, mutants=24, deletions=0, max_model_calls=1)
+    result = s.send(CALC_REQUEST.replace("calc.py", "tally.py").replace("test_calc.py", "test_tally.py"))
+    s.close()
+    assert result.stop_reason == "tests_failing"
+    assert (git_repo / "tally.py").read_text() == COPYING

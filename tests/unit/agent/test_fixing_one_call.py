@@ -32,7 +32,7 @@ def test_the_first_call_is_the_benchmarks_one_call_byte_for_byte(task_id, tmp_pa
     # every reply echoes the file: no candidate from the one call, its one-line asks or the fixer's framing
     model = ScriptedModel([f"```python\n{task.source}```\n"] * 10)
     # and no edit without a model either (Novel/13 has one that passes its shown tests)
-    settings = Settings.model_validate({**QUIET, "agent": {"fix": {"mutants": 0}}})
+    settings = Settings.model_validate({**QUIET, "agent": {"fix": {"mutants": 0, "deletions": 0}}})
     s = build_session(settings, root, SessionOptions(approval_mode="yolo"), model=model)
     result = s.send(task.prompt)
     s.close()

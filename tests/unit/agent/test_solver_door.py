@@ -53,6 +53,7 @@ def fix(root: Path, replies: list[str], **settings):
     settings.setdefault("line_edit_calls", 0)  # the whole-file calls; test_fixing_line_edit.py has the rest
     settings.setdefault("token_budget", 0)  # the call limits alone; test_fixing_budget.py has the budget
     settings.setdefault("mutants", 0)  # the model's candidates alone; test_fixing_mutants.py has the edits
+    settings.setdefault("deletions", 0)
     fixer = TestDrivenFixer(FixConfig(test_command=f"{sys.executable} -m pytest -q -p no:cacheprovider",
                                       **settings))
     loop = AgentLoop(ScriptedModel(replies), default_registry(), ToolContext(workspace=root),

@@ -20,7 +20,7 @@ from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
 from acode.agent.fixing.files_run import NEIGHBOURS, files_run
 from acode.agent.fixing.framings import build_framings
-from acode.agent.fixing.mutants import mutant_candidates
+from acode.agent.fixing.mutants import deletion_candidates, mutant_candidates
 from acode.agent.fixing.neighbours import NeighbourCheck
 from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
 from acode.agent.fixing.rewrite import UNCHANGED, close_fence, feedback_message, parse_reply, reply_stop
@@ -247,10 +247,13 @@ class Attempts(ShortAsks):
         return None
 
     def _mutants(self) -> str | None:
-        """One-edit variants of the suspect functions, else of the shown files' functions (mutants.py):
-        each tested as a candidate that does not count against max_attempts, no model call."""
+        """One-edit variants of the suspect functions, else of the shown files' functions, then the same
+        with one statement deleted (mutants.py): each tested as a candidate that does not count against
+        max_attempts, no model call."""
         sources = [(a.view, a.lines) for a in self.asks] or [(v, None) for v in self.views]
-        for path, mutant in mutant_candidates(sources, self.settings.mutants):
+        edits = [*mutant_candidates(sources, self.settings.mutants),
+                 *deletion_candidates(sources, self.settings.deletions)]
+        for path, mutant in edits:
             answer = self._judge_uncounted("mutant", {path: mutant.text}, mutant.describe(path))
             if answer is not None:
                 return answer

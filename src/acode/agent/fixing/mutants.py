@@ -7,7 +7,11 @@ wrong; the edit a one-line bug needs is, much of the time, one of a few dozen th
 any model. Each is a test run (a second or so on a small project), not a model call. A mutant that passes
 the shown tests but is not the fix is the risk (a test that checks two values lets several edits
 through), so they come after the one call and the line asks, and a candidate must still pass the file's
-own examples."""
+own examples.
+
+A deleted statement is the other kind listed without a model: a call or an assignment too many (pyparsing
+3.2.5's `Word.copy` set an attribute it must not; pyflakes 3.0.1 passed a node it must not). Deletions
+have their own limit, tried after the one-token edits."""
 
 from __future__ import annotations
 
@@ -34,6 +38,9 @@ NAME_SWAPS: dict[str, tuple[str, ...]] = {
 }
 _CONDITION_KEYWORDS = ("if", "elif", "while")
 _LAYOUT = {tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT}
+# statements whose deletion is a different program worth a test run (not a declaration or an import)
+_DELETABLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return, ast.Raise, ast.Delete,
+              ast.Break, ast.Continue, ast.Assert)
 
 
 @dataclass(frozen=True)
@@ -44,15 +51,29 @@ class Mutant:
     text: str  # the whole file
 
     def describe(self, path: str) -> str:
+        if not self.after:
+            return f"`{self.before.strip()}` deleted at {path}:{self.line}, no model call"
         edit = f"`{self.before.strip()}` -> `{self.after.strip()}`"
         return f"the edit {edit} at {path}:{self.line}, no model call"
 
 
-def mutant_candidates(sources: list[tuple[FileView, tuple[int, int] | None]], limit: int
-                      ) -> list[tuple[str, Mutant]]:
+Sources = list[tuple[FileView, tuple[int, int] | None]]
+
+
+def mutant_candidates(sources: Sources, limit: int) -> list[tuple[str, Mutant]]:
     """(path, mutant) for the Python files' function bodies, at most ``limit`` shared evenly between the
     sources in their order (what one leaves unused goes to those after it): each a file shown whole or
     as an excerpt (None: its shown lines), or a suspect function's (first, last) lines in its file."""
+    return _candidates(sources, limit, deleting=False)
+
+
+def deletion_candidates(sources: Sources, limit: int) -> list[tuple[str, Mutant]]:
+    """Like mutant_candidates, each the file with one statement of a function body deleted (a statement
+    on a line of its own, not the only one of its block), the first ones first."""
+    return _candidates(sources, limit, deleting=True)
+
+
+def _candidates(sources: Sources, limit: int, deleting: bool) -> list[tuple[str, Mutant]]:
     sources = [s for s in sources if s[0].path.endswith(".py")]
     parsed: dict[str, _Parsed | None] = {}  # a file with several suspects is parsed once
     found: list[tuple[str, Mutant]] = []
@@ -62,7 +83,8 @@ def mutant_candidates(sources: list[tuple[FileView, tuple[int, int] | None]], li
             parsed[view.path] = _Parsed.of(view.text)
         if (file := parsed[view.path]) is not None:
             lines = file.body_lines(span, view.shown_part)
-            found += [(view.path, mutant) for mutant in file.mutants(lines, share)]
+            edits = file.deletions(lines, share) if deleting else file.mutants(lines, share)
+            found += [(view.path, mutant) for mutant in edits]
     return found[:limit]
 
 
@@ -89,6 +111,7 @@ class _Parsed:
     tokens: dict[int, list[tokenize.TokenInfo]]  # each line's tokens that start and end on it
     functions: list[tuple[int, int, bool]]  # each def's first and last line, and whether it is indented
     body: set[int]  # the lines of function bodies, their docstrings left out
+    deletable: set[int]  # the body lines that are one statement whose block goes on without it
 
     @classmethod
     def of(cls, text: str) -> _Parsed | None:
@@ -107,7 +130,7 @@ class _Parsed:
                 statements = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body
                 for statement in statements:
                     body.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
-        return cls(io.StringIO(text).readlines(), tokens, functions, body)
+        return cls(io.StringIO(text).readlines(), tokens, functions, body, body & _deletable_lines(tree))
 
     def body_lines(self, span: tuple[int, int] | None, shown: str | None) -> list[int]:
         lines = [line.rstrip("\r\n") for line in self.source]
@@ -140,10 +163,40 @@ class _Parsed:
                     return found
         return found
 
+    def deletions(self, lines: Iterable[int], limit: int) -> list[Mutant]:
+        source, found = self.source, []
+        for number in lines:
+            if number not in self.deletable or len(found) >= limit:
+                continue
+            first, last, indented = self._function_of(number)
+            if _dump([*source[first - 1:number - 1], *source[number:last]], indented) is None:
+                continue  # a line continued from or into it
+            candidate = "".join([*source[: number - 1], *source[number:]])
+            found.append(Mutant(number, source[number - 1].rstrip("\n"), "", candidate))
+        return found
+
     def _function_of(self, number: int) -> tuple[int, int, bool]:
         """The innermost def holding the line (the one that starts last), else the whole file."""
         holding = [f for f in self.functions if f[0] <= number <= f[1]]
         return max(holding) if holding else (1, len(self.source), False)
+
+
+def _deletable_lines(tree: ast.AST) -> set[int]:
+    """The lines holding exactly one statement of a _DELETABLE kind, in a block of more than one (the
+    first statement of a body that is a docstring left out)."""
+    lines: dict[int, int] = {}  # line -> statements starting on it
+    deletable = set()
+    for node in ast.walk(tree):
+        for block in (getattr(node, field, None) for field in ("body", "orelse", "finalbody")):
+            if not isinstance(block, list) or len(block) < 2 or not isinstance(block[0], ast.stmt):
+                continue
+            for statement in block:
+                lines[statement.lineno] = lines.get(statement.lineno, 0) + 1
+                docstring = isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+                if (isinstance(statement, _DELETABLE) and not docstring
+                        and statement.lineno == statement.end_lineno):
+                    deletable.add(statement.lineno)
+    return {line for line in deletable if lines[line] == 1}
 
 
 def _dump(lines: list[str], indented: bool) -> str | None:
