@@ -206,20 +206,23 @@ DELETING = '''def tally(words):
     if not counts:
         return {}
     print("tallied")
+    while total < 3:
+        total += 1
+        print(total)
     return counts
 '''
 
 
 def test_a_deletion_removes_one_statement_that_is_not_the_only_one_of_its_block():
     found = deletion_candidates([(FileView("t.py", DELETING), None)], 20)
-    assert [m.line for _, m in found] == [3, 10, 11]
+    assert [m.line for _, m in found] == [3, 10, 14]
     # not the docstring, not a line of two statements, not a statement over two lines, not a block's only
-    # statement (`return {}`), not a compound statement
+    # statement (`return {}`), not a compound statement, nothing in a `while` loop (it may never end)
     assert found[0][1].describe("t.py") == "`counts = {}` deleted at t.py:3, no model call"
     for _, mutant in found:
         assert mutant.after == "" and mutant.text == DELETING.replace(mutant.before + "\n", "", 1)
         ast.parse(mutant.text)
-    assert [m.line for _, m in deletion_candidates([(FileView("t.py", DELETING), (9, 11))], 20)] == [10, 11]
+    assert [m.line for _, m in deletion_candidates([(FileView("t.py", DELETING), (9, 14))], 20)] == [10, 14]
     assert len(deletion_candidates([(FileView("t.py", DELETING), None)], 2)) == 2
 
 

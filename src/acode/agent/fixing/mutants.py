@@ -183,17 +183,20 @@ class _Parsed:
 
 def _deletable_lines(tree: ast.AST) -> set[int]:
     """The lines holding exactly one statement of a _DELETABLE kind, in a block of more than one (the
-    first statement of a body that is a docstring left out)."""
+    first statement of a body that is a docstring left out), not in a ``while`` loop's body: what makes
+    the loop end is in there, and a candidate that hangs costs a whole test time limit."""
     lines: dict[int, int] = {}  # line -> statements starting on it
     deletable = set()
     for node in ast.walk(tree):
-        for block in (getattr(node, field, None) for field in ("body", "orelse", "finalbody")):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
             if not isinstance(block, list) or len(block) < 2 or not isinstance(block[0], ast.stmt):
                 continue
             for statement in block:
                 lines[statement.lineno] = lines.get(statement.lineno, 0) + 1
                 docstring = isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-                if (isinstance(statement, _DELETABLE) and not docstring
+                looping = isinstance(node, ast.While) and field == "body"
+                if (isinstance(statement, _DELETABLE) and not docstring and not looping
                         and statement.lineno == statement.end_lineno):
                     deletable.add(statement.lineno)
     return {line for line in deletable if lines[line] == 1}
