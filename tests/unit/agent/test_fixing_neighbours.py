@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tests.fixing_project import fixing_repo, reply, send, traced
 
-from acode.agent.fixing.neighbours import NeighbourCheck, files_command
+from acode.agent.fixing.neighbours import NeighbourCheck, files_command, suite_command
 from acode.agent.fixing.outcome import TestOutcome as Outcome
 from acode.agent.fixing.outcome import failing_ids
 from acode.llm.scripted import ScriptedModel
@@ -52,6 +52,11 @@ def test_the_files_command_runs_the_named_tests_files_whole():
     assert files_command("python -m pytest -q tests/test_a.py", ["tests/test_a.py"]) is None  # a file
     assert files_command("make test", ids) is None
     assert files_command("python -m pytest -q 'unclosed", ids) is None
+    # the whole suite: nothing named, pytest finds the tests
+    assert suite_command(command, ids) == "/env/bin/python -m pytest -q"
+    assert suite_command("pytest -x tests/test_a.py::test_x tests/test_b.py", ["tests/test_a.py::test_x",
+                                                                              "tests/test_b.py"]) == "pytest"
+    assert suite_command("python -m pytest -q", []) is None
 
 
 def test_only_what_failed_after_and_not_before_is_broken():
@@ -96,7 +101,7 @@ def test_when_only_a_breaking_candidate_passes_the_run_fails_and_says_so(project
     model = ScriptedModel([reply("src/tool/calc.py", BREAKING)])
     result = send(project, model, REQUEST, line_edit_calls=0, max_model_calls=1, suspect_asks=0)
     assert not result.ok and result.stop_reason == "tests_failing"
-    assert "Candidate 1 made it pass but broke 1 other test(s) of its files that passed before " \
+    assert "Candidate 1 made it pass but broke 1 other test(s) that passed before " \
            "(tests/test_calc.py::test_total)" in result.message
     assert (project / "src/tool/calc.py").read_text() == MODULE
 
@@ -105,3 +110,36 @@ def test_check_neighbours_off_takes_the_first_candidate_that_passes_the_named_te
     model = ScriptedModel([reply("src/tool/calc.py", BREAKING)])
     result = send(project, model, REQUEST, line_edit_calls=0, check_neighbours=False)
     assert result.ok and (project / "src/tool/calc.py").read_text() == BREAKING
+
+
+GUARDED = '''def scale(values, factor):
+    """Each value times factor; a negative factor is an error."""
+    check(factor)
+    result = [v * factor for v in values]
+    return result
+
+
+def check(factor):
+    if factor < 0 or factor == 3:
+        raise ValueError(f"a negative factor: {factor}")
+'''
+CHECK_TESTS = ("import pytest\nfrom tool.calc import scale\n\n\ndef test_negative():\n"
+               "    with pytest.raises(ValueError):\n        scale([1], -1)\n")
+
+
+def test_an_edit_without_a_model_must_not_break_a_test_of_another_file(tmp_path, monkeypatch):
+    """Deleting `check(factor)` passes the named test and its file; a test of another file, which the
+    named tests' files do not hold, fails with it (pyflakes 3.0.0->3.0.1: a deleted call passed its file
+    and broke two tests of two other files). The whole suite runs for it, once before, once after."""
+    files = {"src/tool/calc.py": GUARDED, "tests/test_calc.py": TESTS.replace(", total", "").split(
+        "\n\n\ndef test_total")[0] + "\n", "tests/test_check.py": CHECK_TESTS}
+    project = fixing_repo(tmp_path, monkeypatch, files)
+    model = ScriptedModel([reply("src/tool/calc.py", GUARDED)] + ["no reply"] * 8)
+    result = send(project, model, REQUEST, line_edit_calls=0, suspect_asks=0, max_model_calls=1,
+                  deletions=12)
+    runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
+    assert not result.ok and result.stop_reason == "tests_failing", result.answer
+    assert "broke 1 other test(s) that passed before (tests/test_check.py::test_negative)" in result.message
+    assert (project / "src/tool/calc.py").read_text() == GUARDED
+    runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
+    assert runs.count("python -m pytest -q") == 2  # the suite on the original files, then with the edit

@@ -66,6 +66,6 @@ def failure_message(command: str, paths: list[str], tried: int, *, kept: Candida
     if breaking is not None:
         candidate, broke = breaking
         named = ", ".join(broke[:3]) + (", ..." if len(broke) > 3 else "")
-        state += (f" Candidate {candidate.attempt} made it pass but broke {len(broke)} other test(s) of its "
-                  f"files that passed before ({named}).")
+        state += (f" Candidate {candidate.attempt} made it pass but broke {len(broke)} other test(s) that "
+                  f"passed before ({named}).")
     return f"`{command}` still fails after {tried} candidate fix(es) of {', '.join(paths)}.{state}{budget}"

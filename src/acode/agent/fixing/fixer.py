@@ -21,7 +21,7 @@ from acode.agent.fixing.examples import examples_command, examples_failed, files
 from acode.agent.fixing.files_run import NEIGHBOURS, files_run
 from acode.agent.fixing.framings import build_framings
 from acode.agent.fixing.mutants import deletion_candidates, mutant_candidates
-from acode.agent.fixing.neighbours import NeighbourCheck
+from acode.agent.fixing.neighbours import NeighbourCheck, suite_command
 from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
 from acode.agent.fixing.rewrite import UNCHANGED, close_fence, feedback_message, parse_reply, reply_stop
 from acode.agent.fixing.short_asks import ShortAsks
@@ -40,6 +40,7 @@ NEEDED_TOOLS = {"write_file", "run_shell_command"}
 # A candidate's test run may hang (a loop condition changed): it stops after this many times the original
 # run's seconds, not sooner than agent.fix.test_seconds_min (a hanging test prints nothing)
 TEST_TIME_FACTOR = 5
+SUITE = "run the project's whole test suite"
 
 
 class _Refused(Exception):
@@ -145,6 +146,9 @@ class Attempts(ShortAsks):
         self.passing: Candidate | None = None  # passes the tests, fails its own examples
         self.neighbours: NeighbourCheck | None = None  # the named tests' files, run whole before any edit
         self.breaking: tuple[Candidate, list[str]] | None = None  # the first that passed and broke others
+        # the whole suite, for a candidate no model wrote: its run on the original files once first needed
+        self.suite_command = suite_command(plan.test_command, plan.tests)
+        self.suite: NeighbourCheck | None = None
         self.tried: set[tuple[tuple[str, str], ...]] = set()
         # candidates that do not count against max_attempts, by kind: ruff's fixes, line edits, suspect asks
         self.uncounted: Counter[str] = Counter()
@@ -282,6 +286,9 @@ class Attempts(ShortAsks):
             return None, {"broke": broke[1]}
         if candidate.outcome.ok:
             examples = self._examples(contents)
+            if examples is None and not may_keep and (broke := self._broken_by(self._suite(contents), SUITE)):
+                self.breaking = self.breaking or (candidate, broke[0])  # a guess the named files let through
+                return None, {"broke": broke[1]}
             if examples is None:
                 return self._success(candidate), None
             if may_keep:  # (else a guess that fails the file's own examples is never the answer)
@@ -295,14 +302,33 @@ class Attempts(ShortAsks):
     def _broken_neighbours(self) -> tuple[list[str], str] | None:
         """The other tests of the named tests' files that the written candidate breaks (and that run's
         output), or None when none did (or there is no such check)."""
-        check = self.neighbours
+        return self._broken_by(self.neighbours, NEIGHBOURS)
+
+    def _broken_by(self, check: NeighbourCheck | None, description: str) -> tuple[list[str], str] | None:
         if check is None:
             return None
-        run = TestDrivenFixer._run_tests(self.door, check.command, check.seconds, NEIGHBOURS)
+        run = TestDrivenFixer._run_tests(self.door, check.command, check.seconds, description)
         if run is None:
             raise _Refused("the test command was refused")
         broke = check.broken(run[0])
         return (broke, trim_output(run[0].output)) if broke else None
+
+    def _suite(self, contents: dict[str, str]) -> NeighbourCheck | None:
+        """The whole suite's check (neighbours.suite_command), its run on the original files made the first
+        time it is needed (the written candidate put back after it); None where the named tests' files
+        are not checked either, or that run did not finish with a result to compare with."""
+        if self.suite is None and self.suite_command is not None and self.neighbours is not None:
+            seconds = min(900.0, max(120.0, 4 * self.neighbours.seconds))
+            self._write({})
+            run = TestDrivenFixer._run_tests(self.door, self.suite_command, seconds, SUITE)
+            self._write_through_tools(contents)
+            if run is None:
+                raise _Refused("the test command was refused")
+            if run[0].exit_code in (0, 1):
+                self.suite = NeighbourCheck(self.suite_command, run[0], seconds)
+            else:
+                self.suite_command = None  # a timeout or a collection error: nothing to compare with
+        return self.suite
 
     def _success(self, candidate: Candidate, *, examples_fail: bool = False) -> str:
         which = candidate.which(self.uncounted["line"], self.settings.max_attempts)
