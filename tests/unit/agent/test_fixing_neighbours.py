@@ -143,3 +143,44 @@ def test_an_edit_without_a_model_must_not_break_a_test_of_another_file(tmp_path,
     assert (project / "src/tool/calc.py").read_text() == GUARDED
     runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
     assert runs.count("python -m pytest -q") == 2  # the suite on the original files, then with the edit
+
+
+LABEL = '''
+
+def label(n):
+    """A label.
+
+    >>> label(2)
+    'two'
+    """
+    return str(n)
+'''
+
+
+def test_an_example_that_failed_before_in_a_definition_not_changed_is_not_the_candidates(project):
+    """pyparsing's core.py: ten examples fail on the release itself; the right candidate was refused."""
+    (project / "src/tool/calc.py").write_text(MODULE + LABEL)
+    model = ScriptedModel([reply("src/tool/calc.py", FIXED + LABEL)])
+    result = send(project, model, REQUEST, line_edit_calls=0, max_model_calls=1, suspect_asks=0)
+    assert result.ok and "passes now" in result.answer and "examples" not in result.answer, result.answer
+    runs = [s.arguments["command"] for s in result.tool_steps() if s.name == "run_shell_command"]
+    assert sum("--doctest-modules" in r for r in runs) == 2  # the candidate's, then the original's
+
+
+def test_an_example_of_a_changed_definition_counts_even_if_it_failed_before():
+    from acode.agent.fixing.examples import changed_definitions, new_failures
+
+    before = "FAILED src/tool/calc.py::tool.calc.label\n"
+    after = "FAILED src/tool/calc.py::tool.calc.label\n"
+    old = MODULE + LABEL
+    assert changed_definitions(old, FIXED + LABEL) == {"scale", "total"}
+    assert not new_failures(after, before, {"src/tool/calc.py": old}, {"src/tool/calc.py": FIXED + LABEL})
+    relabelled = FIXED + LABEL.replace("return str(n)", "return str(n) + ''")
+    assert changed_definitions(old, relabelled) == {"scale", "total", "label"}
+    assert new_failures(after, before, {"src/tool/calc.py": old}, {"src/tool/calc.py": relabelled})
+    # a failure that is new counts, and one the run cannot name (the standard library's doctest) too
+    assert new_failures(after + "FAILED src/tool/calc.py::tool.calc.scale\n", before,
+                        {"src/tool/calc.py": old}, {"src/tool/calc.py": FIXED + LABEL})
+    assert new_failures("1 items had failures", "1 items had failures", {}, {})
+    assert changed_definitions("class C:\n    def m(self):\n        return 1\n",
+                               "class C:\n    def m(self):\n        return 2\n") == {"C.m"}

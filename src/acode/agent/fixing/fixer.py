@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from acode.agent.fixing.answers import Candidate, candidate_key, failure_message, success_answer
 from acode.agent.fixing.crash_edits import crash_edits, read_crashes
 from acode.agent.fixing.detect import FixPlan, plan_fix
-from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples
+from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples, new_failures
 from acode.agent.fixing.files_run import NEIGHBOURS, files_run
 from acode.agent.fixing.framings import build_framings
 from acode.agent.fixing.mutants import deletion_candidates, mutant_candidates
@@ -41,6 +41,7 @@ NEEDED_TOOLS = {"write_file", "run_shell_command"}
 # run's seconds, not sooner than agent.fix.test_seconds_min (a hanging test prints nothing)
 TEST_TIME_FACTOR = 5
 SUITE = "run the project's whole test suite"
+EXAMPLES = "run the docstring examples"
 
 
 class _Refused(Exception):
@@ -149,6 +150,7 @@ class Attempts(ShortAsks):
         # the whole suite, for a candidate no model wrote: its run on the original files once first needed
         self.suite_command = suite_command(plan.test_command, plan.tests)
         self.suite: NeighbourCheck | None = None
+        self.examples_before: dict[str, str | None] = {}  # an examples command -> its output on the originals
         self.tried: set[tuple[tuple[str, str], ...]] = set()
         # candidates that do not count against max_attempts, by kind: ruff's fixes, line edits, suspect asks
         self.uncounted: Counter[str] = Counter()
@@ -398,11 +400,21 @@ class Attempts(ShortAsks):
         command = examples_command(self.plan.test_command, files_with_examples(contents))
         if not self.settings.check_examples or command is None:
             return None
-        run = TestDrivenFixer._run_tests(self.door, command, self.test_limit, "run the docstring examples")
+        run = TestDrivenFixer._run_tests(self.door, command, self.test_limit, EXAMPLES)
         if run is None:
             return None
-        outcome = run[0]
-        return outcome.output if examples_failed(outcome.exit_code) else None
+        if not examples_failed(run[0].exit_code):
+            return None
+        if self.neighbours is None:  # a small project: the examples the bug broke judge too (examples.py)
+            return run[0].output
+        if command not in self.examples_before:  # the same examples on the original files, once
+            self._write({})
+            before = TestDrivenFixer._run_tests(self.door, command, self.test_limit, EXAMPLES)
+            self._write_through_tools(contents)
+            self.examples_before[command] = before[0].output if before is not None else None
+        originals = {p: data.decode("utf-8", "replace") for p, data in self.original.items()}
+        return run[0].output if new_failures(run[0].output, self.examples_before[command], originals,
+                                             contents) else None
 
     # -- ending --------------------------------------------------------------------------------
     def _restore_files(self) -> None:
