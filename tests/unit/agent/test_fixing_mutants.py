@@ -241,15 +241,23 @@ COPYING = '''class Tally:
 '''
 
 
-def test_a_statement_too_many_is_deleted_after_the_one_token_edits_fail(git_repo):
-    (git_repo / "tally.py").write_text(COPYING)
-    (git_repo / "test_tally.py").write_text(
-        "from tally import Tally\n\n\ndef test_copy_keeps_the_counts():\n    t = Tally()\n    t.add('a')\n"
-        "    t.add('a')\n    assert t.copy().counts == {'a': 2}\n")
+TALLY_TEST = ("from tally import Tally\n\n\ndef test_copy_keeps_the_counts():\n    t = Tally()\n"
+              "    t.add('a')\n    t.add('a')\n    assert t.copy().counts == {'a': 2}\n")
+
+
+def _fix_tally(root, **fix):
+    """The request about tally.py with the scripted model echoing it: the result, and the model."""
+    (root / "tally.py").write_text(COPYING)
+    (root / "test_tally.py").write_text(TALLY_TEST)
     model = ScriptedModel([reply("tally.py", COPYING)] * 6)
-    s = session(git_repo, model, mutants=24, deletions=12)
+    s = session(root, model, mutants=24, **fix)
     result = s.send(CALC_REQUEST.replace("calc.py", "tally.py").replace("test_calc.py", "test_tally.py"))
     s.close()
+    return result, model
+
+
+def test_a_statement_too_many_is_deleted_after_the_one_token_edits_fail(git_repo):
+    result, model = _fix_tally(git_repo, deletions=12)
     assert result.stop_reason == "answer" and "passes now" in result.answer, result.answer
     assert "`other.counts.clear()` deleted at tally.py:11, no model call" in result.answer
     assert (git_repo / "tally.py").read_text() == COPYING.replace("        other.counts.clear()\n", "")
@@ -257,13 +265,6 @@ def test_a_statement_too_many_is_deleted_after_the_one_token_edits_fail(git_repo
 
 
 def test_no_statement_is_deleted_when_deletions_are_off(git_repo):
-    (git_repo / "tally.py").write_text(COPYING)
-    (git_repo / "test_tally.py").write_text(
-        "from tally import Tally\n\n\ndef test_copy():\n    t = Tally()\n    t.add('a')\n"
-        "    assert t.copy().counts == {'a': 1}\n")
-    model = ScriptedModel([reply("tally.py", COPYING)] * 6)
-    s = session(git_repo, model, mutants=24, deletions=0, max_model_calls=1)
-    result = s.send(CALC_REQUEST.replace("calc.py", "tally.py").replace("test_calc.py", "test_tally.py"))
-    s.close()
+    result, _ = _fix_tally(git_repo, deletions=0, max_model_calls=1)
     assert result.stop_reason == "tests_failing"
     assert (git_repo / "tally.py").read_text() == COPYING
