@@ -215,12 +215,15 @@ DELETING = '''def tally(words):
 
 def test_a_deletion_removes_one_statement_that_is_not_the_only_one_of_its_block():
     found = deletion_candidates([(FileView("t.py", DELETING), None)], 20)
-    assert [m.line for _, m in found] == [3, 10, 14]
+    assert [m.line for _, m in found] == [3, 8, 10, 14]
     # not the docstring, not a line of two statements, not a statement over two lines, not a block's only
-    # statement (`return {}`), not a compound statement, nothing in a `while` loop (it may never end)
+    # statement (`return {}`), not a loop, nothing in a `while` loop (it may never end); an `if` whole
     assert found[0][1].describe("t.py") == "`counts = {}` deleted at t.py:3, no model call"
+    assert found[1][1].describe("t.py") == \
+        "`if not counts:` and its block (2 lines) deleted at t.py:8, no model call"
+    assert found[1][1].text == DELETING.replace("    if not counts:\n        return {}\n", "")
     for _, mutant in found:
-        assert mutant.after == "" and mutant.text == DELETING.replace(mutant.before + "\n", "", 1)
+        assert mutant.after == "" and mutant.text.count("\n") == DELETING.count("\n") - mutant.lines
         ast.parse(mutant.text)
     assert [m.line for _, m in deletion_candidates([(FileView("t.py", DELETING), (9, 14))], 20)] == [10, 14]
     assert len(deletion_candidates([(FileView("t.py", DELETING), None)], 2)) == 2

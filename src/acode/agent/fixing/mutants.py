@@ -49,10 +49,12 @@ class Mutant:
     before: str  # the line as it is
     after: str  # the line as the mutant has it
     text: str  # the whole file
+    lines: int = 1  # a deletion's lines (an `if` block whole)
 
     def describe(self, path: str) -> str:
         if not self.after:
-            return f"`{self.before.strip()}` deleted at {path}:{self.line}, no model call"
+            block = f" and its block ({self.lines} lines)" if self.lines > 1 else ""
+            return f"`{self.before.strip()}`{block} deleted at {path}:{self.line}, no model call"
         edit = f"`{self.before.strip()}` -> `{self.after.strip()}`"
         return f"the edit {edit} at {path}:{self.line}, no model call"
 
@@ -111,7 +113,7 @@ class _Parsed:
     tokens: dict[int, list[tokenize.TokenInfo]]  # each line's tokens that start and end on it
     functions: list[tuple[int, int, bool]]  # each def's first and last line, and whether it is indented
     body: set[int]  # the lines of function bodies, their docstrings left out
-    deletable: set[int]  # the body lines that are one statement whose block goes on without it
+    deletable: dict[int, int]  # a statement's first line -> its last: its block goes on without it
 
     @classmethod
     def of(cls, text: str) -> _Parsed | None:
@@ -130,7 +132,8 @@ class _Parsed:
                 statements = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body
                 for statement in statements:
                     body.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
-        return cls(io.StringIO(text).readlines(), tokens, functions, body, body & _deletable_lines(tree))
+        deletable = {first: last for first, last in _deletable(tree).items() if first in body}
+        return cls(io.StringIO(text).readlines(), tokens, functions, body, deletable)
 
     def body_lines(self, span: tuple[int, int] | None, shown: str | None) -> list[int]:
         lines = [line.rstrip("\r\n") for line in self.source]
@@ -168,11 +171,12 @@ class _Parsed:
         for number in lines:
             if number not in self.deletable or len(found) >= limit:
                 continue
+            end = self.deletable[number]
             first, last, indented = self._function_of(number)
-            if _dump([*source[first - 1:number - 1], *source[number:last]], indented) is None:
+            if _dump([*source[first - 1:number - 1], *source[end:last]], indented) is None:
                 continue  # a line continued from or into it
-            candidate = "".join([*source[: number - 1], *source[number:]])
-            found.append(Mutant(number, source[number - 1].rstrip("\n"), "", candidate))
+            candidate = "".join([*source[: number - 1], *source[end:]])
+            found.append(Mutant(number, source[number - 1].rstrip("\n"), "", candidate, end - number + 1))
         return found
 
     def _function_of(self, number: int) -> tuple[int, int, bool]:
@@ -181,12 +185,14 @@ class _Parsed:
         return max(holding) if holding else (1, len(self.source), False)
 
 
-def _deletable_lines(tree: ast.AST) -> set[int]:
-    """The lines holding exactly one statement of a _DELETABLE kind, in a block of more than one (the
-    first statement of a body that is a docstring left out), not in a ``while`` loop's body: what makes
-    the loop end is in there, and a candidate that hangs costs a whole test time limit."""
+def _deletable(tree: ast.AST) -> dict[int, int]:
+    """First line -> last line of each statement that may be deleted: one of a _DELETABLE kind on a line
+    of its own, or an ``if`` with no ``else`` whole (a guard too many: idna 3.7->3.8's `if v == 0: raise`,
+    on the real projects' tune half), in a block of more than one (the first statement of a body that is
+    a docstring left out), not in a ``while`` loop's body: what makes the loop end is in there, and a
+    candidate that hangs costs a whole test time limit."""
     lines: dict[int, int] = {}  # line -> statements starting on it
-    deletable = set()
+    deletable: dict[int, int] = {}
     for node in ast.walk(tree):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
@@ -196,10 +202,12 @@ def _deletable_lines(tree: ast.AST) -> set[int]:
                 lines[statement.lineno] = lines.get(statement.lineno, 0) + 1
                 docstring = isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
                 looping = isinstance(node, ast.While) and field == "body"
-                if (isinstance(statement, _DELETABLE) and not docstring and not looping
-                        and statement.lineno == statement.end_lineno):
-                    deletable.add(statement.lineno)
-    return {line for line in deletable if lines[line] == 1}
+                last = statement.end_lineno or statement.lineno
+                simple = isinstance(statement, _DELETABLE) and not docstring and statement.lineno == last
+                guard = isinstance(statement, ast.If) and not statement.orelse
+                if (simple or guard) and not looping:
+                    deletable[statement.lineno] = last
+    return {first: last for first, last in deletable.items() if lines[first] == 1}
 
 
 def _dump(lines: list[str], indented: bool) -> str | None:
