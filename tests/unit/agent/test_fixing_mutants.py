@@ -244,30 +244,35 @@ COPYING = '''class Tally:
 '''
 
 
-TALLY_TEST = ("from tally import Tally\n\n\ndef test_copy_keeps_the_counts():\n    t = Tally()\n"
+TALLY_TEST = ("from tool.tally import Tally\n\n\ndef test_copy_keeps_the_counts():\n    t = Tally()\n"
               "    t.add('a')\n    t.add('a')\n    assert t.copy().counts == {'a': 2}\n")
+TALLY_NODE = "tests/test_tally.py::test_copy_keeps_the_counts"
 
 
-def _fix_tally(root, **fix):
-    """The request about tally.py with the scripted model echoing it: the result, and the model."""
-    (root / "tally.py").write_text(COPYING)
-    (root / "test_tally.py").write_text(TALLY_TEST)
-    model = ScriptedModel([reply("tally.py", COPYING)] * 6)
-    s = session(root, model, mutants=24, **fix)
-    result = s.send(CALC_REQUEST.replace("calc.py", "tally.py").replace("test_calc.py", "test_tally.py"))
-    s.close()
-    return result, model
+def _fix_tally(tmp_path, monkeypatch, request: str, **fix):
+    """``request`` about tool/tally.py in a real project, the scripted model echoing the file."""
+    files = {"src/tool/tally.py": COPYING, "tests/test_tally.py": TALLY_TEST}
+    repo = fixing_repo(tmp_path, monkeypatch, files)
+    model = ScriptedModel([reply("src/tool/tally.py", COPYING)] + ["no reply"] * 8)
+    return repo, send(repo, model, request, mutants=24, line_edit_calls=0, suspect_asks=0, **fix)
 
 
-def test_a_statement_too_many_is_deleted_after_the_one_token_edits_fail(git_repo):
-    result, model = _fix_tally(git_repo, deletions=12)
-    assert result.stop_reason == "answer" and "passes now" in result.answer, result.answer
-    assert "`other.counts.clear()` deleted at tally.py:11, no model call" in result.answer
-    assert (git_repo / "tally.py").read_text() == COPYING.replace("        other.counts.clear()\n", "")
-    assert len(model.calls) == 1
+def test_a_statement_too_many_is_deleted_after_the_one_token_edits_fail(tmp_path, monkeypatch):
+    request = (f"These tests fail: {TALLY_NODE}. Fix the bug in the code (not the tests) so they pass (run "
+               f"them with: python -m pytest -q {TALLY_NODE})")
+    repo, result = _fix_tally(tmp_path, monkeypatch, request, deletions=12)
+    assert result.ok and "passes now" in result.answer, result.message
+    assert "`other.counts.clear()` deleted at src/tool/tally.py:11, no model call" in result.answer
+    assert (repo / "src/tool/tally.py").read_text() == COPYING.replace("        other.counts.clear()\n", "")
+    # off, none is tried
+    repo, result = _fix_tally(tmp_path / "off", monkeypatch, request, deletions=0, max_model_calls=1)
+    assert not result.ok and (repo / "src/tool/tally.py").read_text() == COPYING
 
 
-def test_no_statement_is_deleted_when_deletions_are_off(git_repo):
-    result, _ = _fix_tally(git_repo, deletions=0, max_model_calls=1)
-    assert result.stop_reason == "tests_failing"
-    assert (git_repo / "tally.py").read_text() == COPYING
+def test_no_statement_is_deleted_where_only_the_shown_tests_judge(tmp_path, monkeypatch):
+    """A request that names no test inside a file (a small project's `python -m pytest -q`): there is no
+    whole suite beyond the shown tests to catch a deletion that passes them wrongly."""
+    request = "The tests in tests/test_tally.py fail because src/tool/tally.py has a bug. Fix it."
+    repo, result = _fix_tally(tmp_path, monkeypatch, request, deletions=12, max_model_calls=1,
+                              test_command="python -m pytest -q tests/test_tally.py")
+    assert not result.ok and (repo / "src/tool/tally.py").read_text() == COPYING

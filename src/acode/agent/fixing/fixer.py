@@ -253,12 +253,14 @@ class Attempts(ShortAsks):
         return None
 
     def _mutants(self) -> str | None:
-        """One-edit variants of the suspect functions, else of the shown files' functions, then the same
-        with one statement deleted (mutants.py): each tested as a candidate that does not count against
-        max_attempts, no model call."""
+        """One-edit variants of the suspect functions, else of the shown files' functions, then (on a real
+        project) the same with one statement deleted (mutants.py): each tested as a candidate that does not
+        count against max_attempts, no model call."""
         sources = [(a.view, a.lines) for a in self.asks] or [(v, None) for v in self.views]
-        edits = [*mutant_candidates(sources, self.settings.mutants),
-                 *deletion_candidates(sources, self.settings.deletions)]
+        # a deletion only where the whole suite judges it too: on small projects they passed the shown
+        # tests more often wrongly than rightly (docs/agent.md)
+        deleting = self.settings.deletions if self.suite_command is not None else 0
+        edits = [*mutant_candidates(sources, self.settings.mutants), *deletion_candidates(sources, deleting)]
         for path, mutant in edits:
             answer = self._judge_uncounted("mutant", {path: mutant.text}, mutant.describe(path))
             if answer is not None:
