@@ -225,7 +225,7 @@ def test_ctrl_c_in_the_chat_cancels_the_step_and_keeps_the_session(git_repo):
     script = write_script(git_repo, [{"sleep": 30, "text": "too slow"}, "Second answer."])
     child = spawn_chat(git_repo, script)
     child.sendline("do something slow")
-    time.sleep(1.0)
+    child.expect(r"thinking \(turn 1\)")  # the step has started (a fixed wait lost the race under load)
     child.sendintr()
     child.expect("interrupted")
     child.expect(PROMPT)
