@@ -323,9 +323,7 @@ class Attempts(ShortAsks):
         are not checked either, or that run did not finish with a result to compare with."""
         if self.suite is None and self.suite_command is not None and self.neighbours is not None:
             seconds = min(900.0, max(120.0, 4 * self.neighbours.seconds))
-            self._write({})
-            run = TestDrivenFixer._run_tests(self.door, self.suite_command, seconds, SUITE)
-            self._write_through_tools(contents)
+            run = self._run_on_originals(contents, self.suite_command, seconds, SUITE)
             if run is None:
                 raise _Refused("the test command was refused")
             if run[0].exit_code in (0, 1):
@@ -333,6 +331,15 @@ class Attempts(ShortAsks):
             else:
                 self.suite_command = None  # a timeout or a collection error: nothing to compare with
         return self.suite
+
+    def _run_on_originals(self, contents: dict[str, str], command: str, seconds: float,
+                          description: str) -> tuple[TestOutcome, float] | None:
+        """``command`` run on the original files, the written candidate (``contents``) put back after it:
+        a baseline made only once a candidate needs it."""
+        self._write({})
+        run = TestDrivenFixer._run_tests(self.door, command, seconds, description)
+        self._write_through_tools(contents)
+        return run
 
     def _success(self, candidate: Candidate, *, examples_fail: bool = False) -> str:
         which = candidate.which(self.uncounted["line"], self.settings.max_attempts)
@@ -410,11 +417,9 @@ class Attempts(ShortAsks):
         if self.neighbours is None:  # a small project: the examples the bug broke judge too (examples.py)
             return run[0].output
         if command not in self.examples_before:  # the same examples on the original files, once
-            self._write({})
-            before = TestDrivenFixer._run_tests(self.door, command, self.test_limit, EXAMPLES)
-            self._write_through_tools(contents)
+            before = self._run_on_originals(contents, command, self.test_limit, EXAMPLES)
             self.examples_before[command] = before[0].output if before is not None else None
-        originals = {p: data.decode("utf-8", "replace") for p, data in self.original.items()}
+        originals = {p: self.original[p].decode("utf-8", "replace") for p in contents if p in self.original}
         return run[0].output if new_failures(run[0].output, self.examples_before[command], originals,
                                              contents) else None
 
