@@ -28,7 +28,11 @@ from acode.errors import EXIT_OK, EXIT_REVIEW_REJECTED, EXIT_REVIEW_TIMEOUT, Aco
 REPORT_FORMATS = (None, "markdown", "sarif", "github", "gitlab", "junit", "rdjson")
 
 review_app = typer.Typer(
-    help="Review a change: this branch against its base (default), --uncommitted work, or --commit SHA.",
+    help="Review a change: this branch against its base (default), --uncommitted work, or --commit SHA.\n\n"
+    "Without a sub-command, `acode review [OPTIONS]` reviews now (the options below). Sub-commands: "
+    "`acode review run [OPTIONS]` (review again, ignoring a stored review), `acode review show [ID]`, "
+    "`acode review history`; each has its own --help.",
+    subcommand_metavar="[SUB-COMMAND] [ARGS]...",
     invoke_without_command=True,
     no_args_is_help=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -107,7 +111,7 @@ def review(
     _review_and_exit(force=options.pop("fresh"), **options)
 
 
-@review_app.command("run")
+@review_app.command("run", rich_help_panel="Sub-commands")
 def review_again(
     base: str = _BASE,
     uncommitted: bool = _UNCOMMITTED,
@@ -133,7 +137,7 @@ def _review_and_exit(**options: Any) -> None:
     raise typer.Exit(code)
 
 
-@review_app.command("show")
+@review_app.command("show", rich_help_panel="Sub-commands")
 def show(
     review_id: int = typer.Argument(None, help="Review id (default: the latest)."),
     json_out: bool = _JSON,
@@ -155,7 +159,7 @@ def show(
     raise typer.Exit(exit_code_for(stored.result))
 
 
-@review_app.command("history")
+@review_app.command("history", rich_help_panel="Sub-commands")
 def history(
     limit: int = typer.Option(20, "--limit", "-n", help="How many reviews to list."),
     json_out: bool = _JSON,

@@ -30,6 +30,7 @@ def list_sessions(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
     limit: int = typer.Option(20, "--limit", "-n", help="How many, newest first."),
 ) -> None:
+    """List this project's sessions, newest first: id, status, title (resume one with acode -r ID)."""
     store = _store()
     sessions = store.list(limit=limit)
     store.close()
@@ -52,6 +53,7 @@ def show_session(
     session_id: str = typer.Argument(..., help="A session id, a unique prefix of one, or 'latest'."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON (session, messages, events)."),
 ) -> None:
+    """Show one session's messages (the tool calls and results as the model saw them)."""
     store = _store()
     info = store.resolve(session_id)
     messages = store.load_messages(info.id)
