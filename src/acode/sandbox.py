@@ -4,7 +4,8 @@ bubblewrap (``bwrap``, a small maintained setuid-free sandbox used by Flatpak) r
 - no network (a new network namespace with only its own loopback);
 - the whole file system read-only, except the folders the caller names (the extracted trees) and a fresh
   ``/tmp``;
-- the usual credential folders of the home directory hidden (``~/.ssh``, ``~/.aws``, ...);
+- the usual credential folders of the home directory hidden (``~/.ssh``, ``~/.aws``, ...), and of the
+  checkout under review (``hiding_git_of``) its git configuration and credentials (``acode.sandbox_git``);
 - an environment reduced to what a test run needs (no tokens from the user's shell);
 - no capabilities, its own process, PID and IPC namespaces, ended with its parent.
 
@@ -23,8 +24,10 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+from acode.sandbox_git import hidden_git_files
 
 # folders and files under $HOME that hold credentials; hidden (an empty folder / an empty file) inside
 HIDDEN_IN_HOME = (".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".config/gh",
@@ -41,6 +44,11 @@ INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedor
 @dataclass(frozen=True)
 class Sandbox:
     executable: str
+    checkout: Path | None = None  # whose git configuration and credentials the run must not read
+
+    def hiding_git_of(self, checkout: Path) -> Sandbox:
+        """This sandbox, showing ``checkout``'s git configuration without its credentials (sandbox_git)."""
+        return replace(self, checkout=checkout)
 
     def command(self, argv: list[str], *, writable: list[Path], cwd: Path,
                 readable: Sequence[Path] = (), env: dict[str, str] | None = None) -> list[str]:
@@ -64,6 +72,8 @@ class Sandbox:
                 args += ["--tmpfs", str(path)]
             elif path.exists():
                 args += ["--ro-bind", _empty_file(), str(path)]
+        if self.checkout is not None:
+            args += _git_credentials_hidden(self.checkout, [*tools, *readable, *writable])
         return [*args, "--chdir", str(cwd), "--", *argv]
 
     def wrap(self, argv: list[str], env: dict[str, str], *, cwd: Path, writable: Path
@@ -73,6 +83,19 @@ class Sandbox:
         inside = cwd.resolve().is_relative_to(writable.resolve())
         return (self.command(argv, writable=[writable], cwd=cwd, readable=[] if inside else [cwd], env=env),
                 sandbox_env(env))
+
+
+def _git_credentials_hidden(checkout: Path, bound: Sequence[Path]) -> list[str]:
+    """bwrap arguments showing a harmless copy over each of ``checkout``'s git configuration and credentials
+    files the run can see: anything outside ``/tmp`` (bound from the host's ``/``) or in a bound folder."""
+    tmp = Path("/tmp").resolve()
+    shown = [Path(b).resolve() for b in bound]
+    args: list[str] = []
+    for path, instead in hidden_git_files(checkout):
+        real = path.resolve()
+        if not real.is_relative_to(tmp) or any(real.is_relative_to(b) for b in shown):
+            args += ["--ro-bind", str(instead), str(real)]
+    return args
 
 
 def tools_under_tmp(env: dict[str, str]) -> list[Path]:

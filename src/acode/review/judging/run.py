@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal, TypeVar
 
 from acode.config.review import ReviewerSettings
 from acode.errors import ModelTimeoutError
@@ -20,7 +21,7 @@ from acode.review.change.packing import PackedDiffs, omitted_note, pack_diffs
 from acode.review.change.surroundings import Around, related_test_command, surroundings_of
 from acode.review.evidence.behaviour_diff import Limits
 from acode.review.evidence.gathering import BehaviourPlan, Evidence, cut_notes, gather_evidence
-from acode.review.evidence.test_runs import SuiteContrast, plan_test_run
+from acode.review.evidence.test_runs import SuiteContrast, SuitePlan, plan_test_run
 from acode.review.judging.exploring import explore
 from acode.review.judging.metered import MeteredModel
 from acode.review.judging.proposals import PKG, base_messages, line_choices, proposal_model
@@ -31,6 +32,7 @@ from acode.secrets import redact
 from acode.tools.base import ToolRegistry
 
 Progress = Callable[[str], None]
+PlanT = TypeVar("PlanT", SuitePlan | None, BehaviourPlan | None)
 # Until a strategy decides (every strategy does): what the naive verdict strategy says of no answer.
 UNDECIDED = Decision(verdict="REJECTED", strategy="verdict", reasons=[
     "the model's verdict could not be read (not decided yet); it never approves"])
@@ -75,6 +77,8 @@ class ReviewRun:
                                        use_sandbox=settings.test_sandbox, related=bool(around.tests))
         behaviour_plan, behaviour_not_run = (plan_behaviour_diff(settings, run_tests, say) if behaviour
                                              else (None, ""))
+        tests, behaviour_plan = (_hiding_git_of(context.root, tests),
+                                 _hiding_git_of(context.root, behaviour_plan))
         say("collecting evidence (ruff, structural check, secrets" + (", tests" if tests else "")
             + (", behavioural diff)" if behaviour_plan else ")"))
         evidence = gather_evidence(context, tests=tests, test_timeout=settings.test_timeout_seconds,
@@ -158,6 +162,13 @@ def plan_behaviour_diff(settings: ReviewerSettings, run_tests: bool | Literal["a
                     max_functions=options.max_functions, max_examples=options.max_examples,
                     plan_seconds=options.plan_seconds)
     return BehaviourPlan(sandbox, limits, say), ""
+
+
+def _hiding_git_of(checkout: Path, plan: PlanT) -> PlanT:
+    """``plan`` whose sandbox does not show the checkout's git credentials to the change's code."""
+    if plan is None or plan.sandbox is None:
+        return plan
+    return replace(plan, sandbox=plan.sandbox.hiding_git_of(checkout))
 
 
 def _behaviour_record(evidence: Evidence, not_run: str) -> dict | None:
