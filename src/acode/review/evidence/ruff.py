@@ -6,7 +6,7 @@ touching a line next to an old problem, does not blame the change for it).
 
 The table from a ruff code to a review dimension and severity is ``ruff_rules``; this module runs ruff
 and works out, from the code, what the table's adjustments need (a shell command built in place, re flags
-where a count goes, a noqa comment on an added line).
+where a count goes, a noqa comment on an added line and whether the base already had it).
 """
 
 from __future__ import annotations
@@ -105,6 +105,7 @@ def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]
         if rule is not None:
             resolved.setdefault(hit.path, []).append((hit, rule, old.splitlines()[hit.line - 1]))
     out: dict[str, list[tuple[RuffHit, RuleMap, str]]] = {}
+    base_noqa = {p: _suppressions(old) for p, (old, _, _) in changed.items()}
     for hit in sorted(new_runs, key=lambda h: (h.path, h.line)):
         _, new, added = files[hit.path]
         if not any(n in added for n in range(hit.line, hit.end_line + 1)):
@@ -121,7 +122,8 @@ def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]
                        built_command=_command_built_in_place(new, hit) if hit.code in SHELL else True,
                        flags_as_count=hit.code == "B034" and _flags_as_count(new, hit),
                        stray_print=hit.code in PRINTS and _stray_print(hit, files[hit.path][0], new),
-                       silenced=_silenced(lines[hit.line - 1: hit.end_line], hit.code))
+                       silenced=_silenced(lines[hit.line - 1: hit.end_line], hit.code,
+                                          base_noqa[hit.path], _enclosing_function(new, hit.line)))
         if rule is not None:
             out.setdefault(hit.path, []).append((hit, rule, text))
     return out, resolved
@@ -150,18 +152,44 @@ _RE_FLAGS = {"A", "ASCII", "I", "IGNORECASE", "L", "LOCALE", "M", "MULTILINE", "
 _COUNT_POSITION = {"sub": 3, "subn": 3, "split": 2}
 
 
-# Ruff runs with --ignore-noqa so that a noqa comment the change adds cannot hide a finding; ``_silenced``
-# tells ``ruff_rules.mapping`` which ones it would have hidden.
+# Ruff runs with --ignore-noqa so that a noqa comment cannot hide a finding; ``_silenced`` tells
+# ``ruff_rules.mapping`` which ones it would have hidden, and whose the comment is: the base's (the same rule
+# already silenced in the same function before the change: a reviewed exception) or the change's own.
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
-def _silenced(lines: list[str], code: str) -> bool:
-    for line in lines:
-        for found in _NOQA.finditer(line):
-            codes = found.group("codes")
-            if codes is None or code.upper() in re.split(r"[\s,]+", codes.upper()):
-                return True
-    return False
+def _noqa_codes(line: str) -> list[str]:
+    """The rule codes a line's noqa comments name ("*" for a bare noqa, which silences every rule)."""
+    codes: list[str] = []
+    for found in _NOQA.finditer(line):
+        named = found.group("codes")
+        codes += re.split(r"[\s,]+", named.upper()) if named else ["*"]
+    return codes
+
+
+def _suppressions(text: str | None) -> Counter:
+    """(rule code or "*", enclosing function) of every noqa comment in one version of a file."""
+    found: Counter = Counter()
+    for number, line in enumerate((text or "").splitlines(), 1):
+        codes = _noqa_codes(line) if "noqa" in line.lower() else []
+        if codes:
+            function = _enclosing_function(text or "", number)
+            found.update((code, function) for code in codes)
+    return found
+
+
+def _silenced(lines: list[str], code: str, base: Counter, function: str) -> str:
+    """"" when no noqa on ``lines`` names ``code``; "base" when the base version already silenced the same
+    rule in the same function (each base comment excuses one finding); "change" when the comment is the
+    change's own."""
+    codes = {c for line in lines for c in _noqa_codes(line)}
+    if not codes & {code.upper(), "*"}:
+        return ""
+    for key in ((code.upper(), function), ("*", function)):
+        if base[key] > 0:
+            base[key] -= 1
+            return "base"
+    return "change"
 
 
 def _flags_as_count(text: str, hit: RuffHit) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import get_args
+from typing import Literal, get_args
 
 from acode.review.models import Severity
 
@@ -204,20 +204,22 @@ FLAGS_AS_COUNT = _q("high", "re flags passed where re.sub/subn/split take count 
 STRAY_PRINT = _q("high", "print() added to a library module that never wrote to the console: a debug print "
                  "left in writes into the output of every program that imports it; use logging")
 
-# A noqa comment on a line the change adds is the branch's own say-so: it must not make a finding vanish
-# (a hostile branch would put one after `shell=True`). The finding is shown, with the silencing named, and
-# counts at most as medium: a reviewed, deliberate exception (an allow-listed column name in built SQL)
-# needs work, a human looks, it does not reject on its own.
+# A noqa comment is the say-so of whoever wrote it. The change's own (on a line it adds, where the base did
+# not silence the rule in that function) must not make a finding vanish or weaken it: a hostile branch would
+# put one after `shell=True`. The finding keeps its severity and says that the change silences it. A noqa the
+# base already had for the rule there is a reviewed, deliberate exception (an allow-listed column name in
+# built SQL): the finding counts at most as medium, needs work, a human looks; it does not reject on its own.
 _SEVERITY_RANK = get_args(Severity)[::-1]  # info ... critical
 
 
 def mapping(code: str, line_text: str = "", *, built_command: bool = True, in_test: bool = False,
-            flags_as_count: bool = False, stray_print: bool = False, silenced: bool = False
-            ) -> RuleMap | None:
+            flags_as_count: bool = False, stray_print: bool = False,
+            silenced: Literal["", "base", "change"] = "") -> RuleMap | None:
     """The dimension and severity of a ruff code (None: not mapped, not reported), adjusted by what the
     caller found in the code: ``built_command`` (a shell command built in place), ``in_test`` (a test
     file), ``flags_as_count`` (B034 with re flags where the count goes), ``stray_print`` (T201/T203 in a
-    module that never wrote to the console), ``silenced`` (a noqa comment on the added line)."""
+    module that never wrote to the console), ``silenced`` (a noqa comment on the added line names the rule:
+    "base" when the base already silenced it there, "change" when the comment is the change's own)."""
     if code in PRINTS:
         return STRAY_PRINT if stray_print else None
     found = RULES.get(code)
@@ -234,8 +236,12 @@ def mapping(code: str, line_text: str = "", *, built_command: bool = True, in_te
                         "not built from values")
     elif flags_as_count:
         found = FLAGS_AS_COUNT
-    if silenced:
+    if silenced == "change":
+        found = RuleMap(found.dimension, found.severity,
+                        f"the change silences {code} on the line it adds: a noqa comment of the change under "
+                        f"review neither hides nor lowers a finding; {found.why}")
+    elif silenced == "base":
         found = RuleMap(found.dimension, min(found.severity, "medium", key=_SEVERITY_RANK.index),
-                        found.why + "; silenced by a noqa comment on this added line, which does not hide a "
-                        "finding from the review")
+                        found.why + f"; {code} was already silenced with a noqa comment here on the base, a "
+                        "reviewed exception: at most medium")
     return found
