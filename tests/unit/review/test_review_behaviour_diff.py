@@ -100,7 +100,7 @@ def test_a_multi_function_change_shows_each_difference_with_its_input_and_lists_
     assert auth.difference["input"].startswith("bearer_token({'Authorization': ")
     zero = by_name["timeout_of"]
     assert zero.difference == {"input": "timeout_of({'timeout': 0})", "old": "returns 0", "new": "returns 30",
-                               "found_by": "docstring", "what": "result"}
+                               "found_by": "docstring", "what": "result", "kind": "returns"}
     assert [c["new_ok"] for c in zero.docstring] == [False, True]
     loop = by_name["first_negative"]
     assert loop.status == "differs" and loop.difference["new"] == "returns None"

@@ -22,6 +22,7 @@ from acode.paths import user_cache_dir
 from acode.sandbox import Sandbox, sandbox_env
 
 RUNNER = Path(__file__).with_name("behaviour_runner.py")
+IN_FLIGHT = "in-flight.json"  # the runner's note of the input the new version is running on (its IN_FLIGHT)
 SHIM = """import importlib.util, json, sys
 _spec = importlib.util.spec_from_file_location("acode_behaviour_runner", {runner!r})
 _runner = importlib.util.module_from_spec(_spec)
@@ -74,24 +75,42 @@ def child(argv: list[str], where: Where, timeout: float) -> tuple[int | None, st
     return proc.returncode, output or ""
 
 
-def run_batch(specs: list[dict], runner: Path, where: Where, plan_seconds: float, box: float
-              ) -> tuple[list[dict], str]:
-    """The runner's result for the first functions of ``specs`` it finished, and, when it stopped before
-    the last, why (it wrote each result as soon as it had it, so what it finished is kept)."""
+@dataclass
+class Batch:
+    done: list[dict]  # the runner's result for the first functions of the batch it finished
+    stopped: str = ""  # why it stopped before the last ('' when it finished them all)
+    hang: dict | None = None  # the input the new version never returned on when the box ran out (old did)
+
+
+def run_batch(specs: list[dict], runner: Path, where: Where, plan_seconds: float, box: float) -> Batch:
+    """The runner on ``specs`` (it writes each result as soon as it has it, so what it finished is kept)."""
     spec_file, out = where.io / "batch.json", where.io / "out.json"
+    in_flight = where.io / IN_FLIGHT
     spec_file.write_text(json.dumps({"functions": specs, "plan_seconds": plan_seconds}), encoding="utf-8")
     out.unlink(missing_ok=True)
+    in_flight.unlink(missing_ok=True)
     code, output = child([sys.executable, str(runner), str(spec_file), str(out)], where, box)
-    try:
-        done = json.loads(out.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        done = []
+    done = _json(out) or []
     if len(done) >= len(specs):
-        return done, ""
+        return Batch(done)
     if code is None:
-        return done, f"did not finish in its time box ({box:.0f} s)"
+        hang = _json(in_flight)
+        if hang and hang.get("index") == len(done):
+            took = "under 0.01" if hang["seconds"] < 0.01 else f"{hang['seconds']:.2f}"
+            hang = {"input": hang["input"], "old": hang["old"], "found_by": "time box", "what": "result",
+                    "kind": "hang", "new": (f"does not finish: the child's time box ({box:.0f} s) ran out on "
+                                            f"it (the old version returned in {took} s)")}
+        return Batch(done, f"did not finish in its time box ({box:.0f} s)",
+                     hang if hang and "kind" in hang else None)
     last = (output.strip().splitlines() or [f"exit {code}"])[-1][:200]
-    return done, f"the runner failed ({last})"
+    return Batch(done, f"the runner failed ({last})")
+
+
+def _json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def crosshair(spec: dict, runner: Path, where: Where, seconds: float) -> dict | None:

@@ -160,17 +160,20 @@ def _search(functions: list[ChangedFunction], runnable: list[int], specs: dict[i
                     f"the behavioural diff's time plan ({limits.plan_seconds:g} s) was spent"))
             return
         box = 2 * left + STARTUP_SECONDS  # the plan is the runner's own; the box only ends a runaway
-        done, stopped = run_batch([specs[n] for n in pending], runner, where, left, box)
-        for number, data in zip(pending, done, strict=False):
+        batch = run_batch([specs[n] for n in pending], runner, where, left, box)
+        for number, data in zip(pending, batch.done, strict=False):
             results[number] = FunctionResult(
                 functions[number], data["status"], why=data.get("why", ""), tried=data.get("tried", 0),
                 difference=data.get("difference"), docstring=data.get("docstring") or [],
                 seconds=data.get("seconds", 0.0))
-        if not stopped:
+        if not batch.stopped:
             return
-        failed = pending[len(done)]
-        results[failed] = FunctionResult(functions[failed], "not_run", why=stopped)
-        pending = pending[len(done) + 1:]
+        failed = pending[len(batch.done)]
+        # the new version ran past the box on an input the old one returned on: a hang, not "could not run"
+        results[failed] = (FunctionResult(functions[failed], "differs", tried=1, difference=batch.hang,
+                                          seconds=box) if batch.hang
+                           else FunctionResult(functions[failed], "not_run", why=batch.stopped))
+        pending = pending[len(batch.done) + 1:]
 
 
 _SKIPPED_DIRS = {"node_modules", "site-packages", "venv", "build", "dist", "__pycache__"}

@@ -12,6 +12,7 @@ change meant to do:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
 from acode.review.models import Finding
@@ -36,35 +37,65 @@ def claims_no_behaviour_change(intent: str) -> str:
     return claim.group(0)
 
 
-def behaviour_findings(diff: BehaviourDiff, intent: str) -> list[Finding]:
-    out = []
+@dataclass(frozen=True)
+class IntentVerdict:
+    """What the change's intent says about behaviour, however it was read: ``no_change`` the words that
+    promise no change of behaviour ('' when it promises none), ``asks_change`` whether it asks for one (None:
+    not known), ``source`` who read it (``words``: the word list below; a model's yes/no answer plugs in
+    here)."""
+
+    no_change: str = ""
+    asks_change: bool | None = None
+    source: str = "words"
+
+
+def intent_verdict(intent: str) -> IntentVerdict:
+    """Today's reading of an intent: the word list (``claims_no_behaviour_change``)."""
     claim = claims_no_behaviour_change(intent)
-    for result in diff.results:
-        if result.status != "differs" or not result.difference:
-            continue
-        broken = [c for c in result.docstring if c["old_ok"] and not c["new_ok"]]
-        kept = [c for c in result.docstring if c["new_ok"] and not c["old_ok"]]
-        if kept and not broken:
-            out.append(_finding(result, "info", rule="fixed/behaviour", message=(
-                f"{kept[0]['call']} now gives {kept[0]['want']}, as the docstring's example says (before: "
-                f"{kept[0]['old']})")))
-            continue
-        text = _difference_text(result)
-        if broken:
-            out.append(_finding(result, "high", message=(
-                f"{text}; the docstring's example {broken[0]['call']} gives {broken[0]['want']}, which the "
-                f"new version no longer does ({broken[0]['new']})")))
-        elif claim:
-            out.append(_finding(result, "high", message=(
-                f"{text}; the change says it is a {claim.lower()}, which must not change what the function "
-                "does")))
-        elif _both_raise(result.difference):
-            out.append(_finding(result, "low", message=text + "; both versions refuse this input, only with "
-                                                              "another error: not counted"))
-        else:
-            out.append(_finding(result, "medium", message=text + "; which is right is for the intent to say",
-                                metrics={ASK: 1.0}))
-    return out
+    return IntentVerdict(no_change=claim, asks_change=False if claim else None)
+
+
+def weigh_difference(result: FunctionResult, verdict: IntentVerdict) -> Finding:
+    """Whether one found difference counts, given what the intent says: the one place that decides it, for
+    every kind of difference (a value, a new exception, a hang, a call sequence, a docstring example).
+    A broken docstring example is ``high``; one the change now satisfies confirms it (``fixed/behaviour``);
+    under an intent that promises no behaviour change any difference is ``high``; a difference where both
+    versions raise is ``low``; otherwise ``medium``, waiting (``ASK``) for the model's question."""
+    broken = [c for c in result.docstring if c["old_ok"] and not c["new_ok"]]
+    kept = [c for c in result.docstring if c["new_ok"] and not c["old_ok"]]
+    if kept and not broken:
+        return _finding(result, "info", rule="fixed/behaviour", message=(
+            f"{kept[0]['call']} now gives {kept[0]['want']}, as the docstring's example says (before: "
+            f"{kept[0]['old']})"))
+    text = _difference_text(result)
+    if broken:
+        return _finding(result, "high", message=(
+            f"{text}; the docstring's example {broken[0]['call']} gives {broken[0]['want']}, which the new "
+            f"version no longer does ({broken[0]['new']})"))
+    if verdict.no_change:
+        promise = (f"the change says it is a {verdict.no_change.lower()}" if verdict.source == "words"
+                   else f"the request asks for no change of behaviour ({verdict.no_change})")
+        return _finding(result, "high", message=f"{text}; {promise}, which must not change what the function "
+                                                "does")
+    if _both_raise(result.difference or {}):
+        return _finding(result, "low", message=text + "; both versions refuse this input, only with another "
+                                                      "error: not counted")
+    return _finding(result, "medium", message=text + "; which is right is for the intent to say",
+                    metrics={ASK: 1.0})
+
+
+def behaviour_findings(diff: BehaviourDiff, intent: str | IntentVerdict) -> list[Finding]:
+    verdict = intent if isinstance(intent, IntentVerdict) else intent_verdict(intent)
+    return [weigh_difference(result, verdict) for result in diff.results
+            if result.status == "differs" and result.difference]
+
+
+def reweigh(findings: list[Finding], diff: BehaviourDiff | None, verdict: IntentVerdict) -> list[Finding]:
+    """``findings`` with the behavioural diff's weighed again under another reading of the intent (a model's
+    answer that came after the evidence was gathered)."""
+    if diff is None:
+        return findings
+    return [f for f in findings if f.source != "behaviour"] + behaviour_findings(diff, verdict)
 
 
 def _both_raise(difference: dict) -> bool:

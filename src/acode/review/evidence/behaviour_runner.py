@@ -21,6 +21,7 @@ hook refuses file writes, network and processes: such a function is listed as no
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
@@ -49,6 +50,27 @@ outcomes = _sibling("behaviour_runner_outcomes")
 _CONTRACT_ERRORS = {"TypeError", "AttributeError"}
 PATIENCE = 60  # inputs of the second search, for a difference where both versions return
 MIN_SEARCH_SECONDS = 0.5  # a function's search, however little of the time plan is left
+IN_FLIGHT = "in-flight.json"  # beside the results: the input the new version is running on (``in_flight``)
+
+
+def _confirmed(old, new, args: tuple, kwargs: dict, before: dict, after: dict
+               ) -> tuple[dict, dict, str] | None:
+    """The same input again, as a difference must be seen twice: None when a version does not answer the
+    same way twice (time, randomness). A version that ran out of its time gets ``HANG_PATIENCE`` times as
+    long the second time: when it then finishes it was slow, not hung, and the two second runs are compared
+    (``what`` '' when they agree)."""
+    def again(side, first: dict) -> dict:
+        longer = first["kind"] == "timeout"
+        return outcomes.outcome(side, args, kwargs, outcomes.CALL_SECONDS * (outcomes.HANG_PATIENCE if longer
+                                                                             else 1))
+    old_again, new_again = again(old, before), again(new, after)
+    slow = [first["kind"] == "timeout" != second["kind"] for first, second in
+            ((before, old_again), (after, new_again))]
+    if any(slow):
+        return old_again, new_again, outcomes.differ(old_again, new_again)
+    if outcomes.differ(before, old_again) or outcomes.differ(after, new_again):
+        return None
+    return old_again, new_again, outcomes.differ(before, after)
 
 
 def _rank(what: str, before: dict, after: dict) -> int:
@@ -61,6 +83,28 @@ def _rank(what: str, before: dict, after: dict) -> int:
             {before.get("type"), after.get("type")} & _CONTRACT_ERRORS):
         return 1
     return 2
+
+
+class _InFlight:
+    path: Path | None = None  # set by ``main``: next to the results file
+
+
+@contextlib.contextmanager
+def in_flight(text: str, before: dict, spec: dict):
+    """While the new version runs on an input the old one returned on, a note of it in a file: a call the
+    per-call alarm cannot stop (a bare ``except:`` that swallows it, a loop inside C code) brings the whole
+    child to its time box, and the note tells the parent which input the new version never returned on."""
+    path = _InFlight.path
+    if path is None or before["kind"] != "return":
+        yield
+        return
+    note = {"index": spec.get("index", -1), "input": text, "old": outcomes.describe(before),
+            "seconds": before["seconds"]}
+    path.write_text(json.dumps(note), encoding="utf-8")
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------------------------------------- loading
@@ -106,28 +150,47 @@ class Search:
         self.fallback: dict | None = None
         self.fallback_rank = self.found_rank = 3
         self.accept = 1  # the worst rank (``_rank``) that ends the search
+        self.hang: str | None = None  # the input on which one version never returned, once found
 
     def compare(self, args: tuple, kwargs: dict, source: str) -> bool:
         """True when old and new differ on this input (recorded in ``found``, if not already)."""
+        text = outcomes.call_text(self.name, args, kwargs)
+        if self.hang is not None:  # found: no other input is run (each would cost its time box again)
+            return text == self.hang
         self.tried += 1
-        before, after = outcomes.outcome(self.old, args, kwargs), outcomes.outcome(self.new, args, kwargs)
-        what = outcomes.differ(before, after)
+        before = outcomes.outcome(self.old, args, kwargs)
+        with in_flight(text, before, self.spec):
+            after = outcomes.outcome(self.new, args, kwargs)
+            what = outcomes.differ(before, after)
+            confirmed = _confirmed(self.old, self.new, args, kwargs, before, after) if what else None
         if not what:
             self.returned += before["kind"] == "return"
             return False
-        # the same input again: a function that does not answer the same way twice is not compared on it
-        if (outcomes.differ(before, outcomes.outcome(self.old, args, kwargs))
-                or outcomes.differ(after, outcomes.outcome(self.new, args, kwargs))):
+        if confirmed is None:
+            return False
+        before, after, what = confirmed
+        if not what:
+            self.returned += before["kind"] == "return"
             return False
         old_text, new_text = outcomes.after_text(before, what), outcomes.after_text(after, what)
         if old_text == new_text and what == "result":  # objects that differ only inside: what they hold
             old_text, new_text = outcomes.where_they_differ(outcomes.state(before["value"]),
                                                             outcomes.state(after["value"]))
-        found = {"input": outcomes.call_text(self.name, args, kwargs), "old": old_text, "new": new_text,
-                 "found_by": source, "what": what}
+        kind = outcomes.kind_of(before, after, what)
+        if kind == "hang":
+            side = before if before["kind"] == "return" else after
+            which = "the old version" if side is before else "the new version"
+            took = "under 0.01" if side["seconds"] < 0.01 else f"{side['seconds']:.2f}"
+            returned = f"{which} returned in {took} s"
+            old_text, new_text = ((old_text, f"{new_text} ({returned})") if side is before
+                                  else (f"{old_text} ({returned})", new_text))
+        found = {"input": text, "old": old_text, "new": new_text, "found_by": source, "what": what,
+                 "kind": kind}
         rank = _rank(what, before, after)
         if rank <= self.accept:
             self.found, self.found_rank = found, rank
+            if kind == "hang":
+                self.hang = text
             return True
         if rank < self.fallback_rank:  # kept in case nothing better turns up
             self.fallback, self.fallback_rank = found, rank
@@ -174,8 +237,9 @@ class Search:
 
     def better(self, strategies_by_name: dict, seconds: float) -> None:
         """After a difference where one version raises: a short second search for one where both return
-        (the telling case for a person or the model: "returned 0.0, now 1.5" rather than a crash)."""
-        if self.found_rank != 1:
+        (the telling case for a person or the model: "returned 0.0, now 1.5" rather than a crash). Not after
+        a hang: it is the plainest difference there is, and every input that hangs again costs its box."""
+        if self.found_rank != 1 or self.hang is not None:
             return
         kept, self.found, self.accept = self.found, None, 0
         self.hypothesis(strategies_by_name, seconds, PATIENCE)
@@ -251,6 +315,7 @@ def main(argv: list[str]) -> int:
     the list of results, written again after each function (so what was finished survives a crash or a
     kill in a later one)."""
     batch = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
+    _InFlight.path = Path(argv[2]).with_name(IN_FLIGHT)
     outcomes.guard_calls()
     specs = batch["functions"]
     deadline = time.monotonic() + batch.get("plan_seconds", float("inf"))
@@ -259,7 +324,8 @@ def main(argv: list[str]) -> int:
         started = time.monotonic()
         # the plan's time left, shared by the functions left: the first one cannot take all of it
         share = (deadline - started) / (len(specs) - index)
-        spec = {**spec, "seconds": max(MIN_SEARCH_SECONDS, min(spec.get("seconds", 6.0), share))}
+        spec = {**spec, "index": index,
+                "seconds": max(MIN_SEARCH_SECONDS, min(spec.get("seconds", 6.0), share))}
         outcomes.clear_attempt()
         result = run(spec)
         results.append({**result, "seconds": round(time.monotonic() - started, 2)})

@@ -17,8 +17,12 @@ import itertools
 import re
 import signal
 import sys
+import time
 
 CALL_SECONDS = 2.0
+# a call that ran out of its time is run once more with this many times the limit before it counts as a hang:
+# a slow function that gives the same answer is not one that never returns
+HANG_PATIENCE = 2.0
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _WRITE_MODES = set("wax+")
 _NETWORK = {"socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo", "socket.__new__"}
@@ -74,11 +78,13 @@ def clear_attempt() -> None:
     _Guard.attempted = ""
 
 
-def outcome(factory, args: tuple, kwargs: dict) -> dict:
-    """What one call does: returned value or raised type, and its arguments after the call."""
+def outcome(factory, args: tuple, kwargs: dict, seconds: float = CALL_SECONDS) -> dict:
+    """What one call does: returned value or raised type (or ran out of ``seconds``), its arguments after
+    the call, and how long it took."""
     args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
     sink = io.StringIO()
-    signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
+    started = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     _Guard.active = True
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
@@ -89,7 +95,7 @@ def outcome(factory, args: tuple, kwargs: dict) -> dict:
     except IOAttempt:
         raise
     except CallTimeout:
-        result = {"kind": "timeout"}
+        result = {"kind": "timeout", "limit": seconds}
     except RecursionError:
         result = {"kind": "raise", "type": "RecursionError"}
     except Exception as exc:  # noqa: BLE001 - any exception is an outcome to compare
@@ -100,6 +106,7 @@ def outcome(factory, args: tuple, kwargs: dict) -> dict:
     if _Guard.attempted:
         raise IOAttempt(_Guard.attempted)
     result["args"] = (args, kwargs)
+    result["seconds"] = time.monotonic() - started
     return result
 
 
@@ -155,7 +162,7 @@ def describe(result: dict) -> str:
     if result["kind"] == "return":
         return f"returns {show(result['value'])}"
     if result["kind"] == "timeout":
-        return f"does not finish in {CALL_SECONDS:g} s"
+        return f"does not finish in {result.get('limit', CALL_SECONDS):g} s"
     return f"raises {result['type']}"
 
 
@@ -183,3 +190,16 @@ def after_text(result: dict, what: str) -> str:
         args, kwargs = result["args"]
         text += f", leaving the arguments as {call_text('', args, kwargs)[1:-1] or '()'}"
     return text
+
+
+def kind_of(old: dict, new: dict, what: str) -> str:
+    """What sort of difference: 'hang' (one version returns, the other never does), 'raises' (one returns,
+    the other raises), 'both_raise', 'returns' (both return, different values) or 'arguments'."""
+    if what == "arguments":
+        return "arguments"
+    kinds = {old["kind"], new["kind"]}
+    if "timeout" in kinds:
+        return "hang" if "return" in kinds else "timeout"
+    if kinds == {"return", "raise"}:
+        return "raises"
+    return "both_raise" if kinds == {"raise"} else "returns"

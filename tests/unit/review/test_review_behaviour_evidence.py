@@ -1,0 +1,102 @@
+"""What the behavioural diff adds over the project's tests (issue 49), through the CLI on a scripted model:
+a change that never returns where the old version did, state kept between calls (call sequences on one
+object), and the intent deciding whether a difference counts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import yaml
+from review_fakes import repo_with_branch
+
+from acode.sandbox import find_sandbox
+
+needs_sandbox = pytest.mark.skipif(find_sandbox()[0] is None, reason="bubblewrap cannot start here")
+
+
+def review(tmp_path, before: dict[str, str], after: dict[str, str], message: str, answers: list[str]) -> dict:
+    """``acode review --base main --json`` of the change ``before`` -> ``after``, the scripted model giving
+    ``answers`` (the yes/no question about a difference: old outcome first, then new)."""
+    repo = repo_with_branch(tmp_path / "repo", before, after, message=message)
+    script = tmp_path / "script.yml"
+    script.write_text(yaml.safe_dump([{"text": a} for a in answers]))
+    (repo / ".acode").mkdir()
+    (repo / ".acode" / "config.yml").write_text(yaml.safe_dump({
+        "model": {"backend": "scripted", "script": str(script)},
+        "reviewer": {"strategy": "checks_only", "regression": {"method": "off"},
+                     "behaviour": {"crosshair_seconds": 0}}}))
+    done = subprocess.run([sys.executable, "-m", "acode", "review", "--base", "main", "--json", "--no-run-tests"],
+                          cwd=repo, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode in (0, 50), done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def differences(data: dict) -> dict[str, dict]:
+    return {f["function"]: f for f in data["behaviour"]["functions"]}
+
+
+def behaviour_finding(data: dict, function: str) -> dict:
+    return next(f for f in data["evidence"] if f["rule"] == "behaviour/changed" and f"`{function}(" in f["message"])
+
+
+COUNT = '''def count_spaces(text: str) -> int:
+    count = 0
+    i = 0
+    while i < len(text):
+        if text[i] == " ":
+            count += 1
+        i += 1
+    return count
+'''
+# the index is no longer advanced past a space: the loop never ends on any text that has one
+HANGS = COUNT.replace("            count += 1\n", "            count += 1\n            continue\n")
+
+
+@needs_sandbox
+def test_a_change_that_never_returns_where_the_old_version_did_is_a_difference_with_its_input(tmp_path):
+    data = review(tmp_path, {"words.py": COUNT}, {"words.py": HANGS}, "Count spaces in one pass",
+                  answers=["Yes", "No"])  # the old outcome is right, the new one is not
+    found = differences(data)["count_spaces"]
+    assert found["status"] == "differs", found  # before: "could not be run: did not finish in its time box"
+    difference = found["difference"]
+    assert difference["kind"] == "hang" and difference["old"] == "returns 1"
+    assert difference["input"] == "count_spaces(' ')"
+    # measured fairly: the new version had twice the old one's box, and the old returned on the same input
+    assert difference["new"].startswith("does not finish in 4 s (the old version returned in")
+    finding = behaviour_finding(data, "count_spaces")
+    assert finding["severity"] == "high" and "finds the old outcome right" in finding["message"]
+    assert data["approved"] is False
+
+
+RETRY = '''def attempts(tries: int) -> int:
+    done = 0
+    while done < tries:
+        done += 1
+    return done
+'''
+# a retry loop whose bare ``except:`` swallows the per-call alarm, around a pattern that backtracks for ages:
+# nothing stops it but the child's time box
+STUCK = RETRY.replace("        done += 1\n", """        if tries > 2:
+            try:
+                import re
+                re.match(r'(a+)+$', 'a' * 40 + 'b')
+            except:  # noqa: E722
+                continue
+        done += 1
+""")
+
+
+@needs_sandbox
+def test_a_call_the_alarm_cannot_stop_is_still_a_hang_with_the_input_the_old_version_returned_on(tmp_path):
+    from acode.review.change.git_context import branch_context
+    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+
+    context = branch_context(repo_with_branch(tmp_path / "r", {"retry.py": RETRY}, {"retry.py": STUCK}), "main")
+    [found] = run_behaviour_diff(context, find_sandbox()[0], Limits(crosshair_seconds=0, plan_seconds=2)).results
+    assert found.status == "differs", found  # before: not run, "did not finish in its time box"
+    assert found.difference["kind"] == "hang" and found.difference["found_by"] == "time box"
+    tries = int(found.difference["input"].removeprefix("attempts(").removesuffix(")"))
+    assert tries > 2 and found.difference["old"] == f"returns {tries}"
