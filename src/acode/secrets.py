@@ -13,6 +13,8 @@ obvious non-secrets. The text's kind decides how keyword assignments are read, l
 for a source file (``path`` ending in .py, .js, .go, ...) the value must be quoted; for anything else (no
 path, ``.env``, YAML, INI, shell, logs, model output) ``DB_PASSWORD=value`` and ``password: value`` count
 too. A PEM private key is hidden from its BEGIN line through its END line (the body included).
+Shapes detect-secrets has no plugin for (HTTP ``Authorization`` values, OpenAI project, Anthropic, Hugging
+Face, Google and GitHub fine-grained keys) come from ``acode.secret_shapes``.
 Not used: the public-IP plugin (an address is not a secret) and the hex-entropy plugin (it cannot tell a
 git commit id from a hex token; quoted base64-entropy strings are still found).
 """
@@ -24,6 +26,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from acode.secret_shapes import shape_spans
 
 REDACTED = "[REDACTED]"
 
@@ -203,6 +207,7 @@ def _spans(text: str, path: str | None) -> list[tuple[str, int, int]]:
                 continue
             if not (_heuristic().is_sequential_string(value) or _heuristic().is_potential_uuid(value)):
                 spans.append((kind, match.start(2), match.end(2)))
+    spans += shape_spans(text)  # what detect-secrets has no plugin for
     seen: set[int] = set()
     for hit in _keyword_names().finditer(text):
         begin = text.rfind("\n", 0, hit.start()) + 1

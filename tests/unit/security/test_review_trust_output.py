@@ -112,3 +112,57 @@ def test_a_worktrees_and_submodules_configurations_are_hidden_too(tmp_path):
     assert all("AUTHORIZATION" not in text.read_text() and "fake" not in text.read_text()
                for text in shown.values())
     assert "repositoryformatversion" in shown[repo / ".git" / "config"].read_text()
+
+
+# fake credentials of each shape detect-secrets 1.5 has no plugin for (acode.secret_shapes)
+FAKE_KEYS = {
+    "header": "eC1hY2Nlc3MtdG9rZW46Z2hzX0Zha2VGYWtlRmFrZUZha2VGYWtl",
+    "openai": "sk-proj-Fake1Fake2Fake3Fake4Fake5Fake6Fake7Fake8",
+    "anthropic": "sk-ant-api03-Fake1Fake2Fake3Fake4Fake5Fake6Fake7Fake8-FakeAA",
+    "huggingface": "hf_FakeFakeFakeFakeFakeFakeFakeFake12",
+    "google": "AIzaFakeFakeFakeFakeFakeFakeFakeFake123",
+    "github": "github_pat_11FAKEFAKE0FakeFakeFakeFake_FakeFakeFakeFakeFakeFake",
+}
+_PRINTED = "AUTHORIZATION: basic {header}\\nkeys {openai} {anthropic} {huggingface} {google} {github}"
+
+
+def printed_keys_repo(path: Path) -> Path:
+    """A change whose function returns fake credentials and whose test prints them (the source holds them
+    base64-encoded: only what the code prints at run time carries them)."""
+    import base64
+
+    secret = base64.b64encode(_PRINTED.format(**FAKE_KEYS).encode()).decode()
+    repo = committed_repo(path, {"info.py": "def info(name):\n    return name.upper()\n",
+                                 "test_info.py": "from info import info\n\n\ndef test_info():\n"
+                                                 "    assert info('a') == 'A'\n"})
+    git(repo, "switch", "-q", "-c", "feature")
+    (repo / "info.py").write_text(f"import base64\n\n\ndef info(name):\n    return base64.b64decode("
+                                  f"'{secret}').decode() + name\n")
+    (repo / "test_info.py").write_text("from info import info\n\n\ndef test_info():\n    print(info('x'))\n"
+                                       "    assert info('a') == 'A'\n")
+    git(repo, "commit", "-qam", "Read the keys")
+    return repo
+
+
+@needs_sandbox
+def test_keys_the_changes_code_prints_are_redacted_in_every_output_and_the_database(tmp_path):
+    repo = printed_keys_repo(tmp_path / "repo")
+    first = review(repo, "--base", "main", "--run-tests", "--json")
+    assert first.returncode == 50, first.stderr
+    result = json.loads(first.stdout)
+    assert "[REDACTED]" in json.dumps(result["behaviour"]) and "[REDACTED]" in json.dumps(result["tests"])
+    outputs = {"json": first.stdout + first.stderr}
+    for fmt in ("markdown", "sarif", "github"):  # the stored review, rendered again
+        shown = review(repo, "--base", "main", "--format", fmt)
+        outputs[fmt] = shown.stdout + shown.stderr
+    terminal = review(repo, "--base", "main")
+    outputs["terminal"] = terminal.stdout + terminal.stderr
+    assert "[REDACTED]" in outputs["terminal"] and "[REDACTED]" in outputs["markdown"]
+    import sqlite3
+
+    with sqlite3.connect(repo / ".acode" / "acode.db") as db:
+        outputs["database"] = "\n".join(db.iterdump())
+    assert "info" in outputs["database"]
+    leaked = {(where, name) for where, text in outputs.items()
+              for name, key in FAKE_KEYS.items() if key in text}
+    assert not leaked

@@ -118,3 +118,20 @@ def test_redacting_twice_changes_nothing_more_and_empty_text_is_kept():
 def test_very_long_lines_are_scanned_to_the_end():
     text = "x" * 50_000 + ' key = "AKIAABCDEFGHIJKLMNOP"'
     assert "AKIAABCDEFGHIJKLMNOP" not in redact(text)
+
+
+def test_authorization_headers_and_provider_key_shapes_in_free_text():
+    from acode.secrets import redact
+
+    assert redact("extraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46ZmFrZQ==") == (
+        "extraheader = AUTHORIZATION: basic [REDACTED]")
+    assert redact('curl -H "Authorization: Bearer fakeFAKE1234.fake"') == (
+        'curl -H "Authorization: Bearer [REDACTED]"')
+    for key in ("sk-proj-Fake1Fake2Fake3Fake4Fake5", "sk-ant-api03-Fake1Fake2Fake3Fake4Fake5-FakeAA",
+                "hf_FakeFakeFakeFakeFakeFakeFakeFake12", "AIzaFakeFakeFakeFakeFakeFakeFakeFake123",
+                "github_pat_11FAKEFAKE0FakeFakeFakeFake_Fake"):
+        assert redact(f"the key is {key}, keep it") == "the key is [REDACTED], keep it"
+    # references and prose are not values
+    for text in ('headers = {"Authorization": f"Bearer {token}"}', "Authorization: Bearer $TOKEN",
+                 "the authorization: required for admins", "import sklearn  # sk-learn"):
+        assert redact(text) == text
