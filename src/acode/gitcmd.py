@@ -1,13 +1,19 @@
 """Running git: one place for the subprocess call and its errors (git missing, timed out, failed), and
 the options that keep git from running commands a repository's own config names (``core.fsmonitor``,
 hooks, filter and diff drivers): a model that wrote ``.git/config``, or a repository copied from someone
-else, must not get a command run by a read-only tool."""
+else, must not get a command run by a read-only tool.
+
+It is also the one place that makes what acode parses independent of the user's and the repository's
+config: no colour, no external diff or textconv program, ``a/`` ``b/`` prefixes, unquoted paths, no
+attributes file outside the tree (``PLAIN_OUTPUT``, ``_PLAIN_FLAGS``). A change under review must not be able
+to hide its own lines from the parser (``color.ui always``, ``diff.noprefix``, ``*.py -diff``)."""
 
 from __future__ import annotations
 
 import os
 import re
 import subprocess
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,6 +32,42 @@ SAFE_CONFIG = (
     "commit.gpgSign=false",
     "tag.gpgSign=false",
 )
+# Always: output acode can parse whatever the config says (colour codes would hide every added line).
+PLAIN_OUTPUT = (
+    "color.ui=never",
+    "color.diff=never",
+    "color.grep=never",
+    "color.status=never",
+    "color.branch=never",
+    "color.showBranch=never",
+    "core.quotePath=false",
+    "diff.noprefix=false",
+    "diff.mnemonicPrefix=false",
+    "diff.relative=false",
+    "diff.suppressBlankEmpty=false",
+    "diff.submodule=short",
+    "diff.orderFile=/dev/null",
+    "diff.srcPrefix=a/",
+    "diff.dstPrefix=b/",
+    "grep.column=false",
+    "log.showSignature=false",
+    "log.follow=false",
+    "i18n.logOutputEncoding=UTF-8",
+)
+# For the commands whose content acode reads: no attributes file from the user's or the repository's config
+# (``core.attributesFile``), and the size above which git calls any file binary back at its default.
+_READING_CONFIG = ("core.attributesFile=/dev/null", "core.bigFileThreshold=512m")
+# Flags after the subcommand, for every command whose output acode reads (a caller's own later flag, such
+# as ``--color=always`` for the terminal, still wins). ``--text`` is not here: a reader that passes it
+# decides binary files by their bytes itself (``acode.review.change.diff_reading``).
+_PLAIN_FLAGS = {
+    "diff": ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"),
+    "log": ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"),
+    "show": ("--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"),
+    "grep": ("--no-color", "--no-textconv"),
+}
+# Environment variables that change what git prints or which program it runs for a diff.
+_UNSET_ENV = ("GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_PAGER")
 # Keys of the repository's own config (local / worktree scope) that name a command to run.
 _COMMAND_KEYS = re.compile(
     r"^(filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|diff\.external|merge\..+\.driver"
@@ -48,8 +90,29 @@ def safe_git(root: Path, *args: str) -> list[str]:
     """``git -c ... <args>``: the argument list for running git in ``root`` without any command the
     repository's config names. A filter or diff driver from the repository becomes ``cat``; an external
     diff or merge driver becomes empty, so git fails loudly instead of running it."""
-    overrides = [*SAFE_CONFIG, *_repository_overrides(root)]
+    command = _subcommand(args)
+    reading = command in _PLAIN_FLAGS
+    overrides = [*SAFE_CONFIG, *PLAIN_OUTPUT, *(_READING_CONFIG if reading else ()),
+                 *_repository_overrides(root)]
+    if reading:
+        at = args.index(command) + 1
+        args = (*args[:at], *_PLAIN_FLAGS[command], *args[at:])
     return ["git", *(part for item in overrides for part in ("-c", item)), *args]
+
+
+def _subcommand(args: tuple[str, ...]) -> str:
+    """The git command in ``args`` (after any ``-c key=value`` of the caller's)."""
+    at = 0
+    while at < len(args) and args[at] == "-c":
+        at += 2
+    return args[at] if at < len(args) else ""
+
+
+def git_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: acode's own) without the variables that change git's output, and without the
+    system-wide attributes file."""
+    start = os.environ if env is None else env
+    return {**{k: v for k, v in start.items() if k not in _UNSET_ENV}, "GIT_ATTR_NOSYSTEM": "1"}
 
 
 def _repository_overrides(root: Path) -> list[str]:
@@ -104,7 +167,7 @@ def run_git(
             cwd=root,
             capture_output=True,
             text=True,
-            env=env,
+            env=git_env(env),
             timeout=timeout,
             encoding="utf-8",
             errors="replace",
@@ -123,3 +186,55 @@ def run_git(
             "ACODE-GIT-006", f"'git {' '.join(args)}' failed in {root}: {done.stderr.strip()[:300]}"
         )
     return done
+
+
+def blob_heads(root: Path, oids: list[str], size: int, timeout: float = 300.0) -> dict[str, bytes]:
+    """The first ``size`` bytes of each blob in ``oids`` (one ``git cat-file --batch`` for all of them, read
+    as a stream: a large blob is skipped through, never held). A missing object is left out."""
+    wanted = list(dict.fromkeys(oids))
+    if not wanted:
+        return {}
+    try:
+        proc = subprocess.Popen(safe_git(root, "cat-file", "--batch"), cwd=root, env=git_env(),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise GitError("ACODE-GIT-001", "git is not installed (no 'git' on PATH)",
+                       hint="install git and try again") from None
+    assert proc.stdin is not None and proc.stdout is not None
+    feed = "".join(f"{oid}\n" for oid in wanted).encode()
+    writer = threading.Thread(target=_write_and_close, args=(proc.stdin, feed), daemon=True)
+    writer.start()
+    fired = threading.Event()
+    limit = threading.Timer(timeout, lambda: (fired.set(), proc.kill()))
+    limit.start()
+    heads: dict[str, bytes] = {}
+    try:
+        for oid in wanted:
+            header = proc.stdout.readline().split()
+            if len(header) != 3:  # "<oid> missing", or git ended
+                continue
+            left = int(header[2])
+            heads[oid] = proc.stdout.read(min(left, size))
+            left -= len(heads[oid])
+            while left > 0:
+                chunk = proc.stdout.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                left -= len(chunk)
+            proc.stdout.read(1)  # the newline after the content
+    finally:
+        limit.cancel()
+        proc.stdout.close()
+        proc.kill()
+        proc.wait()
+    if fired.is_set() and len(heads) < len(wanted):
+        raise GitError("ACODE-GIT-007", f"'git cat-file --batch' took longer than {timeout:g} s in {root}")
+    return heads
+
+
+def _write_and_close(pipe, data: bytes) -> None:
+    try:
+        pipe.write(data)
+        pipe.close()
+    except OSError:  # git ended early (killed on time-out): the reader sees it
+        pass

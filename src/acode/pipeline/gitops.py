@@ -12,7 +12,7 @@ from pathlib import Path
 
 from acode.gitcmd import run_git
 from acode.pipeline.stops import RunError
-from acode.review.change.git_context import truncate_diff
+from acode.review.change.diff_reading import truncate_diff
 from acode.review.models import ChangedFile
 
 # The run's own records live in .acode/; they are never part of "the changes".

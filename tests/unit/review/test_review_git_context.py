@@ -7,7 +7,8 @@ from review_fakes import git, repo_with_branch, write
 
 from acode.errors import AcodeError, UsageError
 from acode.review.change import git_context
-from acode.review.change.git_context import branch_context, commit_context, truncate_diff, uncommitted_context
+from acode.review.change.diff_reading import truncate_diff
+from acode.review.change.git_context import branch_context, commit_context, uncommitted_context
 
 
 @pytest.fixture

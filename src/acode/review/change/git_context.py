@@ -6,6 +6,7 @@ from pathlib import Path
 
 from acode.errors import UsageError
 from acode.gitcmd import run_git
+from acode.review.change import diff_reading
 from acode.review.models import ChangedFile, Commit, ReviewContext
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -153,95 +154,13 @@ def _commits(root: Path, range_spec: str) -> list[Commit]:
 
 
 def _changed_files(root: Path, revs: list[str], max_chars: int, context_lines: int) -> list[ChangedFile]:
-    status = run_git(root, "diff", "--name-status", "-z", "-M", *revs).stdout.split("\0")
-    counts = _numstat(root, revs)
-    files: list[ChangedFile] = []
-    i = 0
-    while i < len(status) and status[i]:
-        code = status[i]
-        if code.startswith(("R", "C")):
-            old, path = status[i + 1], status[i + 2]
-            i += 3
-        else:
-            old, path = None, status[i + 1]
-            i += 2
-        added, deleted, binary = counts.get(path, (0, 0, False))
-        change = {"A": "added", "D": "deleted", "R": "renamed", "C": "added"}.get(code[0], "modified")
-        whole = run_git(root, "diff", f"-U{context_lines}", "-M", *revs, "--", *([old] if old else []),
-                        path).stdout
-        diff, cut = truncate_diff(whole, max_chars)
-        files.append(ChangedFile(
-            path=path, old_path=old if code.startswith("R") else None,
-            change_type="binary" if binary else change,  # type: ignore[arg-type]
-            additions=added, deletions=deleted, diff="" if binary else diff, truncated=cut,
-            full_diff=whole if cut and not binary else "",
-        ))
-    return files
-
-
-def _numstat(root: Path, revs: list[str]) -> dict[str, tuple[int, int, bool]]:
-    """path -> (additions, deletions, binary); renames are keyed by their new path."""
-    parts = run_git(root, "diff", "--numstat", "-z", "-M", *revs).stdout.split("\0")
-    counts: dict[str, tuple[int, int, bool]] = {}
-    i = 0
-    while i < len(parts) and parts[i]:
-        fields = parts[i].split("\t")
-        if len(fields) == 3 and fields[2] == "":  # rename: "a\td\t" then old, new
-            path, i = parts[i + 2], i + 3
-        else:
-            path, i = fields[2], i + 1
-        binary = fields[0] == "-"
-        counts[path] = (0 if binary else int(fields[0]), 0 if binary else int(fields[1]), binary)
-    return counts
+    return diff_reading.changed_files(root, revs, max_chars, context_lines)
 
 
 def _untracked_files(root: Path, max_chars: int) -> list[ChangedFile]:
     names = run_git(root, "ls-files", "--others", "--exclude-standard", "-z").stdout.split("\0")
-    files = []
-    for name in filter(None, names):
-        if name.startswith(".acode/"):
-            continue
-        done = run_git(root, "diff", "--no-index", "--numstat", "--", "/dev/null", name, check=False)
-        binary = done.stdout.startswith("-")
-        whole = "" if binary else run_git(root, "diff", "--no-index", "--", "/dev/null", name,
-                                          check=False).stdout
-        diff, cut = truncate_diff(whole, max_chars)
-        added = 0 if binary else int((done.stdout.split("\t") or ["0"])[0] or 0)
-        files.append(ChangedFile(path=name, change_type="binary" if binary else "added", additions=added,
-                                 diff=diff, truncated=cut, full_diff=whole if cut else ""))
-    return files
-
-
-def truncate_diff(diff: str, max_chars: int) -> tuple[str, bool]:
-    """Cut at ``max_chars`` on a line boundary, with a visible marker saying how much is missing. The cut
-    keeps at least the start of the first changed line: a first line longer than the limit is cut inside
-    the line (marked), so an added file never looks empty to the model."""
-    if len(diff) <= max_chars:
-        return diff, False
-    cut = diff.rfind("\n", 0, max_chars) + 1 or max_chars
-    first = _first_change(diff)
-    if first is not None and cut <= first:
-        end = diff.find("\n", first)
-        end = len(diff) if end < 0 else end
-        keep = min(end, max(max_chars, first + 200))
-        head = diff[:keep]
-        missing = len(diff) - keep
-        return head + f" ... [line cut; diff truncated: {missing} more characters not shown]\n", True
-    missing = len(diff) - cut
-    return diff[:cut] + f"... [diff truncated: {missing} more characters not shown]\n", True
-
-
-def _first_change(diff: str) -> int | None:
-    """Offset of the first added or removed line after the first hunk header."""
-    start = 0 if diff.startswith("@@") else diff.find("\n@@") + 1
-    if diff[start:start + 2] != "@@":
-        return None
-    pos = diff.find("\n", start)
-    while 0 <= pos < len(diff) - 1:
-        if diff[pos + 1] in "+-":
-            return pos + 1
-        pos = diff.find("\n", pos + 1)
-    return None
+    return [diff_reading.untracked_file(root, name, max_chars) for name in filter(None, names)
+            if not name.startswith(".acode/")]
 
 
 def read_new_text(context: ReviewContext, path: str) -> str | None:

@@ -103,11 +103,12 @@ def grep_python(context: ReviewContext, word: str, *, calls: bool = False) -> li
     rev = [context.head_rev] if context.head_rev else []
     pattern = ["-E", "-e", rf"(^|[^A-Za-z0-9_]){word}\("] if calls else ["-w", "-e", word]
     try:
-        done = run_git(context.root, "grep", "-n", "-I", "--full-name", *pattern, *rev, "--", "*.py",
+        # --text: git's own binary test trusts .gitattributes, which the change can set (``*.py -diff``)
+        done = run_git(context.root, "grep", "-n", "--text", "--full-name", *pattern, *rev, "--", "*.py",
                        check=False)
     except AcodeError:  # git missing or too slow: no callers, the review goes on
         return []
-    lines = (done.stdout or "").splitlines()
+    lines = [line for line in (done.stdout or "").splitlines() if "\0" not in line]
     if rev:  # "REV:path:line:code" -> "path:line:code"
         lines = [line.split(":", 1)[1] for line in lines if ":" in line]
     return lines

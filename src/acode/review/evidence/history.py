@@ -161,7 +161,7 @@ def _earlier_commits(context: ReviewContext, changed: ChangedFile) -> list[tuple
     """(sha, subject, body, diff of the path) of the base's last MAX_COMMITS commits touching the file."""
     path = changed.old_path or changed.path
     out = run_git(context.root, "log", f"-n{MAX_COMMITS}", "--no-merges", "--format=%x1e%H%x1f%s%x1f%b%x1f",
-                  "-p", "-U0", "--no-color", "--no-ext-diff", "--no-renames", context.base_sha, "--", path,
+                  "-p", "-U0", "--text", "--no-renames", context.base_sha, "--", path,
                   timeout=GIT_TIMEOUT).stdout
     commits = []
     for record in out.split("\x1e")[1:]:

@@ -1,0 +1,121 @@
+"""Issue 47 (items 1, 2, 3, 7, 10, 11): the change under review, or the repository's config, must not blind
+the review through git. Each test runs `acode review` through the CLI on a scripted model, on a change that
+adds an SQL injection and a (fake) GitHub token, and sets something git reads: attributes that call the
+Python files binary, colour or prefixes that hide the added lines, a symlinked ``.acode``, an ``ext::``
+remote, absolute symlinks, a flood of test output."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from review_fakes import git, repo_with_branch
+
+CALC = "def add(a, b):\n    return a + b\n"
+# a fake token of the GitHub shape (never a real one) and string-built SQL: secret/github-token, ruff/S608
+HOSTILE = '''import sqlite3
+
+TOKEN = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+
+
+def find(conn: sqlite3.Connection, name: str):
+    return conn.execute("SELECT * FROM users WHERE name = '" + name + "'").fetchall()
+'''
+PROPOSE_NOTHING = {"json": {"findings": []}}
+
+
+def review(repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 300,
+           **settings: str) -> subprocess.CompletedProcess:
+    """`acode review --json` in ``repo`` on a scripted model that proposes nothing; ``settings`` are extra
+    ``ACODE_*`` variables."""
+    script = repo.parent / "script.yml"
+    script.write_text(yaml.safe_dump([PROPOSE_NOTHING] * 12))
+    full = {**os.environ, "COLUMNS": "250", "ACODE_MODEL__BACKEND": "scripted", "ACODE_MODEL__SCRIPT": str(script),
+            "ACODE_REVIEWER__STRATEGY": "per_dimension", "ACODE_REVIEWER__REQUIRE_CANDIDATES": "false",
+            "ACODE_REVIEWER__BEHAVIOUR__ENABLED": "false", "ACODE_REVIEWER__RUN_TESTS": "false",
+            **settings, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "acode", "review", "--json", *args], cwd=repo, env=full,
+                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+
+
+def rules(out: subprocess.CompletedProcess) -> set[str]:
+    assert out.returncode in (0, 50), out.stderr[-3000:]
+    return {finding["rule"] for finding in json.loads(out.stdout)["evidence"]}
+
+
+def hostile_change(tmp_path: Path, extra: dict[str, str | None] | None = None) -> Path:
+    return repo_with_branch(tmp_path / "repo", {"calc.py": CALC}, {"db.py": HOSTILE, **(extra or {})})
+
+
+def assert_seen(out: subprocess.CompletedProcess) -> None:
+    """The review read db.py as text: the secret and ruff checks found their defects, the model got the
+    file, and the change is rejected."""
+    assert {"secret/github-token", "ruff/S608"} <= rules(out), out.stdout[-3000:]
+    data = json.loads(out.stdout)
+    assert "db.py" in data["packing"]["included"], data["packing"]
+    assert out.returncode == 50 and data["decision"]["verdict"] == "REJECTED"
+
+
+# --- item 1: a file is binary by its bytes, never by an attribute ---------------------------------------
+
+@pytest.mark.parametrize("how", ["gitattributes -diff", "gitattributes binary", "core.attributesFile",
+                                 "info/attributes", "core.bigFileThreshold"])
+def test_attributes_do_not_make_the_changes_python_files_binary(tmp_path, how):
+    extra = {".gitattributes": "*.py -diff\n" if how.endswith("-diff") else "*.py binary\n"}
+    repo = hostile_change(tmp_path, extra if how.startswith("gitattributes") else None)
+    if how == "core.attributesFile":  # a handed-over repository's config
+        (tmp_path / "attributes").write_text("*.py -diff\n")
+        git(repo, "config", "core.attributesFile", str(tmp_path / "attributes"))
+    elif how == "info/attributes":
+        (repo / ".git" / "info" / "attributes").write_text("*.py binary\n")
+    elif how == "core.bigFileThreshold":
+        git(repo, "config", "core.bigFileThreshold", "1")
+    assert_seen(review(repo, "--base", "main"))
+
+
+def test_a_file_with_a_nul_byte_is_still_binary(tmp_path):
+    repo = hostile_change(tmp_path)
+    (repo / "blob.py").write_bytes(b"x = 1\n\0\1\2")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a binary")
+    out = review(repo, "--base", "main")
+    assert_seen(out)
+    assert "blob.py" not in json.loads(out.stdout)["packing"]["included"]
+
+
+def test_untracked_python_files_are_read_whatever_the_attributes_say(tmp_path):
+    repo = repo_with_branch(tmp_path / "repo", {"calc.py": CALC}, {"calc.py": CALC + "\n"})
+    (repo / ".gitattributes").write_text("*.py -diff\n")
+    (repo / "db.py").write_text(HOSTILE)  # untracked, reviewed as added
+    assert_seen(review(repo, "--uncommitted"))
+
+
+# --- item 2: git's output does not depend on the user's or the repository's config -----------------------
+
+@pytest.mark.parametrize("settings", [
+    ["color.ui=always"], ["color.diff=always"], ["user:color.diff=always"],
+    # not read on main (one diff per file, names from -z); the one diff of the whole change is split at
+    # its headers, which these would change
+    ["diff.noprefix=true", "diff.mnemonicPrefix=true", "diff.suppressBlankEmpty=true", "core.quotePath=true",
+     "diff.context=0", "diff.renames=copies"],
+])
+def test_git_config_does_not_hide_the_added_lines(tmp_path, settings):
+    repo = hostile_change(tmp_path, {"sub/dïr/q.py": HOSTILE.replace("find", "lookup")})
+    env = {}
+    for setting in settings:
+        key, value = setting.removeprefix("user:").split("=")
+        if setting.startswith("user:"):  # the user's own ~/.gitconfig
+            (tmp_path / "gitconfig").write_text(f"[{key.split('.')[0]}]\n\t{key.split('.')[1]} = {value}\n")
+            env["GIT_CONFIG_GLOBAL"] = str(tmp_path / "gitconfig")
+        else:
+            git(repo, "config", key, value)
+    out = review(repo, "--base", "main", env=env)
+    assert_seen(out)
+    data = json.loads(out.stdout)
+    assert "sub/dïr/q.py" in data["packing"]["included"]
+    assert {f["file"] for f in data["evidence"] if f["rule"] == "ruff/S608"} == {"db.py", "sub/dïr/q.py"}
