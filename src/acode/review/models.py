@@ -93,6 +93,7 @@ class Finding(BaseModel):
     end_line: int | None = None
     quote: str = ""  # the changed line the finding is about
     suggestion: str = ""
+    test: str = ""  # a pytest test that shows it (behaviour: fails on the new code, passes on the old)
     grounding: Grounding = "changed"
     confidence: float | None = None  # P(real defect) from the check question; 1.0 for deterministic evidence
     status: FindingStatus = "confirmed"

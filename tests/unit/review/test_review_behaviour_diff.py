@@ -100,7 +100,9 @@ def test_a_multi_function_change_shows_each_difference_with_its_input_and_lists_
     assert auth.difference["input"].startswith("bearer_token({'Authorization': ")
     zero = by_name["timeout_of"]
     assert zero.difference == {"input": "timeout_of({'timeout': 0})", "old": "returns 0", "new": "returns 30",
-                               "found_by": "docstring", "what": "result", "kind": "returns"}
+                               "found_by": "docstring", "what": "result", "kind": "returns",
+                               "test": "from pkg.helpers import timeout_of\n\n\ndef test_timeout_of_as_before():\n"
+                                       "    assert timeout_of({'timeout': 0}) == 0\n"}
     assert [c["new_ok"] for c in zero.docstring] == [False, True]
     loop = by_name["first_negative"]
     assert loop.status == "differs" and loop.difference["new"] == "returns None"
@@ -108,11 +110,13 @@ def test_a_multi_function_change_shows_each_difference_with_its_input_and_lists_
     assert by_name["total"].status == "same" and by_name["total"].tried >= 100
 
     assert by_name["save"].status == "not_run" and "for writing" in by_name["save"].why
-    assert by_name["Cache.key"].status == "not_run"
-    assert "cannot be built without arguments" in by_name["Cache.key"].why
+    # a class that cannot be built without arguments is built from its constructor's parameters, in the
+    # call sequences (issue 49; before: "could not be run")
+    key = by_name["Cache.key"]
+    assert key.status == "differs" and key.difference["found_by"] == "sequence"
+    assert key.difference["input"].startswith("obj = Cache(") and "; obj.key(" in key.difference["input"]
     lines = describe_behaviour(diff.record())
-    assert lines[0] == "4 changed function(s) run old and new, 3 differ, 2 could not be run"
-    assert any("Cache.key(): could not be run: on the base: its class cannot be built" in line for line in lines)
+    assert lines[0] == "5 changed function(s) run old and new, 4 differ, 1 could not be run"
 
 
 @needs_sandbox
@@ -122,7 +126,7 @@ def test_under_a_refactoring_message_every_difference_is_high_and_the_review_rej
                                 behaviour={"crosshair_seconds": 0})
     result = review_change(_repo(tmp_path, "Tidy up helpers"), model, settings, behaviour=True)
     found = {f.message.split("`")[1].split("(")[0]: f for f in result.evidence if f.rule == "behaviour/changed"}
-    assert set(found) == {"bearer_token", "timeout_of", "first_negative"}
+    assert set(found) == {"bearer_token", "timeout_of", "first_negative", "obj = Cache"}
     assert all(f.severity == "high" and f.counts for f in found.values())
     assert "docstring's example timeout_of({'timeout': 0}) gives 0" in found["timeout_of"].message
     assert "says it is a tidy" in found["bearer_token"].message
@@ -138,8 +142,8 @@ def test_under_a_refactoring_message_every_difference_is_high_and_the_review_rej
 
 @needs_sandbox
 def test_otherwise_the_model_is_asked_which_outcome_is_right_once_per_side(tmp_path):
-    # bearer_token, then first_negative (timeout_of is decided by its docstring): old asked first, then new
-    model = ScriptedModel([yes_no(0.9), yes_no(0.1), yes_no(0.2), yes_no(0.9)])
+    # bearer_token, first_negative, then Cache.key (timeout_of is decided by its docstring): old first, then new
+    model = ScriptedModel([yes_no(0.9), yes_no(0.1), yes_no(0.2), yes_no(0.9), yes_no(0.5), yes_no(0.5)])
     settings = ReviewerSettings(strategy="checks_only", regression={"method": "off"},
                                 behaviour={"crosshair_seconds": 0})
     result = review_change(_repo(tmp_path, "Accept more header forms"), model, settings, behaviour=True)
@@ -147,7 +151,7 @@ def test_otherwise_the_model_is_asked_which_outcome_is_right_once_per_side(tmp_p
     assert found["bearer_token"].severity == "high" and "finds the old outcome right" in found["bearer_token"].message
     assert found["first_negative"].status == "dismissed" and found["first_negative"].severity == "info"
     assert found["timeout_of"].severity == "high"  # against the docstring's example: no question asked
-    assert len(model.calls) == 4
+    assert len(model.calls) == 6
     question = model.calls[0]["messages"][-1].content
     assert "Accept more header forms" in question and "raises PermissionError" in question
     assert result.decision.verdict == "REJECTED"

@@ -69,6 +69,9 @@ def test_a_change_that_never_returns_where_the_old_version_did_is_a_difference_w
     finding = behaviour_finding(data, "count_spaces")
     assert finding["severity"] == "high" and "finds the old outcome right" in finding["message"]
     assert data["approved"] is False
+    # the test to paste ends the call that never returns (an alarm) and passes on the old code
+    assert "signal.alarm(10)" in finding["test"] and "assert count_spaces(' ') == 1" in finding["test"]
+    assert run_pasted(tmp_path, finding["test"], "words", COUNT).returncode == 0
 
 
 RETRY = '''def attempts(tries: int) -> int:
@@ -100,3 +103,58 @@ def test_a_call_the_alarm_cannot_stop_is_still_a_hang_with_the_input_the_old_ver
     assert found.difference["kind"] == "hang" and found.difference["found_by"] == "time box"
     tries = int(found.difference["input"].removeprefix("attempts(").removesuffix(")"))
     assert tries > 2 and found.difference["old"] == f"returns {tries}"
+
+
+TALLY = '''class Tally:
+    """Counts events per name; ``reset`` starts again from zero."""
+
+    def __init__(self, start: int = 0):
+        self.start = start
+        self.counts: dict = {}
+        self.total = start
+
+    def add(self, name: str) -> int:
+        self.counts[name] = self.counts.get(name, 0) + 1
+        self.total += 1
+        return self.counts[name]
+
+    def reset(self) -> None:
+        self.counts = {}
+        self.total = self.start
+
+    def count(self, name: str) -> int:
+        return self.counts.get(name, 0)
+'''
+# the per-name counters are no longer cleared: a fresh object shows nothing, the second add after a reset does
+NOT_RESET = TALLY.replace("        self.counts = {}\n        self.total = self.start\n",
+                          "        self.total = self.start\n")
+
+
+def run_pasted(tmp_path, test: str, module: str, source: str) -> subprocess.CompletedProcess:
+    folder = tmp_path / f"paste-{abs(hash(source))}"
+    folder.mkdir()
+    (folder / f"{module}.py").write_text(source)
+    (folder / "test_pasted.py").write_text(test)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_pasted.py"],
+                          cwd=folder, capture_output=True, text=True, timeout=120, check=False)
+
+
+@needs_sandbox
+def test_a_counter_never_reset_is_found_by_a_call_sequence_and_pasted_back_as_a_failing_test(tmp_path):
+    data = review(tmp_path, {"tally.py": TALLY}, {"tally.py": NOT_RESET}, "Make reset cheaper",
+                  answers=["Yes", "No"])
+    found = differences(data)["Tally.reset"]
+    assert found["status"] == "differs", found  # before: "no difference on 1 input(s)" (a fresh object)
+    difference = found["difference"]
+    assert difference["found_by"] == "sequence" and difference["kind"] == "returns"
+    # shrunk to the shortest sequence that shows it: fill, reset, fill again
+    assert difference["input"].startswith("obj = Tally(") and ".reset()" in difference["input"]
+    assert difference["old"] == "returns 1" and difference["new"] == "returns 2"
+    finding = behaviour_finding(data, "obj = Tally")
+    assert finding["severity"] == "high" and data["approved"] is False
+    test = finding["test"]
+    assert test == difference["test"] and test.startswith("from tally import Tally\n")
+    assert "obj.reset()\n" in test and "== 1\n" in test
+    old, new = run_pasted(tmp_path, test, "tally", TALLY), run_pasted(tmp_path, test, "tally", NOT_RESET)
+    assert old.returncode == 0, old.stdout  # the old code passes it
+    assert new.returncode == 1 and "assert 2 == 1" in new.stdout, new.stdout  # the new code fails it

@@ -115,7 +115,9 @@ def _difference_text(result: FunctionResult) -> str:
 def _finding(result: FunctionResult, severity: str, *, message: str, rule: str = RULE,
              metrics: dict[str, float] | None = None) -> Finding:
     function = result.function
-    return Finding(dimension="intent_alignment", source="behaviour", rule=rule, severity=severity,  # type: ignore[arg-type]
+    test = (result.difference or {}).get("test") or ""
+    return Finding(test="" if rule != RULE or test.startswith("#") else test,  # '# no test: why'
+                   dimension="intent_alignment", source="behaviour", rule=rule, severity=severity,  # type: ignore[arg-type]
                    message=redact(message), file=function.path, line=function.line,
                    end_line=function.end_line,
                    quote=f"def {function.qualname.split('.')[-1]}(...)", confidence=1.0,

@@ -46,6 +46,9 @@ def _sibling(name: str) -> ModuleType:
 
 inputs = _sibling("behaviour_runner_inputs")
 outcomes = _sibling("behaviour_runner_outcomes")
+pastable = _sibling("behaviour_runner_pastable")
+sequences = _sibling("behaviour_runner_sequences")  # after the two it uses
+OBJECT = sequences.OBJECT
 
 _CONTRACT_ERRORS = {"TypeError", "AttributeError"}
 PATIENCE = 60  # inputs of the second search, for a difference where both versions return
@@ -109,9 +112,15 @@ def in_flight(text: str, before: dict, spec: dict):
 
 # ---------------------------------------------------------------------------------------------- loading
 
+class NeedsArguments(str):
+    """In place of a factory: the class cannot be built without arguments (the text says why)."""
+
+
 def load(root: str, module: str, qualname: str, kind: str):
-    """The function (or a factory of the bound method) ``qualname`` of ``module`` as it is in ``root``;
-    the root's modules are dropped from ``sys.modules`` afterwards so the other side imports its own."""
+    """(a factory of the function or of the bound method on a fresh object, the function, the class of a
+    method run on instances) for ``qualname`` of ``module`` as it is in ``root``; the factory is a
+    ``NeedsArguments`` when the class cannot be built without arguments. The root's modules are dropped from
+    ``sys.modules`` afterwards so the other side imports its own."""
     roots = [str(Path(root) / "src"), root]
     before = set(sys.modules)
     sys.path[:0] = roots
@@ -124,11 +133,14 @@ def load(root: str, module: str, qualname: str, kind: str):
             raw = inspect.getattr_static(cls, name)
             if isinstance(raw, (staticmethod, classmethod)):
                 bound = getattr(cls, name)
-                return lambda: bound, bound
-            cls()  # may raise: a class that cannot be built without arguments
-            return (lambda: getattr(cls(), name)), getattr(cls, name)
+                return lambda: bound, bound, None
+            try:
+                cls()
+            except TypeError as exc:  # it needs arguments: only call sequences build it (from annotations)
+                return NeedsArguments(str(exc)), getattr(cls, name), cls
+            return (lambda: getattr(cls(), name)), getattr(cls, name), cls
         fn = getattr(mod, qualname)
-        return (lambda: fn), fn
+        return (lambda: fn), fn, None
     finally:
         del sys.path[:len(roots)]
         top = module.split(".")[0]
@@ -142,8 +154,9 @@ def load(root: str, module: str, qualname: str, kind: str):
 # ---------------------------------------------------------------------------------------------- search
 
 class Search:
-    def __init__(self, spec: dict, old, new, params, name: str) -> None:
+    def __init__(self, spec: dict, old, new, params, name: str, owner: str = "") -> None:
         self.spec, self.old, self.new, self.params, self.name = spec, old, new, params, name
+        self.owner = owner  # '' a function, OBJECT a method on a fresh object, else the class (static)
         self.tried = 0
         self.returned = 0  # inputs on which both versions returned the same: what "same" rests on
         self.found: dict | None = None
@@ -172,6 +185,18 @@ class Search:
         if not what:
             self.returned += before["kind"] == "return"
             return False
+        steps = [{"owner": self.owner, "name": self.name.rpartition(".")[2] if self.owner else self.name,
+                  "args": args, "kwargs": kwargs, "old": before, "new_kind": after["kind"]}]
+        if self.owner == OBJECT:  # a method on a fresh object: the pasted test builds it first
+            steps.insert(0, {"assign": OBJECT, "owner": "", "name": self.name.split(".")[0], "args": (),
+                             "kwargs": {}, "old": {"kind": "return"}})
+        return self.record(text, before, after, what, source, steps)
+
+    def record(self, text: str, before: dict, after: dict, what: str, source: str, steps: list[dict],
+               key: str = "") -> bool:
+        """A confirmed difference on ``text`` (a call or a call sequence): kept as found (True: the search
+        ends) when telling enough (``accept``), else as the fallback if it beats the one kept. ``key``: the
+        drawn input a hang is matched by afterwards (default ``text``)."""
         old_text, new_text = outcomes.after_text(before, what), outcomes.after_text(after, what)
         if old_text == new_text and what == "result":  # objects that differ only inside: what they hold
             old_text, new_text = outcomes.where_they_differ(outcomes.state(before["value"]),
@@ -185,12 +210,12 @@ class Search:
             old_text, new_text = ((old_text, f"{new_text} ({returned})") if side is before
                                   else (f"{old_text} ({returned})", new_text))
         found = {"input": text, "old": old_text, "new": new_text, "found_by": source, "what": what,
-                 "kind": kind}
+                 "kind": kind, "test": _pasteable(self.spec, steps, what)}
         rank = _rank(what, before, after)
         if rank <= self.accept:
             self.found, self.found_rank = found, rank
             if kind == "hang":
-                self.hang = text
+                self.hang = key or text
             return True
         if rank < self.fallback_rank:  # kept in case nothing better turns up
             self.fallback, self.fallback_rank = found, rank
@@ -209,8 +234,16 @@ class Search:
         return False
 
     def hypothesis(self, strategies_by_name: dict, seconds: float, examples: int) -> bool:
-        from hypothesis import HealthCheck, Phase, given, settings
         from hypothesis import strategies as st
+
+        def check(values) -> bool:
+            return self.compare(*inputs.arguments(self.params, values), "hypothesis")
+        return self.drawn(st.fixed_dictionaries(strategies_by_name), check, seconds, examples)
+
+    def drawn(self, strategy, check, seconds: float, examples: int) -> bool:
+        """Hypothesis draws from ``strategy`` for ``check`` (True: a difference that ends the search, which
+        it then shrinks) for ``seconds`` from its first input on, at most ``examples`` inputs."""
+        from hypothesis import HealthCheck, Phase, given, settings
 
         class Differs(Exception):
             pass
@@ -220,13 +253,12 @@ class Search:
         @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
                   suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink],
                   report_multiple_bugs=False)
-        @given(st.fixed_dictionaries(strategies_by_name))
-        def search(values):
+        @given(strategy)
+        def search(value):
             deadline.append(deadline[0] if deadline else time.monotonic() + seconds)
             if self.found is None and time.monotonic() > deadline[0]:
                 return
-            args, kwargs = inputs.arguments(self.params, values)
-            if self.compare(args, kwargs, "hypothesis"):
+            if check(value):
                 raise Differs()
 
         try:
@@ -267,11 +299,11 @@ def docstring_checks(spec: dict, old, new) -> list[dict]:
 def run(spec: dict) -> dict:
     sys.setrecursionlimit(3000)
     try:
-        old, old_fn = load(spec["old_root"], spec["module"], spec["qualname"], spec["kind"])
+        old, old_fn, old_cls = load(spec["old_root"], spec["module"], spec["qualname"], spec["kind"])
     except Exception as exc:  # noqa: BLE001 - anything the import raises is why it could not run
         return {"status": "not_run", "why": f"on the base: {_error(exc, spec['kind'])}"}
     try:
-        new, new_fn = load(spec["new_root"], spec["module"], spec["qualname"], spec["kind"])
+        new, new_fn, new_cls = load(spec["new_root"], spec["module"], spec["qualname"], spec["kind"])
     except Exception as exc:  # noqa: BLE001
         return {"status": "not_run", "why": f"with the change: {_error(exc, spec['kind'])}"}
     if inspect.iscoroutinefunction(new_fn) or inspect.iscoroutinefunction(old_fn):
@@ -281,20 +313,32 @@ def run(spec: dict) -> dict:
     except (TypeError, ValueError) as exc:
         return {"status": "not_run", "why": f"no signature ({exc})"}
     seeds = inputs.literal_values(spec.get("seeds", []))
-    search = Search(spec, old, new, params, spec["name"])
+    bare = not isinstance(old, NeedsArguments) and not isinstance(new, NeedsArguments)
+    owner = ("" if spec["kind"] != "method" else OBJECT if new_cls is not None
+             else spec["qualname"].split(".")[0])
+    search = Search(spec, old, new, params, spec["name"], owner)
+    started, seconds = time.monotonic(), spec["seconds"]
+    stateful = old_cls is not None and new_cls is not None
+    checks: list[dict] = []
     try:
-        checks = docstring_checks(spec, old, new)
-        by_name = inputs.strategies(new_fn, params, seeds)
-        # the docstring's and the tests' inputs are the telling ones; a generated one may be bettered
-        examples = spec.get("max_examples", 200)
-        if not search.explicit() and search.hypothesis(by_name, spec["seconds"], examples):
-            search.better(by_name, spec["seconds"] / 3)
+        if bare:
+            checks = docstring_checks(spec, old, new)
+            by_name = inputs.strategies(new_fn, params, seeds)
+            # the docstring's and the tests' inputs are the telling ones; a generated one may be bettered
+            single = seconds / 2 if stateful else seconds  # the rest for call sequences on one object
+            if not search.explicit() and search.hypothesis(by_name, single, spec.get("max_examples", 200)):
+                search.better(by_name, single / 3)
+        if stateful and search.found is None:
+            left = max(MIN_SEARCH_SECONDS, seconds - (time.monotonic() - started))
+            sequences.search(search, old_cls, new_cls, spec["qualname"].split(".")[-1], seeds, left)
     except outcomes.IOAttempt as exc:
         return {"status": "not_run", "why": f"it {exc} (the sandbox forbids it; not compared)",
                 "tried": search.tried}
     difference = search.found or search.fallback
     if difference is None and not search.tried:
-        return {"status": "not_run", "why": "no input was tried within its time box", "tried": 0}
+        why = (f"its class cannot be built without arguments ({old if not bare else new})"
+               if not bare and not stateful else "no input was tried within its time box")
+        return {"status": "not_run", "why": why, "tried": 0}
     if difference is None and not search.returned:
         # raising alike on every input is no evidence of the same behaviour: no input it accepts was found
         return {"status": "not_run", "tried": search.tried, "why": (
@@ -303,10 +347,17 @@ def run(spec: dict) -> dict:
             "docstring": checks}
 
 
+def _pasteable(spec: dict, steps: list[dict], what: str) -> str:
+    """The pytest test that repeats ``steps`` and asserts the old outcome, or why there is none."""
+    imported = steps[0]["owner"] or steps[0]["name"]  # the function, the class built, or a static's class
+    try:
+        return pastable.test_text(spec["module"], imported, steps, what, pastable.test_name(spec["qualname"]))
+    except pastable.NoTest as exc:
+        return f"# no test: {exc}"
+
+
 def _error(exc: BaseException, kind: str) -> str:
     line = (str(exc).strip().splitlines() or [""])[0][:200]
-    if kind == "method" and isinstance(exc, TypeError):
-        return f"its class cannot be built without arguments ({line})"
     return f"the module does not import ({type(exc).__name__}: {line})"
 
 

@@ -97,9 +97,9 @@ def outcome(factory, args: tuple, kwargs: dict, seconds: float = CALL_SECONDS) -
     except CallTimeout:
         result = {"kind": "timeout", "limit": seconds}
     except RecursionError:
-        result = {"kind": "raise", "type": "RecursionError"}
+        result = {"kind": "raise", "type": "RecursionError", "module": "builtins"}
     except Exception as exc:  # noqa: BLE001 - any exception is an outcome to compare
-        result = {"kind": "raise", "type": type(exc).__name__}
+        result = {"kind": "raise", "type": type(exc).__name__, "module": type(exc).__module__}
     finally:
         _Guard.active = False
         signal.setitimer(signal.ITIMER_REAL, 0)

@@ -74,6 +74,10 @@ def render_terminal(result: ReviewResult, console: Any, *, reused: tuple[int, st
                           f"{escape(_where(f))} [dim]{escape(f.rule)}{conf}[/] {escape(redact(f.message))}")
             if f.suggestion:
                 console.print(f"           [dim]fix:[/] {escape(redact(f.suggestion))}")
+            if f.test:
+                console.print(f"           [dim]{TEST_LABEL}:[/]")
+                for line in redact(f.test).splitlines():
+                    console.print(f"             {escape(line)}", soft_wrap=True, highlight=False)
     dismissed = sum(1 for f in result.all_findings() if f.status in ("dismissed", "ungrounded"))
     if dismissed:
         console.print(
@@ -99,6 +103,9 @@ def render_terminal(result: ReviewResult, console: Any, *, reused: tuple[int, st
     console.print(f"[{verdict_style}]{label}[/]")
     for reason in result.decision.reasons:
         console.print(f"  - {escape(redact(reason))}")
+
+
+TEST_LABEL = "test to paste (fails with the change, passes before it)"
 
 
 def describe_tests(tests: dict) -> str:
@@ -172,6 +179,9 @@ def render_markdown(result: ReviewResult) -> str:
                 lines.append(f"  - line: `{redact(f.quote)}`")
             if f.suggestion:
                 lines.append(f"  - suggestion: {redact(f.suggestion)}")
+            if f.test:
+                lines += [f"  - {TEST_LABEL}:", "", "    ```python",
+                          *[f"    {line}" for line in redact(f.test).splitlines()], "    ```", ""]
     if result.tests:
         lines += ["", "Tests: " + redact(describe_tests(result.tests))]
     behaviour = describe_behaviour(result.behaviour)
