@@ -239,21 +239,27 @@ def run_review(
     root = git_context.repo_root(start)
     settings = settings_for(root, trust=trust, notice=False, **model_overrides(model, backend))
     rs = settings.reviewer
-    limits = {"intent": intent or "", "max_diff_chars": rs.max_diff_chars, "context_lines": rs.context_lines}
-    if uncommitted:
-        context = git_context.uncommitted_context(root, **limits)
-    elif staged:
-        context = git_context.staged_context(root, **limits)
-    elif commit:
-        context = git_context.commit_context(root, commit, **limits)
-    else:
+    detached_name = None
+    if not (uncommitted or staged or commit):
         from acode.review.change.ci_target import review_base
 
         given = base
         base, detached_name = review_base(root, base)
         if base and not given:
             err_console.print(f"CI: reviewing against {base}, the pull/merge request's target", markup=False)
-        context = git_context.branch_context(root, base, detached_name=detached_name, **limits)
+
+    def read_context(rs):
+        limits = {"intent": intent or "", "max_diff_chars": rs.max_diff_chars,
+                  "context_lines": rs.context_lines}
+        if uncommitted:
+            return git_context.uncommitted_context(root, **limits)
+        if staged:
+            return git_context.staged_context(root, **limits)
+        if commit:
+            return git_context.commit_context(root, commit, **limits)
+        return git_context.branch_context(root, base, detached_name=detached_name, **limits)
+
+    context = read_context(rs)
     # The settings of the base, not of the change under review (acode.review.service.base_config).
     from acode.review.service import ReviewService, base_config, with_suggestions
 
@@ -264,6 +270,9 @@ def run_review(
             root, trust=trust, project_text=of_base.text, project_source=of_base.source,
             **model_overrides(model, backend),
         )
+        first, now = rs, settings.reviewer
+        if (now.max_diff_chars, now.context_lines) != (first.max_diff_chars, first.context_lines):
+            context = read_context(now)  # the change's own limits shaped the context: read it again
     else:
         from acode.cli.trust_question import trust_notice
 

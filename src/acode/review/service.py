@@ -114,19 +114,51 @@ class BaseConfig:
 
 
 def base_config(context: ReviewContext) -> BaseConfig | None:
-    """When the change under review edits the project's .acode/config.yml, that file as its base has it:
-    a change must not choose how it is judged or what runs while it is (its own reviewer.test_command,
-    hooks ...). None: the change leaves the settings alone (the working tree's apply)."""
+    """When the change under review touches the project's ``.acode/`` (its config.yml, or ``.acode``
+    itself made a symbolic link to a folder the change fills), or git tracks a symbolic link on the way to
+    the config, the config as the base revision's tree stores it: a change must not choose how it is
+    judged or what runs while it is (its own reviewer.test_command, hooks ...). A symbolic link there is
+    refused, not followed. None: the settings file is the working tree's own (it applies)."""
     try:
         relative = ProjectPaths(context.root).config_file.relative_to(context.root).as_posix()
     except ValueError:
         return None
-    if not any(relative in (f.path, f.old_path) for f in context.files):
+    folder = relative.split("/")[0]
+    touched = [p for f in context.files for p in (f.path, f.old_path)
+               if p and (p == folder or p.startswith(folder + "/"))]
+    linked = _tracked_links(context.root, [folder, relative])
+    if not touched and not linked:
         return None
-    shown = (run_git(context.root, "show", f"{context.base_sha}:{relative}", check=False)
-             if context.base_sha else None)
-    text = shown.stdout if shown is not None and shown.returncode == 0 else ""
     base = context.base_ref or context.base_sha[:12] or "the empty base"
+    text, refused = ("", "")
+    if context.base_sha:
+        text, refused = _stored_text(context.root, context.base_sha, [folder, relative])
+    why = (f"the reviewed change edits {touched[0]}" if touched else
+           f"{linked[0]} is a symbolic link in this checkout")
+    refusal = f"; {refused} is a symbolic link at {base}: not followed, no project settings" * bool(refused)
     return BaseConfig(text=text, source=f"{relative} at {base}", note=(
-        f"note: the reviewed change edits {relative}; this review uses the settings of its base ({base}), "
-        "not the change's own"))
+        f"note: {why}; this review uses the settings of its base ({base}) as git stores them, not the "
+        f"change's own{refusal}"))
+
+
+def _tracked_links(root: Path, paths: list[str]) -> list[str]:
+    """Which of ``paths`` git's index holds as symbolic links (mode 120000)."""
+    out = run_git(root, "ls-files", "-s", "-z", "--", *paths, check=False).stdout
+    return [entry.split("\t", 1)[1] for entry in out.split("\0") if entry.startswith("120000 ")]
+
+
+def _stored_text(root: Path, rev: str, chain: list[str]) -> tuple[str, str]:
+    """(the last of ``chain``'s text in ``rev``'s tree, '') when each entry of the chain is a plain folder
+    or file there; ('', the first entry that is a symbolic link); ('', '') when there is none."""
+    out = run_git(root, "ls-tree", "-z", rev, "--", *chain, check=False).stdout
+    entries = {}
+    for entry in filter(None, out.split("\0")):
+        meta, _, path = entry.partition("\t")
+        mode, _kind, oid = meta.split(" ")
+        entries[path] = (mode, oid)
+    link = next((path for path in chain if entries.get(path, ("",))[0] == "120000"), "")
+    mode, oid = entries.get(chain[-1], ("", ""))
+    if link or mode not in ("100644", "100755"):
+        return "", link
+    done = run_git(root, "cat-file", "blob", oid, check=False)
+    return (done.stdout if done.returncode == 0 else ""), ""

@@ -119,3 +119,39 @@ def test_git_config_does_not_hide_the_added_lines(tmp_path, settings):
     data = json.loads(out.stdout)
     assert "sub/dïr/q.py" in data["packing"]["included"]
     assert {f["file"] for f in data["evidence"] if f["rule"] == "ruff/S608"} == {"db.py", "sub/dïr/q.py"}
+
+
+# --- item 3: the base's settings as git stores them, never through a symbolic link ------------------------
+
+SAFETY_OFF = yaml.safe_dump({"reviewer": {"dimensions": {"safety": {"enabled": False}}}})
+
+
+def _commit_all(repo: Path, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def test_a_symlinked_acode_folder_added_by_the_change_does_not_choose_the_settings(tmp_path):
+    repo = hostile_change(tmp_path, {"conf/config.yml": SAFETY_OFF})
+    (repo / ".acode").symlink_to("conf")
+    _commit_all(repo, "settings by a link")
+    out = review(repo, "--base", "main")
+    assert_seen(out)
+    assert "safety" in {d["name"] for d in json.loads(out.stdout)["dimensions"]}
+    assert "uses the settings of its base" in out.stderr
+
+
+def test_a_symlink_the_base_holds_is_not_followed_to_a_file_the_change_edits(tmp_path):
+    repo = repo_with_branch(tmp_path / "repo", {"calc.py": CALC, "conf/config.yml": "reviewer: {}\n"},
+                            {"db.py": HOSTILE})
+    git(repo, "switch", "-q", "main")
+    (repo / ".acode").symlink_to("conf")
+    _commit_all(repo, "settings by a link")
+    git(repo, "switch", "-q", "feature")
+    git(repo, "rebase", "-q", "main")
+    (repo / "conf" / "config.yml").write_text(SAFETY_OFF)
+    _commit_all(repo, "the change turns safety off through the link")
+    out = review(repo, "--base", "main")
+    assert_seen(out)
+    assert "safety" in {d["name"] for d in json.loads(out.stdout)["dimensions"]}
+    assert ".acode is a symbolic link at main: not followed" in out.stderr, out.stderr
