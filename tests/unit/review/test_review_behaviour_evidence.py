@@ -158,3 +158,71 @@ def test_a_counter_never_reset_is_found_by_a_call_sequence_and_pasted_back_as_a_
     old, new = run_pasted(tmp_path, test, "tally", TALLY), run_pasted(tmp_path, test, "tally", NOT_RESET)
     assert old.returncode == 0, old.stdout  # the old code passes it
     assert new.returncode == 1 and "assert 2 == 1" in new.stdout, new.stdout  # the new code fails it
+
+
+REGISTRY = '''class Registry:
+    def __init__(self, owner):
+        self.owner = owner
+        self.items = {}
+
+    def register(self, name, value):
+        """Keep ``value`` under ``name``; the first registration of a name wins.
+
+        >>> r = Registry("me")
+        >>> r.register("a", 1)
+        >>> r.register("a", 2)
+        >>> r.items["a"]
+        1
+        """
+        self.items.setdefault(name, value)
+'''
+OVERWRITES = REGISTRY.replace("self.items.setdefault(name, value)", "self.items[name] = value")
+
+
+@needs_sandbox
+def test_the_docstrings_examples_run_as_doctests_on_both_sides_and_the_broken_one_is_pasted_back(tmp_path):
+    from acode.review.change.git_context import branch_context
+    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+    from acode.review.evidence.behaviour_findings import behaviour_findings
+
+    context = branch_context(repo_with_branch(tmp_path / "r", {"reg.py": REGISTRY}, {"reg.py": OVERWRITES}),
+                             "main")
+    diff = run_behaviour_diff(context, find_sandbox()[0], Limits(crosshair_seconds=0, seconds=2))
+    [found] = diff.results
+    # no single literal call shows it, and `items` is no method a call sequence reads: the doctest does
+    assert found.status == "differs" and found.difference["found_by"] == "doctest", found
+    assert (found.difference["old"], found.difference["new"]) == ("gives 1", "gives 2")
+    assert found.difference["input"] == 'r = Registry("me"); r.register("a", 1); r.register("a", 2); r.items["a"]'
+    [finding] = behaviour_findings(diff, "Let later registrations win")  # intent asks for the change...
+    assert finding.severity == "high"  # ...but the docstring's example still says otherwise
+    assert "the docstring's example r.items[\"a\"] gives 1" in finding.message
+    assert run_pasted(tmp_path, finding.test, "reg", REGISTRY).returncode == 0
+    assert run_pasted(tmp_path, finding.test, "reg", OVERWRITES).returncode == 1
+
+
+AGE = '''def is_adult(age: int) -> bool:
+    """True from the 18th birthday on."""
+    return age >= 18
+'''
+
+
+@needs_sandbox
+def test_a_refactoring_intent_with_a_behaviour_difference_rejects_without_asking_the_model(tmp_path):
+    after = AGE.replace("return age >= 18", "return not age <= 18")
+    data = review(tmp_path, {"age.py": AGE}, {"age.py": after}, "Refactor is_adult", answers=[])
+    finding = behaviour_finding(data, "is_adult")
+    assert finding["severity"] == "high" and "says it is a refactor" in finding["message"]
+    assert "is_adult(18)" in finding["message"]  # the body's literal 18, the boundary the change moved
+    assert "assert is_adult(18) is True" in finding["test"] or "assert is_adult(18) == True" in finding["test"]
+    assert data["approved"] is False
+
+
+@needs_sandbox
+def test_a_behaviour_change_the_intent_asks_for_is_approved(tmp_path):
+    after = AGE.replace("18th", "21st").replace("return age >= 18", "return age >= 21")
+    data = review(tmp_path, {"age.py": AGE}, {"age.py": after}, "Raise the adult age from 18 to 21",
+                  answers=["No", "Yes"])  # the model finds the new outcome the right one for this intent
+    assert differences(data)["is_adult"]["status"] == "differs"
+    finding = behaviour_finding(data, "is_adult")
+    assert finding["status"] == "dismissed" and "finds the new outcome right" in finding["message"]
+    assert data["approved"] is True

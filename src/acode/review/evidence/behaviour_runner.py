@@ -48,6 +48,7 @@ inputs = _sibling("behaviour_runner_inputs")
 outcomes = _sibling("behaviour_runner_outcomes")
 pastable = _sibling("behaviour_runner_pastable")
 sequences = _sibling("behaviour_runner_sequences")  # after the two it uses
+doctests = _sibling("behaviour_runner_doctests")
 OBJECT = sequences.OBJECT
 
 _CONTRACT_ERRORS = {"TypeError", "AttributeError"}
@@ -321,8 +322,9 @@ def run(spec: dict) -> dict:
     stateful = old_cls is not None and new_cls is not None
     checks: list[dict] = []
     try:
+        checks += doctests.doctest_checks(spec, old_fn, new_fn)
         if bare:
-            checks = docstring_checks(spec, old, new)
+            checks = docstring_checks(spec, old, new) + checks
             by_name = inputs.strategies(new_fn, params, seeds)
             # the docstring's and the tests' inputs are the telling ones; a generated one may be bettered
             single = seconds / 2 if stateful else seconds  # the rest for call sequences on one object
@@ -334,7 +336,7 @@ def run(spec: dict) -> dict:
     except outcomes.IOAttempt as exc:
         return {"status": "not_run", "why": f"it {exc} (the sandbox forbids it; not compared)",
                 "tried": search.tried}
-    difference = search.found or search.fallback
+    difference = search.found or doctests.difference(spec, checks) or search.fallback
     if difference is None and not search.tried:
         why = (f"its class cannot be built without arguments ({old if not bare else new})"
                if not bare and not stateful else "no input was tried within its time box")

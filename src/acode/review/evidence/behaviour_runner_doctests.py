@@ -1,0 +1,110 @@
+"""The docstring's examples run as doctests on both sides (``behaviour_runner``, in the child process): the
+specification written in the code, beyond the single literal calls the runner reads itself (``>>> t =
+Tally()``, ``>>> t.add("a")``, ``1``: examples that build state, print, or show an exception). Each side
+runs the same examples (the changed function's docstring as the change leaves it) in its own module's
+globals, under the runner's guard and alarm; an example that passes on one side only is a difference, as a
+docstring example the new version no longer gives (or now gives). Standard library only, nothing of
+acode: the runner loads this file by its path."""
+
+from __future__ import annotations
+
+import doctest
+import sys
+
+outcomes = sys.modules["acode_behaviour_runner_outcomes"]  # the runner's sibling, loaded before this one
+SECONDS = 4.0  # all the examples of one side together
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+class _Recorder(doctest.DocTestRunner):
+    """Each example's result in ``results``, as it runs (the one in flight when the alarm comes is None)."""
+
+    def __init__(self, results: list[dict]) -> None:
+        super().__init__(verbose=False, optionflags=FLAGS)
+        self.results = results
+
+    def report_start(self, out, test, example) -> None:
+        self.results.append({"ok": None, "got": "does not finish"})
+
+    def report_success(self, out, test, example, got) -> None:
+        self.results[-1] = {"ok": True, "got": got.strip()}
+
+    def report_failure(self, out, test, example, got) -> None:
+        self.results[-1] = {"ok": False, "got": got.strip()}
+
+    def report_unexpected_exception(self, out, test, example, exc_info) -> None:
+        self.results[-1] = {"ok": False, "got": f"raises {exc_info[0].__name__}"}
+
+
+def examples_of(docstring: str) -> list[doctest.Example]:
+    try:
+        return doctest.DocTestParser().get_examples(docstring or "")
+    except ValueError:
+        return []
+
+
+def _globals(fn) -> dict:
+    found = getattr(fn, "__globals__", None) or getattr(getattr(fn, "__func__", None), "__globals__", None)
+    return dict(found or {})
+
+
+def _side(fn, docstring: str, name: str) -> list[dict]:
+    results: list[dict] = []
+    test = doctest.DocTestParser().get_doctest(docstring, _globals(fn), name, None, 0)
+
+    def run() -> None:
+        _Recorder(results).run(test, out=lambda _text: None, clear_globs=False)
+    outcomes.outcome(lambda: run, (), {}, SECONDS)
+    return results
+
+
+def doctest_checks(spec: dict, old_fn, new_fn) -> list[dict]:
+    """Per example of the docstring that shows an output (or an exception): does the old / the new version
+    give it? Only for a docstring with an example the runner's own literal calls do not cover."""
+    docstring, examples = spec.get("docstring") or "", examples_of(spec.get("docstring") or "")
+    if not examples or len(examples) <= len(spec.get("examples", [])):
+        return []
+    old, new = _side(old_fn, docstring, spec["name"]), _side(new_fn, docstring, spec["name"])
+    out = []
+    for number, example in enumerate(examples):
+        if not example.want.strip() and not example.exc_msg:
+            continue  # a step that sets something up: its result shows in the examples after it
+        before = old[number] if number < len(old) else {"ok": None, "got": "not run"}
+        after = new[number] if number < len(new) else {"ok": None, "got": "not run"}
+        out.append({"call": example.source.strip(), "want": example.want.strip(), "index": number,
+                    "old_ok": bool(before["ok"]), "new_ok": bool(after["ok"]),
+                    "old": _gives(before), "new": _gives(after), "found_by": "doctest"})
+    return out
+
+
+def _gives(result: dict) -> str:
+    got = result["got"]
+    return got if got.startswith(("raises", "does not finish", "not run")) else f"gives {got or 'nothing'}"
+
+
+def difference(spec: dict, checks: list[dict]) -> dict | None:
+    """The first example that passes on one side only, as a difference with the test to paste (the examples
+    up to it, as a doctest the old version passes)."""
+    for check in checks:
+        if check.get("found_by") != "doctest" or check["old_ok"] == check["new_ok"]:
+            continue
+        examples = examples_of(spec.get("docstring") or "")[:check["index"] + 1]
+        shown = "; ".join(e.source.strip() for e in examples)
+        raises = check["new"].startswith("raises") != check["old"].startswith("raises")
+        kind = "hang" if check["new"].startswith("does not finish") else "raises" if raises else "returns"
+        return {"input": shown, "old": check["old"], "new": check["new"], "found_by": "doctest",
+                "what": "result", "kind": kind, "test": _test(spec, examples)}
+    return None
+
+
+def _test(spec: dict, examples: list[doctest.Example]) -> str:
+    text = "".join(f">>> {e.source.strip()}\n{e.want}" for e in examples)
+    qualname = spec["qualname"]
+    name = "test_" + qualname.replace(".", "_").lower() + "_docstring_as_before"
+    return (f"import doctest\n\nimport {spec['module']}\n\nEXAMPLES = {text!r}\n\n\n"
+            f"def {name}():\n"
+            f"    # the docstring's examples of {qualname}, up to the one the change no longer gives\n"
+            f"    globs = vars({spec['module']}).copy()\n"
+            f"    test = doctest.DocTestParser().get_doctest(EXAMPLES, globs, {qualname!r}, None, 0)\n"
+            f"    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE\n"
+            f"    assert doctest.DocTestRunner(optionflags=flags).run(test).failed == 0\n")
