@@ -73,7 +73,7 @@ _COMMAND_KEYS = re.compile(
     r"^(filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|diff\.external|merge\..+\.driver"
     r"|core\.(editor|sshcommand|askpass|gitproxy|alternaterefscommand|hookspath|fsmonitor|pager)"
     r"|sequence\.editor|gpg(\..+)?\.program|credential(\..+)?\.helper|pager\..+|alias\..+"
-    r"|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|vcs))$",
+    r"|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|vcs)|protocol(\..+)?\.allow)$",
     re.IGNORECASE,
 )
 _NEUTRAL = {
@@ -83,7 +83,16 @@ _NEUTRAL = {
     "fsmonitor": "false",
     "hookspath": "/dev/null",
     "pager": "cat",
+    "allow": "never",  # protocol.ext.allow always would let a fetch run the ext:: remote's command
 }
+# A fetch uses git's own safe transports only: ``ext::`` (runs a command), ``fd::`` and any remote helper
+# are refused whatever the repository's config allows (GIT_ALLOW_PROTOCOL overrides every
+# protocol.*.allow); no submodule is fetched and no maintenance runs after it.
+FETCH_PROTOCOLS = ("https", "ssh", "file")
+_FETCH_CONFIG = ("protocol.allow=never", *(f"protocol.{name}.allow=always" for name in FETCH_PROTOCOLS),
+                 "protocol.ext.allow=never", "protocol.fd.allow=never", "fetch.recurseSubmodules=false",
+                 "submodule.recurse=false", "gc.auto=0", "maintenance.auto=false")
+_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 def safe_git(root: Path, *args: str) -> list[str]:
@@ -186,6 +195,27 @@ def run_git(
             "ACODE-GIT-006", f"'git {' '.join(args)}' failed in {root}: {done.stderr.strip()[:300]}"
         )
     return done
+
+
+def fetchable(url: str) -> bool:
+    """An https, ssh or local URL (``user@host:path`` is ssh; a path is local); never ``ext::``, ``fd::``
+    or another remote helper (``<transport>::``), nor something git would read as an option."""
+    if not url or url.startswith("-") or "::" in url:
+        return False
+    scheme = _URL_SCHEME.match(url)
+    return scheme is None or scheme.group(1).lower() in ("https", "ssh", "git+ssh", "ssh+git", "file")
+
+
+def fetch(root: Path, url: str, *refspecs: str, options: tuple[str, ...] = (), timeout: float = 300.0
+          ) -> subprocess.CompletedProcess[str]:
+    """``git fetch <options> -- <url> <refspecs>`` over a safe transport only (``fetchable``)."""
+    if not fetchable(url):
+        raise GitError("ACODE-GIT-009", f"not fetching from {url!r} in {root}: only https, ssh and local "
+                       "repositories are fetched from", hint="set origin's URL to an https or ssh one")
+    env = {**os.environ, "GIT_ALLOW_PROTOCOL": ":".join(FETCH_PROTOCOLS)}
+    config = [part for item in _FETCH_CONFIG for part in ("-c", item)]
+    return run_git(root, *config, "fetch", "--no-recurse-submodules", *options, "--", url, *refspecs,
+                   env=env, timeout=timeout, check=False)
 
 
 def blob_heads(root: Path, oids: list[str], size: int, timeout: float = 300.0) -> dict[str, bytes]:

@@ -155,3 +155,29 @@ def test_a_symlink_the_base_holds_is_not_followed_to_a_file_the_change_edits(tmp
     assert_seen(out)
     assert "safety" in {d["name"] for d in json.loads(out.stdout)["dimensions"]}
     assert ".acode is a symbolic link at main: not followed" in out.stderr, out.stderr
+
+
+# --- item 7: the CI base fetch never runs an ext:: remote ----------------------------------------------
+
+@pytest.mark.parametrize("how", ["remote.origin.url", "url.insteadOf"])
+def test_the_ci_base_fetch_never_runs_an_ext_remote(tmp_path, how):
+    """A pull request job's shallow clone without the base: acode fetches it from origin. A handed-over
+    repository's config naming an ext:: transport (which runs a command) is not fetched from."""
+    repo = hostile_change(tmp_path)
+    origin = tmp_path / "origin.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(origin)], check=True)
+    job = tmp_path / "job"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{origin}", str(job)],
+                   check=True)
+    git(job, "checkout", "-q", "--detach", "HEAD")
+    marker = tmp_path / "EXT_RAN"
+    command = f"ext::sh -c touch% {marker}"
+    if how == "remote.origin.url":
+        git(job, "config", "remote.origin.url", command)
+    else:  # the URL stays file://, a rewrite turns it into the command
+        git(job, "config", f"url.{command} #.insteadOf", "file://")
+    git(job, "config", "protocol.ext.allow", "always")
+    out = review(job, env={"CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_BASE_REF": "main"})
+    assert not marker.exists()
+    assert out.returncode == 2 and "ACODE-GIT-006" in out.stderr, out.stderr
+    assert "acode does not fetch from it" in out.stderr

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acode.errors import UsageError
-from acode.gitcmd import run_git
+from acode.gitcmd import GitError, fetch, fetchable, run_git
 from acode.review.change.git_context import commit_sha
+from acode.secrets import redact
 
 FETCH_TIMEOUT = 300
 DEEPEN_STEPS = (50, 500)
@@ -60,9 +61,19 @@ def _has_commit(root: Path, rev: str) -> bool:
     return commit_sha(root, rev) is not None
 
 
-def _fetch(root: Path, *args: str) -> bool:
-    return run_git(root, "fetch", "--no-tags", "--quiet", *args, timeout=FETCH_TIMEOUT,
-                   check=False).returncode == 0
+def _origin_url(root: Path) -> str | None:
+    """origin's URL as git would fetch from it (``url.*.insteadOf`` applied), or None without an origin."""
+    done = run_git(root, "remote", "get-url", "origin", check=False)
+    url = done.stdout.strip()
+    return url if done.returncode == 0 and url else None
+
+
+def _fetch(root: Path, url: str, *refspecs: str, options: tuple[str, ...] = ()) -> bool:
+    try:
+        done = fetch(root, url, *refspecs, options=("--no-tags", "--quiet", *options), timeout=FETCH_TIMEOUT)
+    except GitError:  # not a URL acode fetches from: the base is missing, and the error says why
+        return False
+    return done.returncode == 0
 
 
 def _fetch_hint(target: CiTarget) -> str:
@@ -76,31 +87,33 @@ def resolve_base(root: Path, target: CiTarget) -> str:
     if target.base_sha and _has_commit(root, target.base_sha):
         return target.base_sha
     remote_ref = f"origin/{target.base}"
-    has_origin = run_git(root, "remote", "get-url", "origin", check=False).returncode == 0
-    if not _has_commit(root, remote_ref) and not _has_commit(root, target.base) and has_origin:
-        _fetch(root, "origin", f"+refs/heads/{target.base}:refs/remotes/{remote_ref}")
+    url = _origin_url(root)
+    if not _has_commit(root, remote_ref) and not _has_commit(root, target.base) and url:
+        _fetch(root, url, f"+refs/heads/{target.base}:refs/remotes/{remote_ref}")
     base = next((rev for rev in (remote_ref, target.base) if _has_commit(root, rev)), None)
     if base is None:
+        refused = (f" (origin's URL {redact(url)!r} is not https, ssh or a local path: acode does not "
+                   "fetch from it)" if url and not fetchable(url) else "")
         raise UsageError("ACODE-GIT-006",
-                         f"the target branch '{target.base}' ({target.provider} CI) is not in this clone",
-                         hint=_fetch_hint(target))
-    _deepen_until_merge_base(root, base, target, has_origin)
+                         f"the target branch '{target.base}' ({target.provider} CI) is not in this clone"
+                         + refused, hint=_fetch_hint(target))
+    _deepen_until_merge_base(root, base, target, url)
     return base
 
 
-def _deepen_until_merge_base(root: Path, base: str, target: CiTarget, has_origin: bool) -> None:
+def _deepen_until_merge_base(root: Path, base: str, target: CiTarget, url: str | None) -> None:
     def merge_base() -> bool:
         return run_git(root, "merge-base", base, "HEAD", check=False).returncode == 0
 
     if merge_base():
         return
     shallow = run_git(root, "rev-parse", "--is-shallow-repository", check=False).stdout.strip() == "true"
-    if shallow and has_origin:
+    if shallow and url:
         for depth in DEEPEN_STEPS:
-            _fetch(root, f"--deepen={depth}", "origin", f"refs/heads/{target.base}")
+            _fetch(root, url, f"refs/heads/{target.base}", options=(f"--deepen={depth}",))
             if merge_base():
                 return
-        _fetch(root, "--unshallow", "origin")
+        _fetch(root, url, options=("--unshallow",))
         if merge_base():
             return
     raise UsageError("ACODE-GIT-007",
