@@ -7,6 +7,11 @@
   (acode.cli.common); raw writes to stdout call it. Machine output (JSON) needs nothing: JSON escapes them.
 - ``for_terminal(text)``: ``visible`` after the secret redaction (acode.secrets), for every printer of
   text that passed through a session.
+- ``workflow_safe(text)``: under GitHub Actions (``GITHUB_ACTIONS=true``) a line that would read as a
+  workflow command (``::stop-commands::``, ``::error file=…::``, also after leading blanks, as the runner
+  reads them; the legacy ``##[…]`` anywhere) gets its first ``:`` / its ``[`` percent-escaped as GitHub
+  escapes command data: a file name or a model's text cannot forge annotations or silence the ones that
+  follow. Every console acode prints on applies it (acode.cli.terminal_safety), like ``visible``.
 - ``undecodable_escaped(text)``: bytes of a file name that are not UTF-8 (kept by Python as lone
   surrogates, ``bad\\udcff.py``) written as ``\\xff``, which every encoder, the sessions database and the
   model accept; ``undecodable_unescaped`` turns such a name back into the real one for the tools.
@@ -14,6 +19,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 _UNDECODABLE = {0xDC00 + byte: f"\\x{byte:02x}" for byte in range(0x80, 0x100)}
@@ -24,6 +30,7 @@ _CONTROLS.update(_UNDECODABLE)
 _NEEDS_VISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udcff]")
 _NEEDS_ESCAPE = re.compile("[\udc80-\udcff]")
 _ESCAPED_BYTE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
+_COMMAND_LINE = re.compile(r"(?m)^([ \t]*):(?=:)")
 
 
 def visible(text: str) -> str:
@@ -38,6 +45,19 @@ def for_terminal(text: str) -> str:
     from acode.secrets import redact
 
     return visible(redact(undecodable_escaped(text)))
+
+
+def under_github_actions() -> bool:
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def workflow_safe(text: str, *, line_start: bool = True) -> str:
+    """``text`` with no line GitHub's runner would obey as a workflow command; ``line_start``: whether
+    ``text`` begins a line (a piece printed after others on the same line does not)."""
+    if not isinstance(text, str) or ("::" not in text and "##[" not in text):
+        return text
+    safe = _COMMAND_LINE.sub(r"\1%3A", text if line_start else "x" + text)
+    return (safe if line_start else safe[1:]).replace("##[", "##%5B")
 
 
 def undecodable_escaped(text: str) -> str:

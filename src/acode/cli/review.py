@@ -348,9 +348,11 @@ def _emit(
     if json_out:
         print(render_json(result, review_id=review_id, reused_at=reused_at))
     elif text is not None and not output:
-        from acode.shown import visible
+        from acode.shown import under_github_actions, visible, workflow_safe
 
-        print(visible(text) if fmt == "markdown" else text)
+        shown = visible(text) if fmt == "markdown" else text
+        # the github format's own lines are the workflow commands; in any other, no line may read as one
+        print(workflow_safe(shown) if under_github_actions() and fmt != "github" else shown)
     else:
         reused = (review_id, reused_at) if review_id is not None and reused_at is not None else None
         render_terminal(result, console, reused=reused)

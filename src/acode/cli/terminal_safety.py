@@ -1,6 +1,7 @@
 """Nothing acode prints for people acts on the terminal: text on its consoles (a rich render hook) and its
 log lines (a formatter) go through ``acode.shown.visible``, so control sequences from a model, a tool or a
-repository are shown as ``^[...``, not obeyed. rich's own styling and cursor controls are separate
+repository are shown as ``^[...``, not obeyed; under GitHub Actions no line of theirs reads as a workflow
+command (``acode.shown.workflow_safe``). rich's own styling and cursor controls are separate
 segments and stay as they are."""
 
 from __future__ import annotations
@@ -12,22 +13,33 @@ from typing import Any
 from rich.console import Console, RenderHook
 from rich.segment import Segment
 
-from acode.shown import visible
+from acode.shown import under_github_actions, visible, workflow_safe
 
 
 class _Visible:
     """A renderable whose text is printed through ``acode.shown.visible`` (rich's own styling and cursor
-    controls are segments apart and stay as they are)."""
+    controls are segments apart and stay as they are), and under GitHub Actions ``workflow_safe``."""
 
     def __init__(self, renderable: Any):
         self.renderable = renderable
 
     def __rich_console__(self, console: Console, options: Any):
+        in_actions, line_start = under_github_actions(), True
         for segment in console.render(self.renderable, options):
-            if segment.control or visible(segment.text) is segment.text:
+            if segment.control:
                 yield segment
-            else:
-                yield Segment(visible(segment.text), segment.style)
+                continue
+            text = visible(segment.text)
+            if in_actions:
+                text = workflow_safe(text, line_start=line_start)
+                line_start = _ends_at_line_start(text, line_start)
+            yield segment if text is segment.text else Segment(text, segment.style)
+
+
+def _ends_at_line_start(text: str, line_start: bool) -> bool:
+    """Whether what follows ``text`` still begins its line (only blanks since the last newline)."""
+    _, newline, after = text.rpartition("\n")
+    return after.strip(" \t") == "" and (bool(newline) or line_start)
 
 
 class ShowControls(RenderHook):
@@ -41,7 +53,8 @@ class _VisibleFormatter(logging.Formatter):
     """Log lines name files, git output and model text: shown, never obeyed (acode.shown)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return visible(super().format(record))
+        shown = visible(super().format(record))
+        return workflow_safe(shown) if under_github_actions() else shown
 
 
 class _StderrHandler(logging.StreamHandler):

@@ -16,6 +16,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from acode.review.models import Finding, ReviewResult
+from acode.review.reporting.escaping import gh_data, gh_property
 from acode.secrets import redact
 
 _GITHUB_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "notice", "info": "notice"}
@@ -40,28 +41,20 @@ def _verdict_line(result: ReviewResult) -> str:
 
 
 # -- GitHub Actions workflow commands ------------------------------------------------------------------
-def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _gh_property(text: str) -> str:
-    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def render_github(result: ReviewResult) -> str:
     lines = []
     for f in counting(result):
         props = []
         if f.file:
-            props.append(f"file={_gh_property(f.file)}")
+            props.append(f"file={gh_property(f.file)}")
             if f.line:
                 props.append(f"line={f.line}")
                 if f.end_line and f.end_line > f.line:
                     props.append(f"endLine={f.end_line}")
-        props.append(f"title={_gh_property(f'acode {f.severity}: {f.rule}')}")
-        lines.append(f"::{_GITHUB_LEVEL[f.severity]} {','.join(props)}::{_gh_data(_text(f))}")
+        props.append(f"title={gh_property(f'acode {f.severity}: {f.rule}')}")
+        lines.append(f"::{_GITHUB_LEVEL[f.severity]} {','.join(props)}::{gh_data(_text(f))}")
     level = "notice" if result.approved else "error"
-    lines.append(f"::{level} title=acode review::{_gh_data(_verdict_line(result))}")
+    lines.append(f"::{level} title=acode review::{gh_data(_verdict_line(result))}")
     return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ from typing import Any, get_args
 
 from acode import __version__
 from acode.review.models import Finding, ReviewResult, Severity
+from acode.review.reporting.escaping import md_cell, md_code, md_fenced, md_text
 from acode.secrets import redact, redact_data
 
 MARKS = {"excellent": "✔", "good": "✔", "acceptable": "~", "needs_work": "!", "poor": "✘", None: "?"}
@@ -157,47 +158,48 @@ def describe_behaviour(record: dict | None) -> list[str]:
 
 
 def render_markdown(result: ReviewResult) -> str:
-    lines = [f"# Review of {_title(result)}", "",
+    """The review as Markdown (``-f markdown``, GitHub's job summary). Every text that comes from the change
+    or the model goes through ``escaping.md_text`` / ``md_code``: it cannot add HTML, links or lines."""
+    lines = [f"# Review of {md_text(_title(result))}", "",
              f"**Decision: {result.decision.verdict}**"
              + {"timeout": " (timed out: nothing assessed)",
                 "partial": " (partial: decided on what was assessed "
                 "before the time limit)"}.get(result.status, ""), ""]
-    lines += ([f"- {redact(r)}" for r in result.decision.reasons]
+    lines += ([f"- {md_text(r)}" for r in result.decision.reasons]
               + ["", "| dimension | level | notes |", "|---|---|---|"])
     for dim in result.dimensions:
-        note = redact(dim.explanation).replace("|", "\\|")
-        lines.append(f"| {dim.name.replace('_', ' ')} | {dim.level or dim.status} | {note} |")
+        level = dim.level or dim.status
+        lines.append(f"| {dim.name.replace('_', ' ')} | {level} | {md_cell(dim.explanation)} |")
     counting = by_severity([f for f in result.all_findings() if f.counts])
     if counting:
         lines += ["", "## Findings", ""]
         for f in counting:
             conf = (f", confidence {f.confidence:.2f}" if f.source == "model" and f.confidence is not None
                     else "")
-            lines.append(
-                f"- **{f.severity}** `{_where(f)}` ({f.rule}, {f.source}{conf}): {redact(f.message)}")
+            lines.append(f"- **{f.severity}** {md_code(_where(f))} ({md_text(f.rule)}, {f.source}{conf}): "
+                         f"{md_text(f.message)}")
             if f.quote:
-                lines.append(f"  - line: `{redact(f.quote)}`")
+                lines.append(f"  - line: {md_code(f.quote)}")
             if f.suggestion:
-                lines.append(f"  - suggestion: {redact(f.suggestion)}")
+                lines.append(f"  - suggestion: {md_text(f.suggestion)}")
             if f.test:
-                lines += [f"  - {TEST_LABEL}:", "", "    ```python",
-                          *[f"    {line}" for line in redact(f.test).splitlines()], "    ```", ""]
+                lines += [f"  - {TEST_LABEL}:", "", *md_fenced(f.test, "python", indent="    "), ""]
     if result.tests:
-        lines += ["", "Tests: " + redact(describe_tests(result.tests))]
+        lines += ["", "Tests: " + md_text(describe_tests(result.tests))]
     behaviour = describe_behaviour(result.behaviour)
     if behaviour:
-        lines += ["", "## Behavioural diff", "", *[f"- {redact(line)}" for line in behaviour]]
+        lines += ["", "## Behavioural diff", "", *[f"- {md_text(line)}" for line in behaviour]]
     if result.plan and result.plan.regression_note:
-        lines += ["", "Regression check not run: " + result.plan.regression_note]
+        lines += ["", "Regression check not run: " + md_text(result.plan.regression_note)]
     if skipped(result):
-        lines += ["", "Skipped: " + "; ".join(skipped(result))]
+        lines += ["", "Skipped: " + "; ".join(md_text(item) for item in skipped(result))]
     if result.packing.omitted:
-        lines += ["", "Not sent to the model: " + ", ".join(f"`{p}` ({w})"
+        lines += ["", "Not sent to the model: " + ", ".join(f"{md_code(p)} ({md_text(w)})"
                                                             for p, w in result.packing.omitted.items())]
     if result.cut:
-        lines += ["",
-                  "Diffs cut for the model: " + "; ".join(f"`{p}`: {note}" for p, note in result.cut.items())]
-    footer = (f"_model {result.model}, {result.duration_seconds:.1f} s, prompt tokens evaluated "
+        lines += ["", "Diffs cut for the model: " + "; ".join(f"{md_code(p)}: {md_text(note)}"
+                                                              for p, note in result.cut.items())]
+    footer = (f"_model {md_text(result.model)}, {result.duration_seconds:.1f} s, prompt tokens evaluated "
               f"{result.tokens.evaluated}, reused {result.tokens.reused}_")
     lines += ["", footer, ""]
     return "\n".join(lines)
