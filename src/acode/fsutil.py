@@ -1,4 +1,11 @@
-"""File writes that never leave a half-written file behind: write a temporary file, fsync, rename."""
+"""File writes that never leave a half-written file behind (write a temporary file, fsync, rename), and files
+for their owner only.
+
+Everything acode writes that holds prompts or outputs (the database with its sessions and reviews, logs, run
+records, saved outputs, crash reports) is created 0600 (``mkstemp`` makes the atomic writes so) and an
+existing one with wider permissions is tightened when acode opens it (``open_private``, ``make_private``):
+under the usual umask 022 they would be readable by every user of the machine.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,32 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+PRIVATE_MODE = 0o600
+_OPEN_FLAGS = {"a": os.O_WRONLY | os.O_CREAT | os.O_APPEND, "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC}
+
+
+def make_private(path: Path) -> None:
+    """``path`` readable and writable by its owner only, if it exists with wider permissions."""
+    try:
+        if os.stat(path).st_mode & 0o077:
+            os.chmod(path, PRIVATE_MODE)
+    except OSError:  # not there, or another user's file: nothing to tighten here
+        pass
+
+
+def open_private(path: Path | str, mode: str = "a", encoding: str = "utf-8") -> IO[Any]:
+    """``open(path, mode)`` for ``a``/``w`` (text) or ``ab``/``wb``, creating the file 0600 and tightening
+    an existing one."""
+    fd = os.open(path, _OPEN_FLAGS[mode[0]] | getattr(os, "O_CLOEXEC", 0), PRIVATE_MODE)
+    try:
+        if os.fstat(fd).st_mode & 0o077 and os.fstat(fd).st_uid == os.geteuid():
+            os.fchmod(fd, PRIVATE_MODE)
+        return os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding=encoding)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

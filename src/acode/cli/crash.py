@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from acode.fsutil import open_private
 from acode.paths import user_cache_dir
 
 EXIT_CODE = 70  # sysexits.h EX_SOFTWARE: an internal software error
@@ -40,7 +41,8 @@ def _save(details: str) -> Path | None:
     path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(details, encoding="utf-8")
+        with open_private(path, "w") as out:
+            out.write(details)
     except OSError:
         return None
     return path

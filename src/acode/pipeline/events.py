@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from acode.fsutil import open_private
 from acode.secrets import redact_data
 
 log = logging.getLogger("acode.pipeline")
@@ -34,7 +35,7 @@ class EventLog:
     def emit(self, event: str, **fields: Any) -> dict[str, Any]:
         record = redact_data(json.loads(json.dumps({"at": now_iso(), "event": event, **fields}, default=str)))
         line = json.dumps(record, ensure_ascii=False)
-        with self._lock, self.path.open("a", encoding="utf-8") as handle:
+        with self._lock, open_private(self.path) as handle:
             handle.write(line + "\n")
         for listener in self.listeners:
             try:

@@ -12,6 +12,7 @@ from acode.agent.loop.middleware import AgentState
 from acode.agent.loop.observer import LoopObserver
 from acode.agent.loop.result import ModelStep, ToolStep
 from acode.agent.subagents.definitions import AgentDefinition
+from acode.fsutil import open_private
 from acode.queue.model import TaskState
 from acode.queue.store import QueueLayout
 from acode.queue.worker import TaskOutcome, TaskRunner
@@ -27,7 +28,7 @@ class TaskLogObserver(LoopObserver):
         self.log_file = log_file
 
     def _write(self, text: str) -> None:
-        with self.log_file.open("a", encoding="utf-8") as handle:
+        with open_private(self.log_file) as handle:
             handle.write(text.rstrip("\n") + "\n")
 
     def on_model_step(self, state: AgentState, step: ModelStep) -> None:
@@ -97,7 +98,7 @@ def make_task_runner(
             plan_file=task.plan_file,
             should_abort=should_abort,
         )
-        with Path(task.log_file).open("a", encoding="utf-8") as handle:
+        with open_private(task.log_file) as handle:
             handle.write(f"[result] termination={result.termination} turns={result.turns}: {result.result}\n")
         if result.completed:
             return TaskOutcome(True, result=result.result)

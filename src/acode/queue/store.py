@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from acode.errors import AcodeError, UsageError
-from acode.fsutil import atomic_write_json, atomic_write_text
+from acode.fsutil import atomic_write_json, atomic_write_text, open_private
 from acode.queue.model import TaskState, new_task_id, now_iso
 
 log = logging.getLogger("acode.queue")
@@ -269,7 +269,7 @@ class TaskStore:
             fresh.attempts += 1
             # the attempt is in the task's log before anyone can see the task running, so a worker killed
             # right after its claim still leaves its line
-            with Path(fresh.log_file).open("a", encoding="utf-8") as handle:
+            with open_private(fresh.log_file) as handle:
                 handle.write(f"\n=== {now_iso()} run by pid {os.getpid()} (attempt {fresh.attempts}) ===\n")
             self.save(fresh)
             return fresh, lock
@@ -357,5 +357,5 @@ class TaskStore:
     def _append_log(self, state: TaskState, text: str) -> None:
         path = Path(state.log_file)
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as handle:
+        with open_private(path) as handle:
             handle.write(text)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acode.errors import AcodeError
+from acode.fsutil import open_private
 from acode.queue.model import TaskState, now_iso
 from acode.queue.store import QueueLayout, TaskStore
 
@@ -112,5 +113,5 @@ def spawn_workers(
 
 
 def _log(state: TaskState, text: str) -> None:
-    with Path(state.log_file).open("a", encoding="utf-8") as handle:
+    with open_private(state.log_file) as handle:
         handle.write(text)

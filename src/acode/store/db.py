@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from acode.errors import AcodeError
+from acode.fsutil import PRIVATE_MODE, make_private
 from acode.paths import ensure_runtime_ignore
 
 _ensured: set[tuple[str, str]] = set()
@@ -88,6 +89,7 @@ class _Connection(sqlite3.Connection):
 def connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     ensure_runtime_ignore(path.parent)
+    _private(path)
     try:
         conn = sqlite3.connect(
             str(path),
@@ -108,6 +110,17 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _private(path: Path) -> None:
+    """The database holds sessions, prompts and reviews: created 0600, an existing one tightened with its
+    ``-wal`` and ``-shm`` (SQLite creates those with the database's own mode)."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_MODE))
+    except OSError:
+        return  # not creatable here: sqlite3 says why, as an ACODE-DB error
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        make_private(file)
 
 
 def ensure_schema(conn: sqlite3.Connection, db_path: Path, name: str, ddl: str) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from acode.child_signals import shell_argv
+from acode.fsutil import open_private
 from acode.tools.base import Tool, ToolContext, ToolError, ToolResult
 from acode.tools.output_budget import cut_head_tail, new_output_path, redact_saved
 from acode.tools.paths import display_path, resolve_path
@@ -49,7 +50,7 @@ class _Capture:
 
     def __init__(self, spill_path: Path, spill_max: int = SPILL_MAX_BYTES):
         self.spill_path = spill_path
-        self._spill = open(spill_path, "wb")  # noqa: SIM115 - closed in finish()
+        self._spill = open_private(spill_path, "wb")  # closed in finish(); unredacted until then
         self._spill_head = max(0, spill_max - MEMORY_TAIL_BYTES)  # written as it comes; the tail at the end
         self.head = bytearray()
         self.tail = bytearray()
@@ -270,7 +271,7 @@ class RunShellCommand(Tool):
         return ToolResult(output="\n".join(lines))
 
     def _start_background(self, command: str, cwd: Path, log_path: Path, ctx: ToolContext) -> ToolResult:
-        with open(log_path, "wb") as log_file:
+        with open_private(log_path, "wb") as log_file:
             proc = subprocess.Popen(
                 shell_argv(command, shell="bash"),
                 cwd=cwd,

@@ -166,3 +166,136 @@ def test_keys_the_changes_code_prints_are_redacted_in_every_output_and_the_datab
     leaked = {(where, name) for where, text in outputs.items()
               for name, key in FAKE_KEYS.items() if key in text}
     assert not leaked
+
+
+# --- items 8 and 9: names and text from the change in the CI outputs -------------------------------------
+HOSTILE_FILE = "a\n::stop-commands::tok\n.py"  # a file name that would silence later workflow commands
+HOSTILE_BRANCH = "feat|x`<img/src=x/onerror=alert(1)>"  # a valid ref name
+HOSTILE_TEST_ID = "<img src=x onerror=alert(1)>|</details>"
+BACKTICK_LINE = "    return eval(str(x))  # `<img src=x onerror=alert(2)>"
+
+
+@pytest.fixture(scope="module")
+def hostile_review(tmp_path_factory):
+    """One review (GitHub Actions, report written with -o) of a change whose file name, branch name, test id
+    and source line each try to escape their place; then the stored review as Markdown and as annotations."""
+    tmp = tmp_path_factory.mktemp("hostile")
+    test = ("import pytest\nfrom calc import calc\n\n\n"
+            f"@pytest.mark.parametrize('x', [1], ids=[{HOSTILE_TEST_ID!r}])\n"
+            "def test_calc(x):\n    assert calc(x) == 2\n")
+    repo = committed_repo(tmp / "repo", {"calc.py": "def calc(x):\n    return x + 1\n", "test_calc.py": test})
+    git(repo, "switch", "-q", "-c", HOSTILE_BRANCH)
+    (repo / "calc.py").write_text(f"def calc(x):\n{BACKTICK_LINE}\n")
+    (repo / HOSTILE_FILE).write_text("def run(x):\n    return eval(x)\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Change calc")
+    summary = tmp / "summary.md"
+    actions = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+    first = review(repo, "--base", "main", "--run-tests", "-o", str(tmp / "report.json"), env=actions)
+    assert first.returncode == 50, first.stderr
+    markdown = review(repo, "--base", "main", "-f", "markdown", env=actions)
+    github = review(repo, "--base", "main", "-f", "github", env=actions)
+    return {"terminal": first, "markdown": markdown.stdout, "summary": summary.read_text(), "github": github}
+
+
+def _command_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.lstrip(" \t").startswith("::")]
+
+
+def test_under_github_actions_nothing_from_the_change_starts_a_workflow_command(hostile_review):
+    terminal = hostile_review["terminal"]
+    assert "%3A:stop-commands::tok" in terminal.stdout  # the file name, escaped where it starts a line
+    assert _command_lines(terminal.stdout) == [] and _command_lines(terminal.stderr) == []
+    github = hostile_review["github"]
+    commands = _command_lines(github.stdout)
+    assert commands and all(line.startswith(("::error ", "::warning ", "::notice ")) for line in commands)
+    assert "file=a%0A%3A%3Astop-commands%3A%3Atok%0A.py" in github.stdout  # GitHub's property escaping
+    assert _command_lines(github.stderr) == []
+
+
+def test_markdown_and_the_job_summary_show_the_changes_names_and_lines_as_text(hostile_review):
+    from markdown_it import MarkdownIt
+
+    for text in (hostile_review["markdown"], hostile_review["summary"]):
+        html = MarkdownIt("commonmark").enable("table").render(text)
+        assert "<img" not in html and "</details>" not in html and "<a " not in html
+        assert "&lt;img/src=x/onerror=alert(1)&gt;" in html  # the branch name, shown as text
+        assert "&lt;img src=x onerror=alert(1)&gt;" in html  # the test id
+        assert "<code>return eval(str(x))  # `&lt;img src=x onerror=alert(2)&gt;</code>" in html
+        # per review (each run appends to the summary): the header and the five dimensions, none broken
+        assert html.count("<tr>") == 6 * html.count("<h1>") and html.count("<h1>") >= 1
+
+
+def test_the_models_text_cannot_end_the_table_or_the_details_of_a_markdown_report():
+    """The model's words reach the report through the same helper (here without a CLI run: a scripted
+    model's finding only counts after its check, and what is rendered is the same finding)."""
+    from markdown_it import MarkdownIt
+
+    from acode.review.models import Decision, DimensionResult, Finding, ReviewResult
+    from acode.review.reporting.report import render_markdown
+
+    said = "page 1 is skipped\n</details>\n\n| forged | row |\n<img src=x onerror=alert(3)> [see](http://127.0.0.1/)"
+    finding = Finding(dimension="code_quality", source="model", rule="review/code_quality\n# heading",
+                      severity="high", message=said, file="pages.py", line=3, quote="start = `x` <b>",
+                      suggestion=said, confidence=0.9, status="confirmed")
+    result = ReviewResult(
+        decision=Decision(verdict="REJECTED", strategy="findings", reasons=[said]),
+        dimensions=[DimensionResult(name="code_quality", level="poor", explanation=said, findings=[finding])],
+        model="scripted", target="branch", base_ref="main", head_ref="feature", head_sha="abc123",
+        context_hash="c" * 64)
+    html = MarkdownIt("commonmark").enable("table").render(render_markdown(result))
+    assert "<img" not in html and "</details>" not in html and "<a " not in html and "<b>" not in html
+    assert html.count("<tr>") == 2 and html.count("<h1>") == 1 and "forged" in html
+
+
+# --- item 12: what acode stores is its owner's only ---------------------------------------------------
+def _modes(root: Path) -> dict[str, int]:
+    return {str(p.relative_to(root)): p.stat().st_mode & 0o777 for p in root.rglob("*") if p.is_file()}
+
+
+def test_the_database_and_saved_outputs_are_created_and_kept_private(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / ".acode").mkdir(parents=True)
+    git(repo, "init", "-q")
+    key = FAKE_KEYS["openai"]
+    script = tmp_path / "script.yml"
+    shell = {"tool": "run_shell_command", "arguments": {"command": "echo KEY=$ACODE_API_KEY; seq 1 3000"}}
+    script.write_text(yaml.safe_dump([shell, "done"]))
+
+    def run() -> subprocess.CompletedProcess:
+        env = {**os.environ, "ACODE_API_KEY": key, "ACODE_MODEL__SCRIPT": str(script),
+               "ACODE_NEXT_SPEAKER__ENABLED": "false"}
+        return subprocess.run([sys.executable, "-m", "acode", "-p", "show the key", "--backend", "scripted",
+                               "--approval-mode", "yolo"], cwd=repo, env=env, capture_output=True, text=True,
+                              timeout=120, stdin=subprocess.DEVNULL, check=False,
+                              preexec_fn=lambda: os.umask(0o022))  # the usual umask: new files 0644
+
+    assert run().returncode == 0
+    stored = _modes(repo / ".acode")
+    assert stored["acode.db"] == 0o600 and any(name.startswith("outputs/") for name in stored)
+    assert {name: mode for name, mode in stored.items() if mode != 0o600} == {".gitignore": 0o644}
+    assert key.encode() not in (repo / ".acode" / "acode.db").read_bytes()
+
+    (repo / ".acode" / "acode.db").chmod(0o644)  # made by an older acode: tightened when opened
+    (repo / ".acode" / "acode.db-wal").write_bytes(b"")
+    (repo / ".acode" / "acode.db-wal").chmod(0o644)
+    assert run().returncode == 0
+    assert (repo / ".acode" / "acode.db").stat().st_mode & 0o777 == 0o600
+    assert all(mode == 0o600 for name, mode in _modes(repo / ".acode").items() if name.startswith("acode.db"))
+
+
+def test_logs_appended_to_are_created_private_and_tightened(tmp_path):
+    from acode.fsutil import open_private
+
+    old = os.umask(0o022)
+    try:
+        with open_private(tmp_path / "new.log") as log:
+            log.write("a prompt\n")
+        (tmp_path / "old.log").write_text("before\n")
+        assert (tmp_path / "old.log").stat().st_mode & 0o777 == 0o644
+        with open_private(tmp_path / "old.log") as log:
+            log.write("an output\n")
+    finally:
+        os.umask(old)
+    assert _modes(tmp_path) == {"new.log": 0o600, "old.log": 0o600}
+    assert (tmp_path / "old.log").read_text() == "before\nan output\n"
