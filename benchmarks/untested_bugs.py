@@ -1,0 +1,162 @@
+"""How many bugs no test and no history can show does `acode review` catch, and at what cost in sound changes?
+
+Reviews every change of ``untested_bugs_set`` (real fixes with their own tests removed and the history
+squashed, both directions; the logic pairs with their sound twins) as `acode review --base main` reviews it:
+the default reviewer settings, the behavioural diff on, the project's tests off, one loaded model for the
+whole run. The control where tests decide is ``real_commits.py --run-tests --behaviour`` (the fix's own
+tests kept).
+
+Prints JSON per half (tune, held-out), per source (real commits, logic pairs) and per kind of defect:
+balanced accuracy, fixes approved, bugs rejected, median seconds; for every caught bug the evidence that
+decided it (``deciders``); every sound change rejected with what rejected it; the load average at the start
+and end of the run.
+
+    flock /tmp/acode-model.lock python benchmarks/untested_bugs.py --records before.jsonl
+    python benchmarks/untested_bugs.py --halves held-out --sources real --limit 4
+    python benchmarks/untested_bugs.py --summarise before.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load() -> str:
+    """The 1, 5 and 15-minute load averages (the machine is shared: every figure goes with its load)."""
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def deciders(row: dict) -> list[str]:
+    """What made a review reject: each counting critical/high finding as ``rule`` (a behavioural difference
+    with what made it count: the docstring, the message's words, the intent question, the model's question
+    about the outcome), else the medium ones; a time-out as ``timeout``."""
+    if row["status"] == "timeout":
+        return ["timeout"]
+    strong = [f for f in row["counting"] if f["severity"] in ("critical", "high")]
+    return sorted({_tag(f) for f in (strong or [f for f in row["counting"] if f["severity"] == "medium"])})
+
+
+def _tag(finding: dict) -> str:
+    rule = finding.get("rule") or finding.get("source") or "?"
+    if rule != "behaviour/changed":
+        return rule if finding["severity"] in ("critical", "high") else f"{rule} (medium)"
+    message = finding.get("message", "")
+    for words, why in (("the request asks for no behaviour change", "intent question"),
+                       ("docstring's example", "docstring example"),
+                       ("the change says it is a", "message words"),
+                       ("finds the old outcome right", "outcome question")):
+        if words in message:
+            return f"behaviour/changed: {why}"
+    return "behaviour/changed" + ("" if finding["severity"] in ("critical", "high") else " (medium)")
+
+
+def figures(rows: list[dict]) -> dict:
+    sound = [r for r in rows if r["expected"] == "APPROVED"]
+    bugs = [r for r in rows if r["expected"] == "REJECTED"]
+    approved = sum(r["verdict"] == "APPROVED" and r["status"] != "timeout" for r in sound)
+    caught = sum(r["verdict"] == "REJECTED" or r["status"] == "timeout" for r in bugs)
+    tnr = approved / len(sound) if sound else None
+    tpr = caught / len(bugs) if bugs else None
+    return {"changes": len(rows), "sound_approved": f"{approved}/{len(sound)}",
+            "bugs_rejected": f"{caught}/{len(bugs)}",
+            "balanced_accuracy": round((tnr + tpr) / 2, 3) if sound and bugs else None,
+            "median_seconds": round(statistics.median(r["seconds"] for r in rows), 1) if rows else None,
+            "max_seconds": max((r["seconds"] for r in rows), default=None)}
+
+
+def report(rows: list[dict]) -> dict:
+    out: dict = {"overall": figures(rows)}
+    for half in dict.fromkeys(r["half"] for r in rows):
+        in_half = [r for r in rows if r["half"] == half]
+        out[half] = {"all": figures(in_half)}
+        for source in dict.fromkeys(r["source"] for r in in_half):
+            of_source = [r for r in in_half if r["source"] == source]
+            out[half][source] = {**figures(of_source), "by_kind": {
+                kind: figures([r for r in of_source if r["kind"] == kind])
+                for kind in sorted({r["kind"] for r in of_source})}}
+    out["caught"] = {r["name"]: deciders(r) for r in rows
+                     if r["expected"] == "REJECTED" and r["verdict"] == "REJECTED"}
+    out["sound_rejected"] = {r["name"]: deciders(r) for r in rows
+                             if r["expected"] == "APPROVED" and r["verdict"] != "APPROVED"}
+    return out
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="bundled model name or .gguf path")
+    parser.add_argument("--halves", default="tune,held-out")
+    parser.add_argument("--sources", default="real,logic")
+    parser.add_argument("--projects", help="comma list of real projects (default: all)")
+    parser.add_argument("--limit", type=int, help="at most this many changes (both directions count)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a reviewer setting, as real_commits.py --set")
+    parser.add_argument("--records", type=Path, help="append every review as a JSON line here")
+    parser.add_argument("--summarise", type=Path, nargs="+", help="no model: the figures of records files")
+    parser.add_argument("--list", action="store_true", help="no model: describe the set")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.summarise:
+        rows = [json.loads(line) for path in args.summarise for line in path.read_text().splitlines()
+                if line.strip()]
+        print(json.dumps(report(rows), indent=2))
+        return 0
+    import untested_bugs_set as ubs
+    from real_commits import review, reviewer_settings
+
+    items = ubs.changes(tuple(args.halves.split(",")), tuple(args.sources.split(",")),
+                        set(args.projects.split(",")) if args.projects else None)[:args.limit]
+    if args.list:
+        print(json.dumps(ubs.describe(items), indent=2))
+        return 0
+    from acode.config.model import ModelSettings
+    from acode.llm.factory import build_model
+
+    settings = {"name": args.model, **({"path": args.model} if args.model.endswith(".gguf") else {})}
+    model = build_model(ModelSettings(**settings))
+    reviewer = reviewer_settings(None, args.set)
+    head = {"commit": _commit(), "machine": f"{platform.node()} {os.cpu_count()} cores",
+            "load_start": load(), "model": args.model, "settings": args.set}
+    rows = []
+    out = args.records.open("a", encoding="utf-8") if args.records else None
+    with tempfile.TemporaryDirectory(prefix="acode-untested-") as tmp:
+        for index, item in enumerate(items):
+            repo = ubs.build(item, Path(tmp) / str(index))
+            row = {**head, "name": item.name, "source": item.source, "project": item.project,
+                   "half": item.half, "direction": item.direction, "expected": item.expected,
+                   "kind": item.kind, "load": load(), **review(model, repo, reviewer, False, behaviour=True)}
+            rows.append(row)
+            why = ", ".join(deciders(row)) if row["verdict"] == "REJECTED" else ""
+            print(f"{item.name:<34} {item.half:<8} {row['verdict']:<8} (expected {item.expected}) "
+                  f"{row['seconds']:6.1f}s {why}",
+                  file=sys.stderr, flush=True)
+            if out:
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+    if out:
+        out.close()
+    print(json.dumps({"benchmark": "untested_bugs", **head, "load_end": load(), **report(rows)}, indent=2))
+    return 0
+
+
+def _commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
+                          check=False).stdout.strip()
+
+
+if __name__ == "__main__":
+    sys.path.append(str(REPO / "src"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    raise SystemExit(main())
