@@ -157,6 +157,12 @@ class BehaviourSettings(BaseModel):
     question_margin: float = Field(
         1.0, ge=0.0, description="the model's yes/no log-odds for the new outcome minus the old: below "
         "-margin the difference counts high, above +margin it is dismissed, in between medium")
+    intent_votes: int = Field(
+        2, ge=0, le=2, description="wordings of each framing of the question 'does the request ask for a "
+        "behaviour change?' (asked only where a difference waits for the model; 0: the word list alone)")
+    intent_margin: float = Field(
+        0.5, ge=0.0, description="the mean yes/no log-odds each framing must pass for the intent question to "
+        "count: both framings beyond it and agreeing, else uncertain (the word list decides)")
 
 
 class BudgetSettings(BaseModel):

@@ -62,6 +62,12 @@ def yes_no(p_yes: float) -> Completion:
     return Completion(text=token, logprobs=[TokenLogprob(token=token, logprob=top[token], top=top)])
 
 
+# the intent question's four answers (two wordings of "does it ask to change what the code does?", then two
+# of "does it say what the code does stays the same?"): a behaviour change is asked for, so each difference
+# goes on to the question of which outcome is right (judging.intent_question)
+ASKS_CHANGE = [yes_no(0.9), yes_no(0.9), yes_no(0.1), yes_no(0.1)]
+
+
 def finding(line: str, problem: str = "wrong", severity: str = "high", number: int = 3,
             file: str = "pages.py") -> dict:
     """A proposed finding; line 3 of pages.py is the changed line of SOUND -> BUGGY."""

@@ -9,7 +9,7 @@ import json
 import socket
 
 import pytest
-from review_fakes import repo_with_branch, yes_no
+from review_fakes import ASKS_CHANGE, repo_with_branch, yes_no
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
@@ -142,8 +142,10 @@ def test_under_a_refactoring_message_every_difference_is_high_and_the_review_rej
 
 @needs_sandbox
 def test_otherwise_the_model_is_asked_which_outcome_is_right_once_per_side(tmp_path):
-    # bearer_token, first_negative, then Cache.key (timeout_of is decided by its docstring): old first, then new
-    model = ScriptedModel([yes_no(0.9), yes_no(0.1), yes_no(0.2), yes_no(0.9), yes_no(0.5), yes_no(0.5)])
+    # the intent question's four answers, then bearer_token, first_negative, then Cache.key (timeout_of is
+    # decided by its docstring): old first, then new
+    model = ScriptedModel([*ASKS_CHANGE, yes_no(0.9), yes_no(0.1), yes_no(0.2), yes_no(0.9), yes_no(0.5),
+                           yes_no(0.5)])
     settings = ReviewerSettings(strategy="checks_only", regression={"method": "off"},
                                 behaviour={"crosshair_seconds": 0})
     result = review_change(_repo(tmp_path, "Accept more header forms"), model, settings, behaviour=True)
@@ -151,8 +153,8 @@ def test_otherwise_the_model_is_asked_which_outcome_is_right_once_per_side(tmp_p
     assert found["bearer_token"].severity == "high" and "finds the old outcome right" in found["bearer_token"].message
     assert found["first_negative"].status == "dismissed" and found["first_negative"].severity == "info"
     assert found["timeout_of"].severity == "high"  # against the docstring's example: no question asked
-    assert len(model.calls) == 6
-    question = model.calls[0]["messages"][-1].content
+    assert len(model.calls) == 10  # the intent question's four answers first
+    question = model.calls[4]["messages"][-1].content
     assert "Accept more header forms" in question and "raises PermissionError" in question
     assert result.decision.verdict == "REJECTED"
 

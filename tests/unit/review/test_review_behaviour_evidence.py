@@ -19,7 +19,8 @@ needs_sandbox = pytest.mark.skipif(find_sandbox()[0] is None, reason="bubblewrap
 
 def review(tmp_path, before: dict[str, str], after: dict[str, str], message: str, answers: list[str]) -> dict:
     """``acode review --base main --json`` of the change ``before`` -> ``after``, the scripted model giving
-    ``answers`` (the yes/no question about a difference: old outcome first, then new)."""
+    ``answers`` (the intent question's four, then the yes/no question about a difference: old outcome first,
+    then new)."""
     repo = repo_with_branch(tmp_path / "repo", before, after, message=message)
     script = tmp_path / "script.yml"
     script.write_text(yaml.safe_dump([{"text": a} for a in answers]))
@@ -58,7 +59,7 @@ HANGS = COUNT.replace("            count += 1\n", "            count += 1\n     
 @needs_sandbox
 def test_a_change_that_never_returns_where_the_old_version_did_is_a_difference_with_its_input(tmp_path):
     data = review(tmp_path, {"words.py": COUNT}, {"words.py": HANGS}, "Count spaces in one pass",
-                  answers=["Yes", "No"])  # the old outcome is right, the new one is not
+                  answers=["Yes", "Yes", "No", "No", "Yes", "No"])  # a change asked; the old outcome is right
     found = differences(data)["count_spaces"]
     assert found["status"] == "differs", found  # before: "could not be run: did not finish in its time box"
     difference = found["difference"]

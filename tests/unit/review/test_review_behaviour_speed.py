@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from review_fakes import repo_with_branch, yes_no
+from review_fakes import ASKS_CHANGE, repo_with_branch, yes_no
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
@@ -100,7 +100,7 @@ def _review_helpers(tmp_path, p_yes_old: float, p_yes_new: float):
     likelihood finds the new bound far less likely than the old one."""
     repo = repo_with_branch(tmp_path / "r", {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS},
                             {"pkg/helpers.py": CHANGED}, message="Change the helpers")
-    model = ScriptedModel([yes_no(p_yes_old), yes_no(p_yes_new)],
+    model = ScriptedModel([*ASKS_CHANGE, yes_no(p_yes_old), yes_no(p_yes_new)],
                           scorer=lambda prefix, line: -9.0 if "> 100" in line else -0.5)
     settings = ReviewerSettings(strategy="checks_only", behaviour={"crosshair_seconds": 0})
     return model, review_change(branch_context(repo, "main"), model, settings, behaviour=True)
@@ -111,7 +111,7 @@ def test_the_likelihood_is_read_only_where_the_question_left_a_difference_open(t
     model, result = _review_helpers(tmp_path, 0.5, 0.5)  # the question cannot tell
     scored = "".join(text for _, text in model.scored)
     assert "> 100" in scored and "result = a + b" not in scored  # total() ran the same: not read
-    assert len(model.calls) == 2  # the question first, once per side
+    assert len(model.calls) == 6  # the questions first: the intent's four answers, the outcome once per side
     [behaviour] = [f for f in result.evidence if f.rule == "behaviour/changed"]
     assert behaviour.severity == "medium" and "cannot tell" in behaviour.message
     regression = [f for f in result.all_findings() if f.rule == "review/regression"]
@@ -131,9 +131,9 @@ def test_no_likelihood_where_the_question_found_the_new_outcome_right(tmp_path):
 def test_without_a_high_finding_in_the_function_the_question_is_still_asked(tmp_path):
     repo = repo_with_branch(tmp_path / "r", {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS},
                             {"pkg/helpers.py": CHANGED}, message="Change the helpers")
-    model = ScriptedModel([yes_no(0.8), yes_no(0.2)])  # no scorer: every version scores alike
+    model = ScriptedModel([*ASKS_CHANGE, yes_no(0.8), yes_no(0.2)])  # no scorer: every version scores alike
     settings = ReviewerSettings(strategy="checks_only", behaviour={"crosshair_seconds": 0})
     result = review_change(branch_context(repo, "main"), model, settings, behaviour=True)
-    assert len(model.calls) == 2
+    assert len(model.calls) == 6
     [found] = [f for f in result.evidence if f.rule == "behaviour/changed"]
     assert found.severity == "high" and "finds the old outcome right" in found.message

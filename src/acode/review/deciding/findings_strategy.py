@@ -16,9 +16,10 @@ from acode.llm.scoring import scorer_of
 from acode.llm.types import Message
 from acode.review.deciding.dimension_results import Assessed, fill_dimensions, note_unfinished
 from acode.review.deciding.levels import decide_from_levels
-from acode.review.evidence.behaviour_findings import ASK, ran_the_same
+from acode.review.evidence.behaviour_findings import ASK, ran_the_same, reweigh
 from acode.review.evidence.gathering import fixed_lines, tests_break, tests_confirm
 from acode.review.judging.behaviour_question import ask_about_differences, backed_or_medium, open_differences
+from acode.review.judging.intent_question import ask_intent
 from acode.review.judging.proposals import PartialProposals, Proposals, line_choices, propose
 from acode.review.judging.regression import CALIBRATION_CHARS, compare_regions, plan_regions
 from acode.review.judging.regression import DIMENSION as REGRESSION_DIMENSION
@@ -104,12 +105,31 @@ def _behaviour_stage(run: ReviewRun) -> None:
     if behaviour is None or not any(ASK in f.metrics for f in run.evidence.findings):
         return
     try:
+        _intent_stage(run)
+        if not any(ASK in f.metrics for f in run.evidence.findings):
+            return
         run.evidence.findings = ask_about_differences(
             run.model, run.evidence.findings, behaviour, run.context.effective_intent(),
             margin=run.settings.behaviour.question_margin, timeout=run.remaining, progress=run.say,
             standing=run.evidence.findings)
     finally:
         run.result.evidence = run.evidence.findings
+
+
+def _intent_stage(run: ReviewRun) -> None:
+    """Does the request ask for a behaviour change? Asked only here, where a difference waits for the model
+    (``judging.intent_question``); when the answer is that it asks for none, every difference counts high,
+    the executed difference its evidence. The answer goes into the behavioural diff's record."""
+    votes = run.settings.behaviour.intent_votes
+    if not votes:
+        return
+    answer = ask_intent(run.model, run.context.effective_intent(), votes=votes,
+                        margin=run.settings.behaviour.intent_margin, timeout=run.remaining, progress=run.say)
+    if run.result.behaviour is not None:
+        run.result.behaviour = {**run.result.behaviour, "intent": answer.record()}
+    verdict = answer.as_verdict()
+    if verdict is not None:
+        run.evidence.findings = reweigh(run.evidence.findings, run.evidence.behaviour, verdict)
 
 
 def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:

@@ -154,6 +154,8 @@ def describe_behaviour(record: dict | None) -> list[str]:
             lines.append(f"{where}: no difference on {item['tried']} input(s)")
         else:
             lines.append(f"{where}: could not be run: {item['why']}")
+    if record.get("intent"):
+        lines.append(f"intent: {record['intent']['note']}")
     return lines
 
 
