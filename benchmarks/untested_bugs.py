@@ -117,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     from real_commits import review, reviewer_settings
 
     items = ubs.changes(tuple(args.halves.split(",")), tuple(args.sources.split(",")),
-                        set(args.projects.split(",")) if args.projects else None)[:args.limit]
+                        set(args.projects.split(",")) if args.projects else None)
+    # the held-out half first, so a run cut short (the machine is shared) still measures it whole
+    items = sorted(items, key=lambda item: item.half != "held-out")[:args.limit]
     if args.list:
         print(json.dumps(ubs.describe(items), indent=2))
         return 0
