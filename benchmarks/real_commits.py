@@ -170,11 +170,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def read_records(paths: list[Path]) -> list[dict]:
+    return [json.loads(line) for path in paths for line in path.read_text().splitlines() if line.strip()]
+
+
+def load_model(name: str, threads: int | None = None):
+    """The one model of a run: a bundled model by name, or a .gguf file."""
+    from acode.config.model import ModelSettings
+    from acode.llm.factory import build_model
+
+    settings = {"name": name, **({"threads": threads} if threads else {})}
+    if name.endswith(".gguf"):
+        settings["path"] = name
+    return build_model(ModelSettings(**settings))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.summarise:
-        rows = [json.loads(line) for path in args.summarise for line in path.read_text().splitlines()
-                if line.strip()]
+        rows = read_records(args.summarise)
         if args.without:
             rows = [without(row, args.without, reviewer_settings(None, row.get("settings") or []))
                     for row in rows]
@@ -196,13 +210,7 @@ def main(argv: list[str] | None = None) -> int:
                          indent=2))
         return 0
     path = os.environ.get("PATH", "")
-    from acode.config.model import ModelSettings
-    from acode.llm.factory import build_model
-
-    settings = {"name": args.model, **({"threads": args.threads} if args.threads else {})}
-    if args.model.endswith(".gguf"):
-        settings["path"] = args.model
-    model = build_model(ModelSettings(**settings))
+    model = load_model(args.model, args.threads)
     reviewer = reviewer_settings(args.timeout, args.set)
     run_tests = reviewer.run_tests if args.run_tests is None else args.run_tests
     rows = []

@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -61,17 +60,15 @@ def _tag(finding: dict) -> str:
 
 
 def figures(rows: list[dict]) -> dict:
-    sound = [r for r in rows if r["expected"] == "APPROVED"]
-    bugs = [r for r in rows if r["expected"] == "REJECTED"]
-    approved = sum(r["verdict"] == "APPROVED" and r["status"] != "timeout" for r in sound)
-    caught = sum(r["verdict"] == "REJECTED" or r["status"] == "timeout" for r in bugs)
-    tnr = approved / len(sound) if sound else None
-    tpr = caught / len(bugs) if bugs else None
-    return {"changes": len(rows), "sound_approved": f"{approved}/{len(sound)}",
-            "bugs_rejected": f"{caught}/{len(bugs)}",
-            "balanced_accuracy": round((tnr + tpr) / 2, 3) if sound and bugs else None,
-            "median_seconds": round(statistics.median(r["seconds"] for r in rows), 1) if rows else None,
-            "max_seconds": max((r["seconds"] for r in rows), default=None)}
+    """real_commits' figures in this set's words: sound changes approved, bugs rejected (a time-out counts
+    against a sound change and for a bug, as there)."""
+    from real_commits import summarise
+
+    done = summarise(rows)
+    return {"changes": len(rows), "sound_approved": done["fixes_approved"],
+            "bugs_rejected": done["reverts_rejected"], "balanced_accuracy": done["balanced_accuracy"],
+            "median_seconds": None if not rows else round(done["median_seconds"], 1),
+            "max_seconds": done["max_seconds"], "timeouts": done["timeouts"], "partial": done["partial"]}
 
 
 def report(rows: list[dict]) -> dict:
@@ -108,13 +105,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.summarise:
-        rows = [json.loads(line) for path in args.summarise for line in path.read_text().splitlines()
-                if line.strip()]
-        print(json.dumps(report(rows), indent=2))
-        return 0
     import untested_bugs_set as ubs
-    from real_commits import review, reviewer_settings
+    from real_commits import load_model, read_records, review, reviewer_settings
+
+    if args.summarise:
+        print(json.dumps(report(read_records(args.summarise)), indent=2))
+        return 0
 
     items = ubs.changes(tuple(args.halves.split(",")), tuple(args.sources.split(",")),
                         set(args.projects.split(",")) if args.projects else None)
@@ -123,13 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print(json.dumps(ubs.describe(items), indent=2))
         return 0
-    from acode.config.model import ModelSettings
-    from acode.llm.factory import build_model
-
-    settings = {"name": args.model, **({"path": args.model} if args.model.endswith(".gguf") else {})}
-    model = build_model(ModelSettings(**settings))
+    model = load_model(args.model)
     reviewer = reviewer_settings(None, args.set)
-    head = {"commit": _commit(), "machine": f"{platform.node()} {os.cpu_count()} cores",
+    import acode
+
+    head = {"commit": _commit(), "acode_src": str(Path(acode.__file__).parent),
+            "machine": f"{platform.node()} {os.cpu_count()} cores",
             "load_start": load(), "model": args.model, "settings": args.set}
     rows = []
     out = args.records.open("a", encoding="utf-8") if args.records else None
@@ -142,8 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             why = ", ".join(deciders(row)) if row["verdict"] == "REJECTED" else ""
             print(f"{item.name:<34} {item.half:<8} {row['verdict']:<8} (expected {item.expected}) "
-                  f"{row['seconds']:6.1f}s {why}",
-                  file=sys.stderr, flush=True)
+                  f"{row['seconds']:6.1f}s {why}", file=sys.stderr, flush=True)
             if out:
                 out.write(json.dumps(row) + "\n")
                 out.flush()
@@ -154,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _commit() -> str:
+    """This checkout's commit (with PYTHONPATH on another tree, ``acode_src`` says which sources ran)."""
     return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
                           check=False).stdout.strip()
 
