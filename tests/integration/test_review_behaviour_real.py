@@ -41,6 +41,12 @@ def test_acode_review_runs_both_versions_and_asks_the_real_model_about_each_diff
     found = {f["message"].split("`")[1].split("(")[0]: f for f in data["evidence"] if f["rule"] == "behaviour/changed"}
     # the docstring's example decides timeout_of without the model: high, and the review is rejected on it
     assert found["timeout_of"]["severity"] == "high" and data["approved"] is False
+    # the real model was asked whether the request asks for a behaviour change, both framings read
+    intent = data["behaviour"]["intent"]
+    assert set(intent["log_odds"]) == {"asks_change", "keeps_behaviour"} and intent["votes"] == 2, intent
+    if intent["verdict"] == "no_change":  # then every difference counts high, the executed one its evidence
+        assert all(f["severity"] == "high" for name, f in found.items() if name != "timeout_of"), found
+        return
     # the others went to the real model, which answered (both sides' log-odds read from its logprobs), unless
     # the likelihood check (run first) already counts high in that function: then the question is not asked.
     # first_negative's change is an indentation, which the likelihood does not compare: always asked.
