@@ -143,7 +143,7 @@ def run_pasted(tmp_path, test: str, module: str, source: str) -> subprocess.Comp
 @needs_sandbox
 def test_a_counter_never_reset_is_found_by_a_call_sequence_and_pasted_back_as_a_failing_test(tmp_path):
     data = review(tmp_path, {"tally.py": TALLY}, {"tally.py": NOT_RESET}, "Make reset cheaper",
-                  answers=["Yes", "No"])
+                  answers=["Yes", "Yes", "No", "No", "Yes", "No"])
     found = differences(data)["Tally.reset"]
     assert found["status"] == "differs", found  # before: "no difference on 1 input(s)" (a fresh object)
     difference = found["difference"]
@@ -222,7 +222,7 @@ def test_a_refactoring_intent_with_a_behaviour_difference_rejects_without_asking
 def test_a_behaviour_change_the_intent_asks_for_is_approved(tmp_path):
     after = AGE.replace("18th", "21st").replace("return age >= 18", "return age >= 21")
     data = review(tmp_path, {"age.py": AGE}, {"age.py": after}, "Raise the adult age from 18 to 21",
-                  answers=["No", "Yes"])  # the model finds the new outcome the right one for this intent
+                  answers=["Yes", "Yes", "No", "No", "No", "Yes"])  # a change asked; the new outcome is right
     assert differences(data)["is_adult"]["status"] == "differs"
     finding = behaviour_finding(data, "is_adult")
     assert finding["status"] == "dismissed" and "finds the new outcome right" in finding["message"]
