@@ -32,7 +32,7 @@ from acode.sandbox_git import hidden_git_files
 # folders and files under $HOME that hold credentials; hidden (an empty folder / an empty file) inside
 HIDDEN_IN_HOME = (".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".config/gh",
                   ".config/hub", ".password-store", ".local/share/keyrings", ".netrc", ".git-credentials",
-                  ".pypirc", ".npmrc", ".cargo/credentials.toml", ".config/acode")
+                  ".pypirc", ".npmrc", ".cargo/credentials.toml", ".config/acode", ".config/git/credentials")
 # environment variables a test run keeps; everything else (API tokens, cloud credentials) stays outside
 KEPT_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "VIRTUAL_ENV",
             "CONDA_PREFIX", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "SOURCE_DATE_EPOCH",

@@ -5,7 +5,10 @@ In CI the checkout's own ``.git/config`` holds the job's token (actions/checkout
 ``.git/config`` includes with ``includeIf``), and submodules' configurations get the same header. Code under
 review that reads them could quote the token in the report. Inside the sandbox each configuration file of
 the checkout shows only its ``[core]`` and ``[extensions]`` sections (git still works on the repository),
-every file it includes and every ``*credential*`` file of the git folder shows empty.
+every file it includes and every ``*credential*`` file of the git folder shows empty. Your own git
+configuration (``~/.gitconfig``, ``~/.config/git/config``) keeps only who you are and git's defaults
+(``[user]``, ``[init]``, ``[safe]``, ``[core]``, ``[extensions]``): a CI job's ``url.<token>.insteadOf`` or
+global extraheader stays out too.
 
 ``git_dirs(checkout)`` finds the git folders (a worktree's own and the common one); ``hidden_git_files``
 returns (path, replacement) pairs the sandbox binds read-only over the real files.
@@ -24,6 +27,8 @@ from pathlib import Path
 
 _SECTION = re.compile(r"^\s*\[\s*([A-Za-z0-9.-]+)")  # a section header: [core], [includeIf "gitdir:..."]
 _KEPT_SECTIONS = ("core", "extensions")  # what git needs to read the repository; no URL, header or helper
+# of your own git configuration also who you are and the defaults a test making a repository relies on
+_KEPT_USER_SECTIONS = (*_KEPT_SECTIONS, "user", "init", "safe")
 _INCLUDE_PATH = re.compile(r"^\s*path\s*=\s*(.*?)\s*$", re.IGNORECASE)
 
 
@@ -63,16 +68,28 @@ def hidden_git_files(checkout: Path) -> list[tuple[Path, Path]]:
         for path in git_dir.iterdir():
             if "credential" in path.name.lower() and path.is_file():
                 hidden.setdefault(path, _shown_file(""))
+    for config in _user_configs():  # CI jobs put tokens there too (``url.<token>.insteadOf``, extraheader)
+        text = config.read_text(errors="replace")
+        hidden[config] = _shown_file(_core_sections(text, _KEPT_USER_SECTIONS))
+        for included in _included_files(text, config.parent):
+            hidden.setdefault(included, _shown_file(""))
     return list(hidden.items())
 
 
-def _core_sections(config: str) -> str:
-    """The ``[core]`` and ``[extensions]`` sections of a git configuration file, nothing else."""
+def _user_configs() -> list[Path]:
+    """Your global git configuration files (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/config``)."""
+    home = Path(os.path.expanduser("~"))
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    return [path for path in (home / ".gitconfig", xdg / "git" / "config") if path.is_file()]
+
+
+def _core_sections(config: str, sections: tuple[str, ...] = _KEPT_SECTIONS) -> str:
+    """The ``sections`` (``[core]`` and ``[extensions]``) of a git configuration file, nothing else."""
     kept, keep = [], False
     for line in config.splitlines():
         header = _SECTION.match(line)
         if header:
-            keep = header.group(1).lower() in _KEPT_SECTIONS
+            keep = header.group(1).lower() in sections
         if keep:
             kept.append(line)
     return "\n".join(kept) + "\n" if kept else ""

@@ -97,10 +97,16 @@ def test_the_changes_code_cannot_read_the_checkouts_git_configuration(tmp_path):
     assert CONFIG_MARKER in git(repo, "config", "--list")  # outside the sandbox nothing changed
 
 
-def test_a_worktrees_and_submodules_configurations_are_hidden_too(tmp_path):
+def test_a_worktrees_submodules_and_your_own_git_configurations_are_hidden_too(tmp_path, monkeypatch):
     from acode.sandbox_git import hidden_git_files
 
     repo = committed_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text('[user]\n\tname = Dev\n[url "https://x-access-token:fake@example.invalid/"]'
+                                     '\n\tinsteadOf = https://example.invalid/\n')
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     git(repo, "config", "http.https://example.invalid/.extraheader", "AUTHORIZATION: basic ZmFrZQ==")
     git(repo, "worktree", "add", "-q", str(tmp_path / "tree"))
     (repo / ".git" / "modules" / "sub").mkdir(parents=True)
@@ -112,6 +118,7 @@ def test_a_worktrees_and_submodules_configurations_are_hidden_too(tmp_path):
     assert all("AUTHORIZATION" not in text.read_text() and "fake" not in text.read_text()
                for text in shown.values())
     assert "repositoryformatversion" in shown[repo / ".git" / "config"].read_text()
+    assert shown[home / ".gitconfig"].read_text() == "[user]\n\tname = Dev\n"
 
 
 # fake credentials of each shape detect-secrets 1.5 has no plugin for (acode.secret_shapes)
