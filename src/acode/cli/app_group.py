@@ -1,6 +1,6 @@
 """The top-level command group: the flag habits people bring from Gemini CLI that click does not offer by
-itself. ``-r``/``--resume`` without a value resumes the latest session; ``-v``/``--verbose`` is accepted
-after any sub-command too (``acode review -v``), not only before it; yes/no flags show no ``<bool>``
+itself. ``-r``/``--resume`` without a value resumes the latest session; ``-v``/``--verbose``/``--debug`` is
+accepted after any sub-command too (``acode review -v``), not only before it; yes/no flags show no ``<bool>``
 type in help (they take no value)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typer.core import TyperGroup, TyperOption
 
 LATEST_SESSION = "latest"
 RESUME_FLAGS = ("-r", "--resume")
-VERBOSE_FLAGS = ("-v", "--verbose")
+VERBOSE_FLAGS = ("-v", "--verbose", "--debug")
 VERBOSE_HELP = "Log debug details to stderr."
 
 

@@ -205,8 +205,8 @@ def run_chat(
     attach_turn_observers(session, settings, out)  # git: what each turn changed, auto-commit
     slash.load_modules()
 
-    def submit(text: str):
-        result = chat.session.send(text)
+    def submit(text: str, shown: str | None = None):
+        result = chat.session.send(text, shown=shown)
         if result.answer:
             from acode.shown import for_terminal
 
@@ -235,6 +235,8 @@ def run_chat(
     try:
         while not chat.should_quit:
             text, pending = pending, ""
+            if text:  # shown as if typed at the prompt, so the turn reads like every other one
+                out.print(f"{chat_input.prompt_text()}{text}", markup=False, highlight=False)
             try:
                 text = text or prompt_session.prompt(chat_input.prompt_text())
             except KeyboardInterrupt:

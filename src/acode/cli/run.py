@@ -99,18 +99,20 @@ def run(
 
 
 def _progress(event: dict[str, Any]) -> None:
+    from acode.pipeline.models import step_label
+
     kind = event["event"]
     if kind == "stage_enter":
         err_console.print(f"[bold]▶ {event['stage']}[/] (cycle {event['cycle']})")
     elif kind == "stage_exit":
         err_console.print(f"  {event['outcome']}: {event['message']} [dim]({event['duration_s']:.1f} s)[/]")
     elif kind == "step_start":
-        total = f"/{event['total']}" if event.get("total") else ""
-        what = f"step {event['index']}{total}" if event["index"] else "fix step"
+        total = f"/{event['total']}" if event.get("total") and event["index"] else ""
+        what = step_label(event["index"], event.get("attempt", 0)) + total
         err_console.print(f"  {what}: {event['description']}", highlight=False, markup=False)
     elif kind == "step_result":
         files = ", ".join(event["files_changed"]) or "no files"
-        err_console.print(f"  step {event['index']}: {event['status']} ({files})")
+        err_console.print(f"  {step_label(event['index'], event['attempt'])}: {event['status']} ({files})")
     elif kind == "verification_compared":
         for check in event["checks"]:
             for line in _compared_lines(check):

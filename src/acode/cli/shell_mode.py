@@ -9,13 +9,15 @@ from typing import Any
 from rich.markup import escape
 
 from acode.agent.loop.result import ToolStep
+from acode.audience import SHELL_ACK, SHELL_NOTE
 from acode.shown import for_terminal
 
 SHELL_TOOL = "run_shell_command"
 CONTEXT_CHARS = 8000
 
 
-def run_user_shell(chat: Any, command: str) -> ToolStep | None:
+def run_user_shell(chat: Any, command: str, typed: str | None = None) -> ToolStep | None:
+    """Run ``command`` as the user's own; ``typed``: what they typed for it (default ``!command``)."""
     session = chat.session
     ran = session.run_user_tool(SHELL_TOOL, {"command": command, "description": "typed by the user after !"})
     if ran is None:
@@ -28,8 +30,5 @@ def run_user_shell(chat: Any, command: str) -> ToolStep | None:
     shown = for_terminal(result.output if result.ok else (result.error or ""))
     chat.console.print(shown, markup=False, highlight=False)
     output = step.output if len(step.output) <= CONTEXT_CHARS else step.output[:CONTEXT_CHARS] + "\n[... cut]"
-    session.add_note(
-        f"I ran a shell command myself (for context, no action needed yet):\n{output}",
-        "Noted the command and its output.",
-    )
+    session.add_note(f"{SHELL_NOTE}\n{output}", SHELL_ACK, typed=typed or f"!{command}")
     return step

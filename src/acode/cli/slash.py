@@ -44,9 +44,10 @@ SLASH_MODULES: list[str] = ["acode.cli.slash_session", "acode.cli.slash_agents",
 
 class ChatContext:
     """What a slash command may use: the current session (which /clear and /resume replace), the
-    console, and ``submit`` to send a prompt to the agent with the chat's usual rendering."""
+    console, and ``submit`` to send a prompt to the agent with the chat's usual rendering (``shown=``: the
+    words a person sees as theirs when the prompt is acode's wording, as after ``/test``)."""
 
-    def __init__(self, session: AgentSession, console: Any, submit: Callable[[str], AgentResult]):
+    def __init__(self, session: AgentSession, console: Any, submit: Callable[..., AgentResult]):
         self.session = session
         self.console = console
         self.submit = submit
@@ -142,15 +143,15 @@ def _resume(chat: ChatContext, args: str) -> None:
 def show_resumed(console: Any, session: AgentSession) -> None:
     """Which session was resumed, with its last exchange: the user's last prompt (their own words) and
     the answer to it, so the conversation can be picked up where it stopped."""
-    from acode.agent.session.at_refs import typed_text
+    from acode.agent.session.said import last_said, person_words
 
     history = session.state.history
     messages = [m for m in history if m.role in ("user", "assistant") and m.content]
     console.print(f"resumed session {session.id} ({len(messages)} messages)", highlight=False)
-    prompt = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == "user"), None)
+    prompt = last_said(history)
     if prompt is None:
         return
-    said = " ".join(typed_text(history[prompt].content).split())
+    said = " ".join((person_words(history[prompt]) or "").split())
     console.print(f"  [bold]you:[/] {escape(said[:200])}", highlight=False)
     answer = next((m.content for m in reversed(history[prompt:]) if m.role == "assistant" and m.content
                    and not m.tool_calls), "")

@@ -157,7 +157,7 @@ def run_custom_command(chat: ChatContext, name: str, args: str) -> None:
     except AcodeError as exc:
         _report(chat, exc)
         return
-    chat.submit(prompt)
+    chat.submit(prompt, shown=f"/{name} {args}".strip())
 
 
 def _resolve(name: str) -> SlashCommand | None:

@@ -23,25 +23,48 @@ def test_command(chat: ChatContext) -> str | None:
 
 
 def lint_command(chat: ChatContext) -> str | None:
-    """The first of the project's checks (``pipeline.verify_commands``, else ruff when configured) that does
-    not run the tests."""
+    """``agent.lint_command``, else the first of the project's checks (``pipeline.verify_commands``, else
+    ruff when configured) that does not run the tests, else ruff when it is installed and the project has
+    Python files (the linter ``acode review`` runs)."""
     from acode.pipeline.verifier import project_checks
 
-    checks = project_checks(chat.session.workspace, chat.session.settings.pipeline.verify_commands)
-    return next((c for c, _ in checks if "pytest" not in c and "unittest" not in c), None)
+    settings = chat.session.settings
+    if settings.agent.lint_command:
+        return settings.agent.lint_command
+    checks = project_checks(chat.session.workspace, settings.pipeline.verify_commands)
+    configured = next((c for c, _ in checks if "pytest" not in c and "unittest" not in c), None)
+    return configured or _installed_ruff(chat.session.workspace)
 
 
-def _check(chat: ChatContext, command: str | None, what: str, request: str) -> None:
+def _installed_ruff(root: Path) -> str | None:
+    import importlib.util
+    import shlex
+    import shutil
+    import sys
+
+    if not any(path.endswith(".py") for path in candidate_files(root)):
+        return None
+    if shutil.which("ruff"):
+        return "ruff check ."
+    if importlib.util.find_spec("ruff") is not None:  # installed beside acode, as the review runs it
+        return f"{shlex.quote(sys.executable)} -m ruff check ."
+    return None
+
+
+SETTINGS = {"test": "agent.fix.test_command", "lint": "agent.lint_command"}
+
+
+def _check(chat: ChatContext, command: str | None, what: str, request: str, typed: str) -> None:
     """Run the project's ``what`` command as the user's own; on a failure send ``request`` (with the
-    command and the output's tail) to the agent."""
+    command and the output's tail) to the agent. ``typed``: the slash command as the person typed it."""
     from acode.agent.fixing.outcome import read_outcome
     from acode.cli.shell_mode import run_user_shell
 
     if not command:
-        chat.console.print(f"no {what} command found: /{what} COMMAND, or set it in .acode/config.yml "
-                           "(agent.fix.test_command, pipeline.verify_commands)", highlight=False)
+        chat.console.print(f"no {what} command found: /{what} COMMAND, or set {SETTINGS[what]} in "
+                           ".acode/config.yml", highlight=False)
         return
-    step = run_user_shell(chat, command)
+    step = run_user_shell(chat, command, typed=typed)
     if step is None or step.decision != "allowed":
         return
     if read_outcome(step.output).exit_code == 0:
@@ -49,19 +72,20 @@ def _check(chat: ChatContext, command: str | None, what: str, request: str) -> N
         return
     chat.console.print(f"[yellow]{what} failed[/] ({command}): asking the agent to deal with it",
                        highlight=False)
-    chat.submit(request.format(command=command) + f"\n\nOutput:\n{step.output[-OUTPUT_TAIL:]}")
+    chat.submit(request.format(command=command) + f"\n\nOutput:\n{step.output[-OUTPUT_TAIL:]}", shown=typed)
 
 
 @register("test", "Run the project's tests (or /test COMMAND); failures go to the agent to fix")
 def run_tests(chat: ChatContext, args: str) -> None:
     _check(chat, args or test_command(chat), "test", "The tests fail (run them with: `{command}`). Fix the "
-           "bug so that the tests pass. Do not change the tests.")
+           "bug so that the tests pass. Do not change the tests.", f"/test {args}".strip())
 
 
 @register("lint", "Run the project's linter (or /lint COMMAND); problems go to the agent")
 def run_lint(chat: ChatContext, args: str) -> None:
     _check(chat, args or lint_command(chat), "lint", "The linter reports problems (run it with: "
-           "`{command}`). Change the code so that it reports none; keep the behaviour the same.")
+           "`{command}`). Change the code so that it reports none; keep the behaviour the same.",
+           f"/lint {args}".strip())
 
 
 def starter_context(root: Path, tests: str | None, lint: str | None) -> str:

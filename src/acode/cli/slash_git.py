@@ -29,19 +29,16 @@ def diff(chat: ChatContext, args: str) -> None:
 @register("undo", "Undo acode's last commit (only while it is HEAD and no tracked file has changes)")
 def undo(chat: ChatContext, args: str) -> None:
     from acode.agent.session.git_turns import undo_last_commit
-    from acode.llm.types import Message
+    from acode.audience import EDITS_UNDONE_NOTE, RESTORED_ACK
 
     outcome = undo_last_commit(chat.session.workspace)
     if not outcome.done:
         chat.console.print(f"[yellow]not undone:[/] {outcome.message}", highlight=False)
         return
     chat.console.print(outcome.message, markup=False, highlight=False)
-    state = chat.session.state
-    state.history.append(
-        Message.user(
-            "Note: I undid your last commit; these files are back to their earlier content: "
-            f"{', '.join(outcome.paths)}."
-        )
+    chat.session.add_note(
+        f"{EDITS_UNDONE_NOTE} commit; these files are back to their earlier content: "
+        f"{', '.join(outcome.paths)}.",
+        RESTORED_ACK,
+        typed="/undo",
     )
-    state.history.append(Message.assistant("Understood: I will take the restored files into account."))
-    chat.session.loop.observers.on_history(state)

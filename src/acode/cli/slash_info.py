@@ -3,6 +3,7 @@ connected with their tools, and the tools the model is offered now (with what ea
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections import Counter
 from typing import Any
@@ -99,8 +100,12 @@ def tools(chat: ChatContext, args: str) -> None:
         )
 
 
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)\.\s+(?=[A-Z`(\"'])")
+
+
 def first_sentence(text: str) -> str:
-    """The description's first sentence (one line; whole words)."""
+    """The description's first sentence (one line; whole words). A full stop ends it only before the
+    next sentence's capital, and not after an abbreviation ("e.g. foo")."""
     flat = " ".join(text.split())
-    end = flat.find(". ")
-    return flat[: end + 1] if end > 0 else flat
+    end = _SENTENCE_END.search(flat)
+    return flat[: end.start() + 1] if end else flat

@@ -34,7 +34,8 @@ def compress(chat: ChatContext, args: str) -> None:
 
 @register("restore", "Undo the agent's last N file edits: /restore [N] (default 1)")
 def restore(chat: ChatContext, args: str) -> None:
-    undone = chat.session.restore(int(args) if args.strip().isdigit() else 1)
+    count = int(args) if args.strip().isdigit() else 1
+    undone = chat.session.restore(count, typed=f"/restore {args}".strip())
     if undone is None:
         chat.console.print("checkpoints is turned off (checkpoints.enabled: false)")
         return

@@ -155,3 +155,8 @@ class AgentSettings(BaseModel):
     )
     rules: ToolRules = Field(default_factory=ToolRules)
     fix: FixConfig = Field(default_factory=FixConfig)
+    lint_command: str | None = Field(
+        None,
+        description="what /lint runs (default: a check of pipeline.verify_commands that is no test run, else "
+                    "ruff when the project configures it, or has Python files and ruff is installed)",
+    )

@@ -151,5 +151,16 @@ def complete_json(
     raise ModelOutputError(
         "ACODE-MODEL-010",
         f"the model's answer did not match the {output.__name__} schema after one retry: {error[:300]}",
-        hint="try a larger model (--model qwen2.5-coder-1.5b) or a backend with constrained decoding",
+        hint=_schema_hint(model, completion.finish_reason, max_tokens),
     )
+
+
+def _schema_hint(model: ChatModel, finish_reason: str, max_tokens: int) -> str:
+    """What to do about an answer that did not fit: a larger model only when the model is at fault."""
+    if finish_reason == "length":
+        return f"the answer was cut at its limit of {max_tokens} tokens before the JSON was complete"
+    from acode.llm.scripted import ScriptedModel
+
+    if isinstance(model, ScriptedModel):
+        return "the scripted answer does not fit this question's schema: check the script"
+    return "try a larger model (--model qwen2.5-coder-1.5b) or a backend with constrained decoding"

@@ -44,14 +44,23 @@ class Message(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_call_id: str | None = None
     name: str | None = None  # tool name, on role="tool" messages
+    # A user message a person did not type as it stands: what a person sees in its place (the command
+    # they typed: "!git log", "/test"), or "" for acode's own message to the model (a reminder, a
+    # nudge). Never sent to the model. See acode.audience.
+    shown: str | None = None
 
     @classmethod
     def system(cls, content: str) -> Message:
         return cls(role="system", content=content)
 
     @classmethod
-    def user(cls, content: str) -> Message:
-        return cls(role="user", content=content)
+    def user(cls, content: str, *, shown: str | None = None) -> Message:
+        return cls(role="user", content=content, shown=shown)
+
+    @classmethod
+    def internal(cls, content: str) -> Message:
+        """acode's own message to the model in the user's turn: no person sees it as theirs."""
+        return cls(role="user", content=content, shown="")
 
     @classmethod
     def assistant(cls, content: str = "", tool_calls: list[ToolCall] | None = None) -> Message:

@@ -49,7 +49,8 @@ class ExecutorStage(Stage):
     def _run_step(self, ctx: RunContext, index: int, description: str, *, failure: str = "") -> StepResult:
         state = ctx.state
         total = len(state.plan.steps) if state.plan else 0
-        ctx.events.emit("step_start", index=index, total=total, description=description)
+        ctx.events.emit("step_start", index=index, total=total, description=description,
+                        attempt=state.verify_attempt)
         before = gitops.fingerprint(ctx.root, state.start_commit)
         started = time.monotonic()
         done = [r for r in state.step_results if r.status == "done"]

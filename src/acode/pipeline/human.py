@@ -166,7 +166,7 @@ class HumanGate:
             for n, step in enumerate(state.plan.steps, 1):
                 self.console.print(f"  {n}. {step.description}")
         for result in state.step_results:
-            self.console.print(f"  step {result.index}: {result.status} {', '.join(result.files_changed)}")
+            self.console.print(f"  {result.label}: {result.status} {', '.join(result.files_changed)}")
         if state.verifications:
             for check in state.verifications[-1].checks:
                 mark = "skipped" if check.skipped else ("passed" if check.passed else "FAILED")

@@ -36,6 +36,15 @@ class StepResult(BaseModel):
     duration_s: float = 0.0
     attempt: int = 0  # 0 = first execution, N = N-th retry after a failed verification
 
+    @property
+    def label(self) -> str:
+        """How people (and the executor's prompt) name it: "step 2", or "fix 1" for the first fix."""
+        return step_label(self.index, self.attempt)
+
+
+def step_label(index: int, attempt: int) -> str:
+    return f"step {index}" if index else f"fix {attempt}"
+
 
 class CheckComparison(BaseModel):
     """A failed check run again on the run's start commit (pipeline.verification_contrast)."""

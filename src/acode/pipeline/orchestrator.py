@@ -144,6 +144,11 @@ class Orchestrator:
         state.status = status  # type: ignore[assignment]
         state.exit_code = exit_code
         state.ended_at = now_iso()
+        if status in ("rejected", "failed", "declined", "timeout") and any(
+            r.files_changed for r in state.step_results
+        ):
+            message = (f"{message}\nthe run's changes stay in the working tree; undo them with "
+                       f"`acode run --undo {state.session_id}`").lstrip()
         if status in ("failed", "declined", "timeout"):
             state.error = f"[{code}] {message}" if code else message
         ctx.save_state()

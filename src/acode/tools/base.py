@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from acode.audience import for_model
 from acode.llm.types import ToolCall, ToolSpec, without_titles
 
 if TYPE_CHECKING:
@@ -42,14 +43,20 @@ class ToolResult(BaseModel):
     display: str | None = None  # what a person sees, when it differs from what the model gets
     data: dict[str, Any] | None = None  # structured result (also sent to the model as JSON when set)
     refused: bool = False  # an error that no retry can fix (see ToolError.refused)
+    model_note: str | None = None  # advice after the error for the model alone ("Do not retry this call.")
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
+    def for_person(self) -> str:
+        """What a person reads of a failed call: ``display`` when it differs, else the error without
+        the advice meant for the model."""
+        return self.display or self.error or ""
+
     def for_model(self) -> str:
         if self.error is not None:
-            return json.dumps({"error": self.error})
+            return json.dumps({"error": for_model(self.error, self.model_note)})
         if self.data is not None:
             return json.dumps(self.data, ensure_ascii=False)
         return self.output

@@ -147,5 +147,5 @@ def protected_edit(ctx: ToolContext, raw: object) -> str | None:
         return None
     return (
         f"denied: {raw} is inside {part}/, which holds configuration and hooks that run programs; "
-        "only the user edits it (or yolo mode). Do not retry this call."
+        "only the user edits it (or yolo mode)"
     )

@@ -28,6 +28,7 @@ from typing import Literal
 
 from acode.agent.approval.shell_rules import ShellJudgement, judge_shell, remembered_programs
 from acode.agent.loop.middleware import AgentState, ToolDecision
+from acode.audience import ASK_INSTEAD, DO_NOT_RETRY
 from acode.config.agent import ToolRules
 from acode.llm.types import ToolCall
 from acode.tools.base import Tool, ToolContext, ToolError
@@ -61,15 +62,17 @@ class ApprovalRequest:
 
 Approver = Callable[[ApprovalRequest], Answer]
 
-def non_interactive_denial(tool: Tool) -> str:
+def non_interactive_denial(tool: Tool) -> ToolDecision:
+    """The denial of a call that needs approval where nobody can answer, with the command that allows it."""
     if tool.kind == "execute":
-        fix = "rerun with --approval-mode yolo, or allow the command prefix in agent.rules.allow_shell"
+        fix = "rerun with -y (--approval-mode yolo), or allow the command prefix in agent.rules.allow_shell"
     else:
         fix = (
-            "rerun with --approval-mode auto_edit (edits) or yolo (edits and shell), "
-            "or add it to agent.rules.allow_tools"
+            "rerun with --approval-mode auto_edit (edits) or -y (--approval-mode yolo: edits and shell), "
+            f"or add {tool.name} to agent.rules.allow_tools"
         )
-    return f"denied: approval needed in non-interactive mode; {fix}. Do not retry this call."
+    reason = f"denied: approval needed in non-interactive mode; {fix}"
+    return ToolDecision("deny", reason, model_note=DO_NOT_RETRY)
 
 
 class ApprovalPolicy:
@@ -94,7 +97,7 @@ class ApprovalPolicy:
         if tool.kind == "edit" and mode != "yolo":
             protected = protected_edit(ctx, call.arguments.get("file_path"))
             if protected:
-                return ToolDecision("deny", protected)
+                return ToolDecision("deny", protected, model_note=DO_NOT_RETRY)
         if mode == "plan":
             return self._plan_mode(call, tool, ctx)
         if tool.kind in ("read", "interact", "agent"):
@@ -160,14 +163,14 @@ class ApprovalPolicy:
         if decision.action != "ask":
             return decision
         if not state.interactive or self.approver is None:
-            return ToolDecision("deny", non_interactive_denial(tool))
+            return non_interactive_denial(tool)
         answer = self.approver(ApprovalRequest(call, tool, decision.reason, _preview(tool, call, ctx)))
         if answer == "always":
             self.remember(call)
             return ToolDecision("allow", "approved (always)", decision.rewritten_arguments)
         if answer == "yes":
             return ToolDecision("allow", "approved", decision.rewritten_arguments)
-        return ToolDecision("deny", "denied by the user. Do not retry it; ask or try another way.")
+        return ToolDecision("deny", "denied by the user", model_note=ASK_INSTEAD)
 
     def remember(self, call: ToolCall) -> None:
         """ "Always" for shell remembers the command's program (``pytest -q`` -> ``pytest``)."""

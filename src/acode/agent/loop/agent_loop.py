@@ -159,14 +159,18 @@ class AgentLoop:
         return result
 
     # -- one user prompt ---------------------------------------------------------------------
-    def send(self, state: AgentState, prompt: str | None) -> AgentResult:
-        """Work on ``prompt`` (None: continue from the history as it is) until an answer or a stop."""
+    def send(self, state: AgentState, prompt: str | None, *, shown: str | None = None) -> AgentResult:
+        """Work on ``prompt`` (None: continue from the history as it is) until an answer or a stop.
+        ``shown``: what a person sees as their words when the prompt is not what they typed (``/test``)."""
         run = _Run(state, AgentResult(session_id=state.session_id))
         try:
             if prompt is not None:
+                typed = prompt
                 for middleware in self.middlewares:
                     prompt = middleware.on_user_prompt(state, prompt) or prompt
-                self.append(state, Message.user(prompt))
+                if shown is None and prompt != typed:  # a middleware added context to the person's words
+                    shown = typed
+                self.append(state, Message.user(prompt, shown=shown))
             request = next((m.content for m in reversed(state.history) if m.role == "user"), "")
             run.guide = StepGuide(self.registry, request, remind=self.config.remind_request,
                                   requested_run=self.config.requested_run)
@@ -233,7 +237,7 @@ class AgentLoop:
                 follow_up = follow_up or message
             if not follow_up:
                 return text
-            self.append(state, Message.user(follow_up))
+            self.append(state, Message.internal(follow_up))
 
     def _run_reminder(self, run: _Run) -> str | None:
         """Once, when the model answers before running what the request ordered (see acode.agent.loop.
@@ -327,7 +331,7 @@ class AgentLoop:
         """An unparseable answer: show the model its own answer and what was wrong, as JSON."""
         if raw_text:
             self.append(run.state, Message.assistant(raw_text))
-        self.append(run.state, Message.user(json.dumps({"error": problem})))
+        self.append(run.state, Message.internal(json.dumps({"error": problem})))
         self._count_format_error(run, problem)
 
     def _count_format_error(self, run: _Run, problem: str) -> None:

@@ -37,8 +37,9 @@ class ToolDecision:
     """What a middleware says about a tool call before it runs."""
 
     action: Literal["allow", "deny", "ask"] = "allow"
-    reason: str = ""
+    reason: str = ""  # for people and the model
     rewritten_arguments: dict[str, Any] | None = None
+    model_note: str = ""  # after a denial's reason, for the model alone (acode.audience)
 
 
 class Middleware:

@@ -100,7 +100,7 @@ class SolverDoor:
 
     def tell(self, message: str) -> None:
         """A user message for the tool loop that goes on after the solver."""
-        self._loop.append(self._run.state, Message.user(message))
+        self._loop.append(self._run.state, Message.internal(message))
 
     def output_tokens_for(self, text: str) -> int:
         """Room to write ``text`` back whole, with some to spare for the changes."""

@@ -82,7 +82,7 @@ class ToolRunner:
         decided = self.policy.decide(state, call, tool, self.ctx)
         decision = self.policy.resolve(state, call, tool, decided, self.ctx)
         if decision.action == "deny":
-            return PreparedCall(call, tool, rejection=ToolResult(error=decision.reason), decision="denied")
+            return PreparedCall(call, tool, rejection=_denied(decision), decision="denied")
         for middleware in self.middlewares:
             verdict = middleware.before_tool(state, call)
             if verdict is None:
@@ -96,14 +96,14 @@ class ToolRunner:
                 # the rules judge what will actually run: the rewritten call is decided afresh
                 again = self.policy.decide(state, call, tool, self.ctx)
                 if again.action == "deny":
-                    reason = f"{again.reason} (the arguments as rewritten by a {middleware.name} hook)"
-                    return PreparedCall(call, tool, rejection=ToolResult(error=reason), decision="denied")
+                    again.reason = f"{again.reason} (the arguments as rewritten by a {middleware.name} hook)"
+                    return PreparedCall(call, tool, rejection=_denied(again), decision="denied")
                 if again.action == "ask" and verdict.action == "allow":
                     verdict = ToolDecision("ask", again.reason, verdict.rewritten_arguments)
             verdict = self.policy.resolve(state, call, tool, verdict, self.ctx)
             if verdict.action == "deny":
-                reason = verdict.reason or f"blocked by {middleware.name}"
-                return PreparedCall(call, tool, rejection=ToolResult(error=reason), decision="denied")
+                verdict.reason = verdict.reason or f"blocked by {middleware.name}"
+                return PreparedCall(call, tool, rejection=_denied(verdict), decision="denied")
         return PreparedCall(call, tool, args)
 
     def _run_batch(self, state: AgentState, batch: list[PreparedCall], on_done: Done) -> None:
@@ -147,8 +147,12 @@ class ToolRunner:
             decision=prepared.decision,  # type: ignore[arg-type]
             ok=result.ok,
             output=result.for_model(),
-            error=result.error,
+            error=result.for_person() if not result.ok else None,
             seconds=seconds,
             overhead_seconds=prepared.overhead + time.perf_counter() - started,
         )
         on_done(prepared, step, result)
+
+
+def _denied(decision: ToolDecision) -> ToolResult:
+    return ToolResult(error=decision.reason, model_note=decision.model_note or None)

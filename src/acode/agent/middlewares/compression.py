@@ -127,7 +127,9 @@ class Compression(Middleware):
             approved_plan=state.approved_plan,
         )
         tail = state.history[split:]
-        bridge = [Message.user(text)] + ([Message.assistant(ACK)] if tail and tail[0].role == "user" else [])
+        bridge = [Message.internal(text)]
+        if tail and tail[0].role == "user":
+            bridge.append(Message.assistant(ACK))
         candidate = state.history[:start] + bridge + tail
         after = self.meter.history(candidate) + self.fixed_tokens
         if after >= current:
@@ -163,7 +165,7 @@ class Compression(Middleware):
             )
             return snapshot, "summarised by the model"
         except AcodeError as exc:
-            log.warning(
+            log.info(  # the compression still happens: the log, not the chat
                 "compression: the summary model failed (%s); keeping a snapshot of the tool calls only", exc
             )
             goal = original.strip().splitlines()[0][:300] if original.strip() else "continue the task"

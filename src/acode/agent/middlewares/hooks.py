@@ -22,6 +22,7 @@ from typing import Any
 from acode.agent.loop.middleware import AgentState, Middleware, ToolDecision
 from acode.agent.loop.stops import AgentStop
 from acode.agent.middlewares.hook_runner import HookOutcome, HookRunner
+from acode.audience import DO_NOT_RETRY
 from acode.config.hooks import HookEvent
 from acode.llm.types import Completion, Message, ToolCall
 from acode.tools.base import ToolResult
@@ -79,7 +80,7 @@ class HooksMiddleware(Middleware):
                 f"a BeforeModel hook blocked the model call: {outcome.reason}", reason="hook_blocked"
             )
         if outcome.context:
-            state.history.append(Message.user(outcome.context))
+            state.history.append(Message.internal(outcome.context))
 
     def after_model(self, state: AgentState, completion: Completion) -> Completion | None:
         payload = {
@@ -100,7 +101,7 @@ class HooksMiddleware(Middleware):
     def before_tool(self, state: AgentState, call: ToolCall) -> ToolDecision | None:
         outcome = self._fire("BeforeTool", {"tool_name": call.name, "tool_input": call.arguments}, call.name)
         if outcome.blocked:
-            return ToolDecision("deny", f"blocked by a hook: {outcome.reason}. Do not retry this call.")
+            return ToolDecision("deny", f"blocked by a hook: {outcome.reason}", model_note=DO_NOT_RETRY)
         if outcome.ask:
             return ToolDecision("ask", outcome.reason or "a hook asks for confirmation", outcome.tool_input)
         if outcome.tool_input is not None:

@@ -134,7 +134,7 @@ class LoopDetection(Middleware):
 
     def before_model(self, state: AgentState) -> None:
         if self._pending_nudge:
-            state.history.append(Message.user(self._pending_nudge))
+            state.history.append(Message.internal(self._pending_nudge))
             self._pending_nudge = None
 
     def after_model(self, state: AgentState, completion: Completion) -> Completion | None:
@@ -189,7 +189,7 @@ class LoopDetection(Middleware):
             assert model is not None
             verdict = complete_json(model, [Message.user(prompt)], LoopVerdict, max_tokens=160)
         except AcodeError as exc:
-            log.warning("loop check by the model failed: %s", exc)
+            log.info("loop check by the model failed: %s", exc)  # an internal check: the log, not the chat
             self._next_model_check = state.turn + self.settings.model_check_max_interval
             return None
         self.last_verdict = verdict

@@ -139,5 +139,5 @@ class NextSpeakerCheck(Middleware):
             )
             return self.last_model_verdict.next_speaker
         except AcodeError as exc:
-            log.warning("next-speaker check by the model failed: %s", exc)
+            log.info("next-speaker check by the model failed: %s", exc)  # internal: the log, not the chat
             return "user"

@@ -158,9 +158,11 @@ class PlanMode(Middleware):
         note = render("acode.agent", "plan_mode.j2", plans_dir=str(self._folder(state)))
         last = state.history[-1] if state.history else None
         if last is not None and last.role == "user":
-            state.history[-1] = last.model_copy(update={"content": f"{last.content}\n\n{note}"})
+            shown = last.shown if last.shown is not None else last.content  # the person's words stay theirs
+            state.history[-1] = last.model_copy(update={"content": f"{last.content}\n\n{note}",
+                                                        "shown": shown})
         else:
-            state.history.append(Message.user(note))
+            state.history.append(Message.internal(note))
 
     def before_tool(self, state: AgentState, call: ToolCall) -> ToolDecision | None:
         if state.approval_mode != "plan" or call.name not in EDIT_TOOLS:

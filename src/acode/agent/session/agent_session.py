@@ -33,6 +33,7 @@ from acode.agent.middlewares.validation_nudge import ValidationNudge
 from acode.agent.session.context_files import CONTEXT_FILE_NAMES, find_context_files
 from acode.agent.session.recorder import SessionRecorder
 from acode.agent.session.system_prompt import build_system_prompt
+from acode.audience import EDITS_UNDONE_NOTE, RESTORED_ACK
 from acode.config.settings import Settings
 from acode.errors import UsageError
 from acode.extensions.manifest import Extension
@@ -163,8 +164,9 @@ class AgentSession:
     def id(self) -> str:
         return self.state.session_id
 
-    def send(self, prompt: str | None) -> AgentResult:
-        return self.loop.send(self.state, prompt)
+    def send(self, prompt: str | None, *, shown: str | None = None) -> AgentResult:
+        """``shown``: what a person sees as their words when ``prompt`` is not what they typed."""
+        return self.loop.send(self.state, prompt, shown=shown)
 
     def add_observer(self, observer: LoopObserver, *, first: bool = False) -> None:
         """Watch the loop from now on (``first``: before the others, as the recorder does)."""
@@ -203,7 +205,7 @@ class AgentSession:
         self.loop.observers.on_history(self.state)
         return report
 
-    def restore(self, count: int = 1) -> list[RestoredEdit] | None:
+    def restore(self, count: int = 1, *, typed: str = "/restore") -> list[RestoredEdit] | None:
         """Undo the agent's last ``count`` file edits and tell the model; None when checkpoints are off."""
         if self.middlewares.checkpoints is None:
             return None
@@ -212,9 +214,10 @@ class AgentSession:
             path for edit in undone for path in [*edit.restored, *(f"{p} (removed)" for p in edit.removed)]
         ]
         self.add_note(
-            f"Note: I undid your last {len(undone)} edit(s); these files are back to their earlier content: "
+            f"{EDITS_UNDONE_NOTE} {len(undone)} edit(s); these files are back to their earlier content: "
             f"{', '.join(files)}.",
-            "Understood: I will take the restored files into account.",
+            RESTORED_ACK,
+            typed=typed,
         )
         return undone
 
@@ -230,9 +233,10 @@ class AgentSession:
                        lambda prepared, step, result: finished.append((step, result)))
         return finished[0]
 
-    def add_note(self, user_text: str, acknowledgement: str) -> None:
-        """Something the user did outside the loop (a restore, a shell command), for the model to know."""
-        self.state.history.append(Message.user(user_text))
+    def add_note(self, user_text: str, acknowledgement: str, *, typed: str) -> None:
+        """Something the user did outside the loop (a restore, a shell command), for the model to know;
+        ``typed``: what they typed for it (``!git log``), the words a person sees as theirs."""
+        self.state.history.append(Message.user(user_text, shown=typed))
         self.state.history.append(Message.assistant(acknowledgement))
         self.loop.observers.on_history(self.state)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from acode.agent.loop.middleware import AgentState
 from acode.agent.loop.observer import LoopObserver
 from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
-from acode.agent.session.at_refs import typed_text
+from acode.agent.session.said import first_words
 from acode.llm.types import Message
 from acode.store.sessions import SessionStore
 from acode.tools.base import ToolResult
@@ -37,9 +37,9 @@ class SessionRecorder(LoopObserver):
             )
         self._recorded = list(history)
         if not self._titled:
-            first = next((m for m in history if m.role == "user"), None)
+            first = first_words(history)  # the person's words: not pasted files, not acode's notes
             if first is not None:
-                title = " ".join(typed_text(first.content).split())  # the user's words, not pasted files
+                title = " ".join(first.split())
                 self.store.update(self.session_id, title=title[:TITLE_CHARS])
                 self._titled = True
 
