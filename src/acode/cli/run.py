@@ -94,7 +94,7 @@ def run(
         outcome = start_run(root, task, allow_dirty=allow_dirty, max_cycles=max_cycles, **common)
     _show(outcome.summary, json_out)
     if outcome.message and not json_out:
-        err_console.print(outcome.message)
+        err_console.print(outcome.message, soft_wrap=True, markup=False, highlight=False)  # commands unbroken
     raise typer.Exit(outcome.exit_code)
 
 

@@ -31,8 +31,12 @@ def list_sessions(
     limit: int = typer.Option(20, "--limit", "-n", help="How many, newest first."),
 ) -> None:
     """List this project's sessions, newest first: id, status, title (resume one with acode -r ID)."""
+    from acode.agent.session.said import title_of
+
     store = _store()
     sessions = store.list(limit=limit)
+    for s in sessions:
+        s.title = title_of(store, s)
     store.close()
     if json_out:
         print_json([s.as_dict() for s in sessions])

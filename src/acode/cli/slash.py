@@ -132,9 +132,13 @@ def _mode(chat: ChatContext, args: str) -> None:
 @register("resume", "List recent sessions, or resume one: /resume latest|ID")
 def _resume(chat: ChatContext, args: str) -> None:
     if not args:
-        for info in chat.session.store.list(limit=10):
+        from acode.agent.session.said import title_of
+
+        store = chat.session.store
+        for info in store.list(limit=10):
             marker = "*" if info.id == chat.session.id else " "
-            chat.console.print(f" {marker} {info.id}  {info.status:<12} {info.title}", markup=False)
+            title = title_of(store, info)
+            chat.console.print(f" {marker} {info.id}  {info.status:<12} {title}", markup=False)
         return
     chat.session = chat.session.restart(resume=args)
     show_resumed(chat.console, chat.session)

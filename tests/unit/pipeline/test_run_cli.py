@@ -113,6 +113,25 @@ def test_declining_the_override_in_a_terminal_exits_50(repo):
     assert child.exitstatus == 50
 
 
+def test_a_rejected_run_says_how_to_undo_its_changes_and_the_command_works(repo):
+    """Issue 52: the rejected change stays in the working tree; the outcome names the command that undoes
+    it, and that command restores the tree."""
+    write_config(repo, REJECTED_ONCE, pipeline={"max_cycles": 1})
+    child = spawn(repo, "run", TASK)
+    child.expect(r"Override review rejection\? \[y/N\]")
+    child.sendline("")
+    child.expect(r"undo them with\s+`acode run --undo (\S+)`")
+    session = child.match.group(1)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 50
+    assert (repo / "util.py").read_text() == BAD_UTIL  # the broken edit is still there, as it said
+
+    undone = run_cli(repo, "run", "--undo", session)
+    assert undone.returncode == 0, undone.stderr
+    assert (repo / "util.py").read_text() == UTIL
+
+
 def test_override_flag_and_json_summary_audit_stats(repo):
     write_config(repo, REJECTED_ONCE, pipeline={"max_cycles": 1})
     empty = run_cli(repo, "run", TASK, "--override-reason", " ")

@@ -70,6 +70,8 @@ def test_a_change_that_breaks_a_passing_test_is_not_approved(repo):
     assert max(len(line) for line in box.splitlines()) <= 100
     assert "failed: failed:" not in done.stderr and "cycle  attempt" not in done.stderr
     assert "verify_retry: attempt 1 of 1" in done.stderr
+    assert "  fix 1: " in done.stderr and "step 0" not in done.stderr  # the fix step has a number
+    assert f"`acode run --undo {summary_json(repo)['session_id']}`" in done.stderr
     assert "  test_util::test_add passed at the start of the run and fails with the change" in done.stderr
 
     stored = summary_json(repo)

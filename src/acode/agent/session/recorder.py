@@ -6,12 +6,10 @@ from __future__ import annotations
 from acode.agent.loop.middleware import AgentState
 from acode.agent.loop.observer import LoopObserver
 from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
-from acode.agent.session.said import first_words
+from acode.agent.session.said import TITLE_CHARS, first_words
 from acode.llm.types import Message
 from acode.store.sessions import SessionStore
 from acode.tools.base import ToolResult
-
-TITLE_CHARS = 80
 
 
 class SessionRecorder(LoopObserver):

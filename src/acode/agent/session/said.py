@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from acode.agent.session.at_refs import typed_text
 from acode.audience import model_directed
 from acode.llm.types import Message
+from acode.store.sessions import SessionInfo, SessionStore
+
+TITLE_CHARS = 80
 
 
 def person_words(message: Message) -> str | None:
@@ -28,6 +31,14 @@ def first_words(history: Sequence[Message]) -> str | None:
 def last_said(history: Sequence[Message]) -> int | None:
     """The index of the last message the person said, or None."""
     return next((i for i in range(len(history) - 1, -1, -1) if person_words(history[i])), None)
+
+
+def title_of(store: SessionStore, info: SessionInfo) -> str:
+    """A session's title as a person reads it: for a session recorded before acode's notes were marked,
+    whose stored title is one of them, the first words the person said."""
+    if not model_directed(info.title):
+        return info.title
+    return " ".join((first_words(store.load_messages(info.id)) or "").split())[:TITLE_CHARS]
 
 
 def _loop_json(text: str) -> bool:
