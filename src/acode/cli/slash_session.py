@@ -29,6 +29,8 @@ def compress(chat: ChatContext, args: str) -> None:
     chat.console.print(
         f"compression {report.status}: {report.tokens_before} -> {report.tokens_after} tokens"
         f" ({report.summarised_messages} messages summarised, {report.masked} outputs masked)"
+        + (f": {report.detail}" if report.status == "rejected" and report.detail else ""),
+        markup=False, highlight=False,
     )
 
 

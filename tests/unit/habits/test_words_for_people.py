@@ -217,3 +217,33 @@ def test_no_printer_shows_wording_meant_for_the_model(tmp_path):
         assert_for_people(text)
     told = [m.content for m in last_session_messages(repo) if m.role == "tool"]
     assert any(ASK_INSTEAD in t for t in told) and any(DO_NOT_RETRY in t for t in told)  # the model's
+
+
+def test_internal_check_failures_stay_in_the_log(tmp_path):
+    """The next-speaker check and /compress's summary ask the (scripted) model for JSON it cannot give:
+    the chat goes on and says nothing of it; ``--debug`` shows it."""
+    repo = make_git_repo(tmp_path / "repo")
+    # the first answer sounds unfinished: the check asks the model; the second is the one shown
+    script = write_script(repo, ["I will look at the files and then continue with the next step",
+                                 "The files are fine."])
+    for flags in ((), ("--debug",)):
+        child, screen = chat(repo, script, *flags, ACODE_NEXT_SPEAKER__ENABLED="true")
+        child.expect(PROMPT)
+        child.sendline("hello")
+        child.expect("The files are fine")
+        child.expect(PROMPT)
+        child.sendline("/compress")
+        child.expect(r"compression \w+")
+        child.expect(PROMPT)
+        quit_chat(child)
+        logged = "next-speaker check by the model failed" in seen(screen)
+        assert logged == bool(flags)
+        assert ("ACODE-MODEL" in seen(screen)) == bool(flags)
+
+
+def test_tools_keeps_an_abbreviation_inside_the_first_sentence():
+    from acode.cli.slash_info import first_sentence
+
+    assert first_sentence("Find files by a glob (e.g. '**/*.py'); newest first. More.") == (
+        "Find files by a glob (e.g. '**/*.py'); newest first.")
+    assert first_sentence("Run it, i.e. the tests. Then stop.") == "Run it, i.e. the tests."
