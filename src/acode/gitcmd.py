@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -216,55 +215,3 @@ def fetch(root: Path, url: str, *refspecs: str, options: tuple[str, ...] = (), t
     config = [part for item in _FETCH_CONFIG for part in ("-c", item)]
     return run_git(root, *config, "fetch", "--no-recurse-submodules", *options, "--", url, *refspecs,
                    env=env, timeout=timeout, check=False)
-
-
-def blob_heads(root: Path, oids: list[str], size: int, timeout: float = 300.0) -> dict[str, bytes]:
-    """The first ``size`` bytes of each blob in ``oids`` (one ``git cat-file --batch`` for all of them, read
-    as a stream: a large blob is skipped through, never held). A missing object is left out."""
-    wanted = list(dict.fromkeys(oids))
-    if not wanted:
-        return {}
-    try:
-        proc = subprocess.Popen(safe_git(root, "cat-file", "--batch"), cwd=root, env=git_env(),
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    except FileNotFoundError:
-        raise GitError("ACODE-GIT-001", "git is not installed (no 'git' on PATH)",
-                       hint="install git and try again") from None
-    assert proc.stdin is not None and proc.stdout is not None
-    feed = "".join(f"{oid}\n" for oid in wanted).encode()
-    writer = threading.Thread(target=_write_and_close, args=(proc.stdin, feed), daemon=True)
-    writer.start()
-    fired = threading.Event()
-    limit = threading.Timer(timeout, lambda: (fired.set(), proc.kill()))
-    limit.start()
-    heads: dict[str, bytes] = {}
-    try:
-        for oid in wanted:
-            header = proc.stdout.readline().split()
-            if len(header) != 3:  # "<oid> missing", or git ended
-                continue
-            left = int(header[2])
-            heads[oid] = proc.stdout.read(min(left, size))
-            left -= len(heads[oid])
-            while left > 0:
-                chunk = proc.stdout.read(min(left, 1 << 20))
-                if not chunk:
-                    break
-                left -= len(chunk)
-            proc.stdout.read(1)  # the newline after the content
-    finally:
-        limit.cancel()
-        proc.stdout.close()
-        proc.kill()
-        proc.wait()
-    if fired.is_set() and len(heads) < len(wanted):
-        raise GitError("ACODE-GIT-007", f"'git cat-file --batch' took longer than {timeout:g} s in {root}")
-    return heads
-
-
-def _write_and_close(pipe, data: bytes) -> None:
-    try:
-        pipe.write(data)
-        pipe.close()
-    except OSError:  # git ended early (killed on time-out): the reader sees it
-        pass

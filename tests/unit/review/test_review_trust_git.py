@@ -181,3 +181,39 @@ def test_the_ci_base_fetch_never_runs_an_ext_remote(tmp_path, how):
     assert not marker.exists()
     assert out.returncode == 2 and "ACODE-GIT-006" in out.stderr, out.stderr
     assert "acode does not fetch from it" in out.stderr
+
+
+# --- item 10: symbolic links leading outside the tree do not crash the test runs -------------------------
+
+TEST_CALC = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+
+
+@pytest.mark.parametrize("hostile", ["links", "export-ignore"])
+def test_absolute_symlinks_are_left_out_of_the_test_trees_and_said(tmp_path, hostile):
+    """``ln -s /usr/bin/python3 py`` on the base and a link out of the tree in the change: the tests run on
+    both sides and the regression shows. The trees are written from git's objects, so the change's
+    ``export-ignore`` cannot drop its tests from one side either."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    for key, value in (("user.email", "dev@example.com"), ("user.name", "Dev"), ("commit.gpgsign", "false")):
+        git(repo, "config", key, value)
+    (repo / "calc.py").write_text(CALC)
+    (repo / "test_calc.py").write_text(TEST_CALC)
+    if hostile == "links":
+        (repo / "py").symlink_to("/usr/bin/python3")
+        (repo / "here").symlink_to("calc.py")  # a link inside the tree is kept
+    _commit_all(repo, "initial")
+    git(repo, "switch", "-q", "-c", "feature")
+    (repo / "calc.py").write_text(CALC.replace("a + b", "a - b"))
+    if hostile == "links":
+        (repo / "up").symlink_to("../../outside")
+    else:
+        (repo / ".gitattributes").write_text("test_*.py export-ignore\n")
+    _commit_all(repo, "subtract")
+    out = review(repo, "--base", "main", "--run-tests", ACODE_REVIEWER__RUN_TESTS="true",
+                 ACODE_REVIEWER__REGRESSION__METHOD="off")
+    assert out.returncode == 50, out.stderr[-3000:]
+    tests = json.loads(out.stdout)["tests"]
+    assert tests["base"] is not None and tests["regressed"] == ["test_calc::test_add"], tests
+    assert ("left out of the test runs: py, up" in tests["note"]) == (hostile == "links")

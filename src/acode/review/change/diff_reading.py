@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from acode.gitcmd import blob_heads, run_git
+from acode.gitblobs import blob_heads
+from acode.gitcmd import run_git
 from acode.review.models import ChangedFile
 
 BINARY_PROBE = 8000  # bytes git looks at (FIRST_FEW_BYTES in git's xdiff-interface.c)

@@ -7,10 +7,10 @@ and fails with the change is a regression the change brings (``tests/regressed``
 the base and passes with the change is behaviour the change fixes, and confirms it (``fixed/tests``).
 Tests failing on both sides are reported and not held against the change.
 
-Both sides run in trees extracted with ``git archive`` (the reviewed version's tree is the checkout only
-when the review reads uncommitted work), with the tree's own source first on ``PYTHONPATH`` so the tests
-import the code under review, not an installed copy. A pytest command also writes a JUnit report, read
-per test; any other command is compared by exit code.
+Both sides run in trees extracted from git's objects (``tree_extract``; the reviewed version's tree is
+the checkout only when the review reads uncommitted work), with the tree's own source first on
+``PYTHONPATH`` so the tests import the code under review, not an installed copy. A pytest command also
+writes a JUnit report, read per test; any other command is compared by exit code.
 
 The tests are the branch's code, so they run in the sandbox (``acode.sandbox``: no network, read-only file
 system but for the extracted trees, credentials hidden) whenever one is available. ``reviewer.run_tests:
@@ -25,7 +25,6 @@ import re
 import shlex
 import signal
 import subprocess
-import tarfile
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -34,8 +33,8 @@ from xml.etree import ElementTree
 
 from acode.child_signals import with_default_signals
 from acode.errors import AcodeError
-from acode.gitcmd import run_git
 from acode.review.change.git_context import read_new_text
+from acode.review.evidence.tree_extract import extract_tree
 from acode.review.evidence.type_runs import TYPE_TEST_PATH, TypeContrast, contrast_types, type_check_files
 from acode.review.models import ReviewContext
 from acode.sandbox import Sandbox, find_sandbox
@@ -200,8 +199,9 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
     with tempfile.TemporaryDirectory(prefix="acode-review-tests-") as tmp:
         where = {"sandbox": plan.sandbox, "writable": Path(tmp)}
         sides = {**where, "env": plan.env}  # the test runs start from the plan's environment
-        head_tree = head_tree_of(context, Path(tmp) / "head")
-        base_tree, why_not = base_tree_of(context, Path(tmp) / "base")
+        left_out: list[str] = []  # symbolic links that lead outside the extracted trees
+        head_tree = head_tree_of(context, Path(tmp) / "head", left_out)
+        base_tree, why_not = base_tree_of(context, Path(tmp) / "base", left_out)
         result = None
         for step, command in enumerate(commands):
             head = run_tests(command, head_tree, timeout, Path(tmp) / f"head-{step}.xml", **sides)
@@ -213,8 +213,8 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
                     "not run (reviewer.test_timeout_seconds, or a narrower reviewer.test_command)"))
                 break
             if base_tree is None:
-                return SuiteContrast(head=head, note=_join(plan.note,
-                                                           f"{why_not}: the tests ran on the change only"))
+                only = f"{why_not}: the tests ran on the change only"
+                return SuiteContrast(head=head, note=_join(plan.note, only, _links_note(left_out)))
             # after a hang the base gets half the limit: only a base that fast tells a hang the change brings
             base = run_tests(command, base_tree, timeout / 2 if head.timed_out else timeout,
                              Path(tmp) / f"base-{step}.xml", **sides)
@@ -234,6 +234,7 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
             if result.regressed or result.fixed or result.new_failing:
                 break
         assert result is not None, "no test command"
+        result.note = _join(result.note, _links_note(left_out))
         files = type_check_files(context, head_tree) if base_tree is not None else []
         if files:  # a change to annotations: the type checker tells what the tests cannot
             result.types = contrast_types(files, head_tree, base_tree, timeout=timeout, **where)
@@ -262,19 +263,21 @@ def _join(*notes: str) -> str:
     return "; ".join(n for n in notes if n)
 
 
-def head_tree_of(context: ReviewContext, dest: Path) -> Path:
-    """The reviewed version's tree: extracted to ``dest``, or the checkout for uncommitted work."""
-    return context.root if context.head_rev is None else _extract(context, context.head_rev, dest)
+def head_tree_of(context: ReviewContext, dest: Path, left_out: list[str] | None = None) -> Path:
+    """The reviewed version's tree: extracted to ``dest``, or the checkout for uncommitted work. The
+    symbolic links not written (they lead outside the tree) are added to ``left_out``."""
+    return context.root if context.head_rev is None else _extract(context, context.head_rev, dest, left_out)
 
 
-def base_tree_of(context: ReviewContext, dest: Path) -> tuple[Path | None, str]:
+def base_tree_of(context: ReviewContext, dest: Path, left_out: list[str] | None = None
+                 ) -> tuple[Path | None, str]:
     """(the base extracted to ``dest`` with the reviewed version's test files over it, "") or (None, why
     there is none)."""
     if not context.base_sha:
         return None, "no base revision"
     try:
-        tree = _extract(context, context.base_sha, dest)
-    except (AcodeError, OSError, tarfile.TarError) as exc:
+        tree = _extract(context, context.base_sha, dest, left_out)
+    except (AcodeError, OSError) as exc:
         return None, f"the base could not be extracted ({exc})"
     _overlay_tests(context, tree)
     return tree, ""
@@ -324,14 +327,18 @@ def _module(path: str) -> str:
     return path.removesuffix(".py").replace("/", ".")
 
 
-def _extract(context: ReviewContext, rev: str, dest: Path) -> Path:
-    dest.mkdir(parents=True)
-    archive = dest.parent / f"{dest.name}.tar"
-    run_git(context.root, "archive", "--format=tar", "-o", str(archive), rev, timeout=300)
-    with tarfile.open(archive) as tar:
-        tar.extractall(dest, filter="data")
-    archive.unlink()
+def _extract(context: ReviewContext, rev: str, dest: Path, left_out: list[str] | None = None) -> Path:
+    skipped = extract_tree(context.root, rev, dest)
+    if left_out is not None:
+        left_out += [path for path in skipped if path not in left_out]
     return dest
+
+
+def _links_note(left_out: list[str]) -> str:
+    if not left_out:
+        return ""
+    return (f"{len(left_out)} symbolic link(s) leading outside the tree left out of the test runs: "
+            + ", ".join(left_out[:5]) + (" ..." if len(left_out) > 5 else ""))
 
 
 def _overlay_tests(context: ReviewContext, tree: Path) -> None:
