@@ -154,16 +154,17 @@ def printed_keys_repo(path: Path) -> Path:
 @needs_sandbox
 def test_keys_the_changes_code_prints_are_redacted_in_every_output_and_the_database(tmp_path):
     repo = printed_keys_repo(tmp_path / "repo")
-    first = review(repo, "--base", "main", "--run-tests", "--json")
+    report = tmp_path / "report"
+    first = review(repo, "--base", "main", "--run-tests", "--json", "-f", "markdown", "-o", str(report))
     assert first.returncode == 50, first.stderr
     result = json.loads(first.stdout)
     assert "[REDACTED]" in json.dumps(result["behaviour"]) and "[REDACTED]" in json.dumps(result["tests"])
-    outputs = {"json": first.stdout + first.stderr}
-    for fmt in ("markdown", "sarif", "github"):  # the stored review, rendered again
-        shown = review(repo, "--base", "main", "--format", fmt)
-        outputs[fmt] = shown.stdout + shown.stderr
-    terminal = review(repo, "--base", "main")
-    outputs["terminal"] = terminal.stdout + terminal.stderr
+    outputs = {"json": first.stdout + first.stderr, "markdown": report.read_text()}
+    # the stored review again: SARIF to the file and the terminal report on stdout, then annotations
+    again = review(repo, "--base", "main", "-f", "sarif", "-o", str(report))
+    outputs |= {"sarif": report.read_text(), "terminal": again.stdout + again.stderr}
+    github = review(repo, "--base", "main", "-f", "github")
+    outputs["github"] = github.stdout + github.stderr
     assert "[REDACTED]" in outputs["terminal"] and "[REDACTED]" in outputs["markdown"]
     import sqlite3
 
@@ -184,8 +185,8 @@ BACKTICK_LINE = "    return eval(str(x))  # `<img src=x onerror=alert(2)>"
 
 @pytest.fixture(scope="module")
 def hostile_review(tmp_path_factory):
-    """One review (GitHub Actions, report written with -o) of a change whose file name, branch name, test id
-    and source line each try to escape their place; then the stored review as Markdown and as annotations."""
+    """One review (GitHub Actions, the Markdown report written with -o) of a change whose file name, branch
+    name, test id and source line each try to escape their place; then the stored review as annotations."""
     tmp = tmp_path_factory.mktemp("hostile")
     test = ("import pytest\nfrom calc import calc\n\n\n"
             f"@pytest.mark.parametrize('x', [1], ids=[{HOSTILE_TEST_ID!r}])\n"
@@ -198,11 +199,12 @@ def hostile_review(tmp_path_factory):
     git(repo, "commit", "-qm", "Change calc")
     summary = tmp / "summary.md"
     actions = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
-    first = review(repo, "--base", "main", "--run-tests", "-o", str(tmp / "report.json"), env=actions)
+    report = tmp / "report.md"  # written with -o: the terminal report still goes to stdout
+    first = review(repo, "--base", "main", "--run-tests", "-f", "markdown", "-o", str(report), env=actions)
     assert first.returncode == 50, first.stderr
-    markdown = review(repo, "--base", "main", "-f", "markdown", env=actions)
     github = review(repo, "--base", "main", "-f", "github", env=actions)
-    return {"terminal": first, "markdown": markdown.stdout, "summary": summary.read_text(), "github": github}
+    return {"terminal": first, "markdown": report.read_text(), "summary": summary.read_text(),
+            "github": github}
 
 
 def _command_lines(text: str) -> list[str]:
