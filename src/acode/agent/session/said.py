@@ -19,7 +19,7 @@ def person_words(message: Message) -> str | None:
     if message.role != "user":
         return None
     if message.shown is not None:
-        return message.shown or None
+        return typed_text(message.shown) or None
     said = typed_text(message.content)  # without the files their @references attached
     return None if model_directed(said) or _loop_json(said) else said
 
