@@ -51,20 +51,24 @@ class Sandbox:
         return replace(self, checkout=checkout)
 
     def command(self, argv: list[str], *, writable: list[Path], cwd: Path,
-                readable: Sequence[Path] = (), env: dict[str, str] | None = None) -> list[str]:
+                readable: Sequence[Path] = (), env: dict[str, str] | None = None,
+                protected: Sequence[Path] = (), network: bool = False) -> list[str]:
         """``argv`` wrapped so that it runs in the sandbox, in ``cwd``, able to write only to ``writable``.
         ``readable``: folders under ``/tmp`` (which is fresh inside) to show read-only; the Python
         environment and the ``PATH`` folders of ``env`` (default: this process's) that lie there are
-        shown too (``tools_under_tmp``)."""
+        shown too (``tools_under_tmp``). ``protected``: existing files and folders inside ``writable``
+        shown read-only. ``network``: keep the host's network (otherwise only a loopback of its own)."""
         args = [self.executable, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                "--tmpfs", "/tmp", "--unshare-all", "--die-with-parent", "--new-session",
-                "--cap-drop", "ALL"]
+                "--tmpfs", "/tmp", "--unshare-all", *(["--share-net"] if network else []),
+                "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         tools = [p for p in tools_under_tmp(dict(os.environ) if env is None else env)
                  if not any(p.is_relative_to(Path(w).resolve()) for w in writable)]
         for folder in [*tools, *readable]:  # after the /tmp tmpfs, so a folder under /tmp is the real one
             args += ["--ro-bind", str(folder), str(folder)]
         for folder in writable:
             args += ["--bind", str(folder), str(folder)]
+        for path in protected:  # after the writable binds they lie in
+            args += ["--ro-bind", str(path), str(path)]
         home = Path(os.path.expanduser("~"))
         for name in HIDDEN_IN_HOME:  # last: nothing bound above shows them again
             path = home / name

@@ -9,12 +9,14 @@ from typing import Any
 import typer
 
 from acode.cli.common import (
+    SANDBOX_HELP,
     console,
     err_console,
     model_overrides,
     print_json,
     print_problem,
     project_root,
+    say_sandbox,
     settings_for,
 )
 
@@ -82,16 +84,17 @@ def run(
     worker: bool = typer.Option(
         False, "--worker", hidden=True, help="Internal: run as one of several workers."
     ),
+    sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Run the oldest pending task (or all of them) and record the outcome."""
     root = project_root()
     if workers > 1:
-        _run_workers(root, workers, run_all, model, backend, _selection(ctx))
+        _run_workers(root, workers, run_all, model, backend, _selection(ctx), sandbox)
         return
     from acode.queue.worker import drain
 
     store = _store(root)
-    runner = _task_runner(root, model, backend, _selection(ctx))
+    runner = _task_runner(root, model, backend, _selection(ctx), sandbox)
     done = drain(
         store, runner, run_all=run_all, on_done=lambda s: typer.echo(FINISHED_LINE.format(task_id=s.task_id))
     )
@@ -111,10 +114,12 @@ def _run_workers(
     model: str | None,
     backend: str | None,
     selection: list[str] | None,
+    sandbox: str | None,
 ) -> None:
     from acode.queue.worker import spawn_workers
 
-    run_args = [*(["--model", model] if model else []), *(["--backend", backend] if backend else [])]
+    run_args = [*(["--model", model] if model else []), *(["--backend", backend] if backend else []),
+                *(["--sandbox", sandbox] if sandbox else [])]
     from acode.cli.trust_question import trusted_this_run
 
     global_args = [arg for name in (selection or []) for arg in ("-e", name)]
@@ -133,14 +138,17 @@ def _run_workers(
     raise typer.Exit(code)
 
 
-def _task_runner(root: Path, model: str | None, backend: str | None, selection: list[str] | None):
+def _task_runner(root: Path, model: str | None, backend: str | None, selection: list[str] | None,
+                 sandbox_mode: str | None = None):
     from acode.agent.loop.agent_loop import LoopConfig
+    from acode.command_sandbox import command_sandbox
     from acode.llm.factory import build_model
     from acode.queue.agent_runner import make_task_runner
     from acode.queue.worker import TaskOutcome
     from acode.tools.builtin import default_registry
 
-    settings = settings_for(root, **model_overrides(model, backend))
+    settings = settings_for(root, **model_overrides(model, backend), sandbox__mode=sandbox_mode)
+    say_sandbox(settings)
     problems: list[str] = []
     agents = _agents(root, selection, problems)
     _warn(problems)
@@ -150,6 +158,7 @@ def _task_runner(root: Path, model: str | None, backend: str | None, selection: 
         default_registry,
         rules=settings.agent.rules,
         loop_config=LoopConfig.from_settings(settings),
+        sandbox=command_sandbox(settings.sandbox),
     )
 
     def announced(task, layout, should_abort) -> TaskOutcome:

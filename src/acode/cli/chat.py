@@ -12,7 +12,15 @@ from typing import Any
 from rich.console import Console
 from rich.markdown import Markdown
 
-from acode.cli.common import console, err_console, model_overrides, print_json, project_root, settings_for
+from acode.cli.common import (
+    console,
+    err_console,
+    model_overrides,
+    print_json,
+    project_root,
+    say_sandbox,
+    settings_for,
+)
 from acode.errors import AcodeError, UsageError
 
 
@@ -66,6 +74,7 @@ def start_agent(
     auto_commit: bool = False,
     prompt_interactive: str | None = None,
     yolo: bool = False,
+    sandbox: str | None = None,
 ) -> None:
     from acode.agent.session.agent_session import SessionOptions
 
@@ -73,7 +82,8 @@ def start_agent(
     _check_prompt_interactive(prompt_interactive, prompt)
     root = project_root()
     settings = settings_for(root, agent__approval_mode=approval_mode, git__auto_commit=auto_commit or None,
-                            **model_overrides(model, backend))
+                            sandbox__mode=sandbox, **model_overrides(model, backend))
+    say_sandbox(settings)
     prompt = one_shot_prompt(prompt)  # before any model is loaded
     chat = prompt is None
     from acode.extensions.loader import load_enabled_extensions
@@ -215,6 +225,10 @@ def run_chat(
             slash.dispatch(chat, set_aside.pop(0))
         return result
 
+    from rich.markup import escape
+
+    from acode.command_sandbox import sandbox_summary
+
     chat = slash.ChatContext(session, out, submit)
     from acode.cli.chat_input import ChatInput
 
@@ -227,6 +241,7 @@ def run_chat(
     out.print(
         f"[bold]acode[/] - {getattr(session.loop.model, 'name', '')} - approval mode "
         f"[bold]{session.state.approval_mode}[/] - session {session.id}\n"
+        f"[dim]sandbox: {escape(sandbox_summary(session.loop.ctx.sandbox))}[/]\n"
         "[dim]/help for commands, Ctrl-C cancels a step, Ctrl-D quits[/]"
     )
     if options.resume:

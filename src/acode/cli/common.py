@@ -70,6 +70,18 @@ def settings_for(
     return settings
 
 
+SANDBOX_HELP = ("Where the model's commands run: workspace-write (default: bubblewrap, the workspace "
+                "writable, no network) | read-only | off (as you); the setting 'sandbox'.")
+
+
+def say_sandbox(settings: Settings) -> None:
+    """Where the sandbox was asked for and cannot run here: one line on stderr, once per process."""
+    from acode.command_sandbox import command_sandbox, say_once
+
+    say_once(command_sandbox(settings.sandbox), lambda line: err_console.print(line, markup=False,
+                                                                               soft_wrap=True))
+
+
 def model_overrides(model: str | None, backend: str | None) -> dict[str, Any]:
     """``--model`` takes a bundled model name, a server model name, or a path to a .gguf file."""
     out: dict[str, Any] = {"model__backend": backend}

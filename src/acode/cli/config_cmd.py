@@ -20,12 +20,15 @@ def show(
     """The settings in force and where each value comes from (like git config --show-origin): defaults <
     user file < project file < ACODE_* variables < flags. Values left at their defaults are counted, not
     listed, unless --all. Then which hosts acode may contact (the local-only guarantee)."""
+    from acode.command_sandbox import command_sandbox
     from acode.netpolicy import contact_report
 
     settings = settings_for()
     network = contact_report(settings)
+    sandbox = command_sandbox(settings.sandbox)
     if json_out:
-        print_json({**settings.model_dump(mode="json"), "network": network})
+        print_json({**settings.model_dump(mode="json"), "network": network,
+                    "sandbox_in_force": sandbox.as_dict()})
         return
     rows = [(key, value, settings.origin(key)) for key, value in leaves(settings.model_dump(mode="json"))]
     shown = rows if all_values else [row for row in rows if row[2] != "default"]
@@ -38,6 +41,9 @@ def show(
         console.print(f"# {len(rows) - len(shown)} more at their defaults: acode config show --all",
                       markup=False)
     _print_network(network)
+    console.print(f"\n# sandbox of the model's commands: {sandbox.describe()}", markup=False, soft_wrap=True)
+    if not sandbox.active and sandbox.mode != "off":
+        console.print(f"#   {sandbox.unavailable_line()}", markup=False, soft_wrap=True)
 
 
 def leaves(data: object, prefix: str = "") -> list[tuple[str, object]]:

@@ -10,7 +10,7 @@ import typer
 
 from acode import __version__
 from acode.cli.app_group import VERBOSE_FLAGS, VERBOSE_HELP, AcodeGroup, hide_flag_types
-from acode.cli.common import err_console
+from acode.cli.common import SANDBOX_HELP, err_console
 from acode.cli.terminal_safety import log_to_stderr
 from acode.errors import AcodeError
 
@@ -86,6 +86,7 @@ def main(
         False, "--approve-plan", help="Non-interactive: approve the plan in plan mode."
     ),
     no_loop_detection: bool = typer.Option(False, "--no-loop-detection", help="Turn loop detection off."),
+    sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
     extensions: list[str] = _EXTENSIONS,
     trust: bool = _TRUST,
     verbose: bool = typer.Option(False, *VERBOSE_FLAGS, help=VERBOSE_HELP),
@@ -122,6 +123,7 @@ def main(
         output_format=output,
         auto_commit=auto_commit,
         prompt_interactive=prompt_interactive,
+        sandbox=sandbox,
     )
 
 

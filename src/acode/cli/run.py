@@ -8,12 +8,14 @@ from typing import Any
 import typer
 
 from acode.cli.common import (
+    SANDBOX_HELP,
     console,
     err_console,
     interactive,
     model_overrides,
     print_json,
     project_root,
+    say_sandbox,
     settings_for,
 )
 from acode.errors import UsageError
@@ -45,6 +47,7 @@ def run(
         None, "--undo", metavar="SESSION", help="Restore the tree to the start of SESSION."
     ),
     resume: str = typer.Option(None, "--resume", metavar="SESSION", help="Continue an interrupted SESSION."),
+    sandbox: str = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Plan -> execute -> verify -> review a task; the reviewer is the final gate.
 
@@ -60,7 +63,8 @@ def run(
     from acode.pipeline.orchestrator import resume_run, start_run
     from acode.tools.builtin import default_registry
 
-    settings = settings_for(root, **model_overrides(model, backend))
+    settings = settings_for(root, **model_overrides(model, backend), sandbox__mode=sandbox)
+    say_sandbox(settings)
     people = interactive() and not json_out
     human = HumanGate(
         policy=settings.reviewer.human_review,

@@ -60,6 +60,7 @@ def agent_run(chat: ChatContext, args: str) -> None:
         default_registry,
         rules=settings.agent.rules,
         loop_config=chat.session.loop.config,
+        sandbox=chat.session.loop.ctx.sandbox,
     )
 
     def announce(state: Any) -> None:

@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from acode.config import yaml_text
+from acode.config.sandbox import expand_short_form
 from acode.config.settings import Settings
 from acode.config.trust import ProjectTrust, decide, withhold
 from acode.errors import ConfigError
@@ -136,6 +137,8 @@ def nest_dotted(flat: Mapping[str, Any]) -> dict[str, Any]:
 def _merge(
     into: dict[str, Any], origin: dict[str, str], layer: Mapping[str, Any], source: str, prefix: str = ""
 ) -> None:
+    if not prefix:
+        layer = expand_short_form(dict(layer))
     for key, value in layer.items():
         dotted = f"{prefix}{key}"
         if isinstance(value, Mapping) and isinstance(into.get(key), dict):

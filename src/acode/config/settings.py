@@ -18,6 +18,7 @@ from acode.config.model import ModelSettings
 from acode.config.pipeline import PipelineSettings
 from acode.config.review import ReviewerSettings
 from acode.config.routing import RoutingSettings
+from acode.config.sandbox import SandboxSettings
 from acode.config.trust import ProjectTrust
 
 
@@ -36,6 +37,7 @@ class Settings(BaseModel):
     routing: RoutingSettings = Field(default_factory=RoutingSettings)
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     git: GitSettings = Field(default_factory=GitSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     # Set by the loader, never by a file: whether the project's own settings were trusted (config.trust).
     _trust: ProjectTrust = PrivateAttr(default_factory=ProjectTrust)
     # Set by the loader: dotted key -> where its value came from (a file, a variable, the flags).

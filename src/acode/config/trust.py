@@ -2,11 +2,11 @@
 
 A cloned repository is somebody else's code. Its ``.acode/config.yml`` can name hooks, MCP servers, a
 test command, verify commands, shell prefixes that run without asking or ``approval_mode: yolo``, switch
-a protection off (``reviewer.test_sandbox: false``), or send your prompts, your code and one of your
-environment variables to a server elsewhere (``model.allowed_hosts``, a ``base_url`` in ``model`` or
-``routing`` that is not a loopback address, ``model.api_key_env``); its ``.acode/commands`` can hold
-``!{...}`` shell injections and its ``.acode/extensions`` MCP servers. None of that is used until the
-person decides the folder is trusted:
+a protection off (``reviewer.test_sandbox: false``, ``sandbox: off``, ``sandbox.network: true``), or
+send your prompts, your code and one of your environment variables to a server elsewhere
+(``model.allowed_hosts``, a ``base_url`` in ``model`` or ``routing`` that is not a loopback address,
+``model.api_key_env``); its ``.acode/commands`` can hold ``!{...}`` shell injections and its
+``.acode/extensions`` MCP servers. None of that is used until the person decides the folder is trusted:
 
 - the decision is stored per folder in ``<user config dir>/trusted_folders.json``; a rule covers the
   folder and everything under it, and the nearest rule wins (``acode trust``, or the question asked once
@@ -147,6 +147,9 @@ def withhold(layer: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
             _put(kept, dotted, value)
         elif value is not None:
             removed.append(f"{dotted}: {value}")
+    from acode.config.sandbox import withhold_weakening
+
+    removed += withhold_weakening(kept)
     removed += _withhold_reach(kept)
     return kept, removed
 

@@ -11,6 +11,7 @@ from acode.agent.fixing.writer import StepWriter, targets_and_context
 from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
 from acode.agent.loop.middleware import AgentState, Middleware
 from acode.agent.loop.result import AgentResult
+from acode.command_sandbox import command_sandbox
 from acode.llm.types import ToolCall
 from acode.pipeline import gitops
 from acode.pipeline.models import StepResult
@@ -135,7 +136,8 @@ def run_agent(
     config.max_turns = options.agent_max_turns
     config.max_seconds = options.timeouts.executor
     tool_ctx = ToolContext.from_settings(
-        ctx.root, settings.agent, outputs_dir=ctx.run_dir / "outputs", session_id=session_id
+        ctx.root, settings.agent, outputs_dir=ctx.run_dir / "outputs", session_id=session_id,
+        sandbox=command_sandbox(settings.sandbox),
     )
     tools = executor_tools(ctx)
     loop = AgentLoop(

@@ -75,9 +75,11 @@ def _compare_failed_checks(ctx: RunContext, context: Any) -> list:
     verification = ctx.state.verifications[-1] if ctx.state.verifications else None
     if verification is None or verification.passed:
         return []
+    from acode.command_sandbox import command_sandbox
     from acode.pipeline.verification_contrast import compare_with_start
 
-    ran = compare_with_start(context, verification, ctx.settings.pipeline.timeouts.verifier)
+    sandbox = command_sandbox(ctx.settings.sandbox).sandbox
+    ran = compare_with_start(context, verification, ctx.settings.pipeline.timeouts.verifier, sandbox)
     compared = [c for c in verification.checks if c.compared is not None]
     if compared:
         ctx.events.emit("verification_compared", checks=[

@@ -8,8 +8,8 @@ failure the change brings: it is evidence for the review (``tests/regressed``, c
 approved on it (``gate``). A test failing on both sides is reported as failing before and after and does
 not block. A check that could not run (timed out, could not start) is not compared; the summary says so.
 
-The checks run as the verifier ran them: as the user, in the user's environment (not in the review's
-sandbox), each side within ``pipeline.timeouts.verifier``.
+The checks run as the verifier ran them, each side within ``pipeline.timeouts.verifier``: in the sandbox
+(the review's, on the extracted trees) unless ``sandbox: off`` or bubblewrap is missing, else as the user.
 """
 
 from __future__ import annotations
@@ -21,20 +21,22 @@ from acode.pipeline.verifier import check_argv, check_environment
 from acode.review.evidence.gathering import findings_of_tests
 from acode.review.evidence.test_runs import SuiteContrast, SuitePlan, added_tests, contrast
 from acode.review.models import Finding, ReviewContext
+from acode.sandbox import Sandbox
 
 _WHOLE_COMMAND = "the test command"  # evidence.test_runs' name for a command compared by its exit code
 BLOCKING = ("critical", "high")
 
 
-def compare_with_start(context: ReviewContext, verification: Verification, timeout: float
-                       ) -> list[SuiteContrast]:
+def compare_with_start(context: ReviewContext, verification: Verification, timeout: float,
+                       sandbox: Sandbox | None = None) -> list[SuiteContrast]:
     """Each failed check of ``verification`` that ran to its end, run on both sides of the change
-    (``context.base_sha`` is the start commit); the outcome is also kept on the check (``compared``)."""
+    (``context.base_sha`` is the start commit) in ``sandbox`` (None: as the user); the outcome is also
+    kept on the check (``compared``)."""
     out = []
     for check in verification.checks:
         if check.passed or check.skipped or check.could_not_run:
             continue
-        plan = SuitePlan([_shell_command(check)], sandbox=None, env=check_environment())
+        plan = SuitePlan([_shell_command(check)], sandbox=sandbox, env=check_environment())
         result = _added_tests_are_new(_named(contrast(context, plan, timeout), check.command), context)
         before = result.base.outcomes if result.base else None  # None: compared by exit code
         check.compared = CheckComparison(

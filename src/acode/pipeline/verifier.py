@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from acode.child_signals import shell_argv, with_default_signals
+from acode.command_sandbox import CommandSandbox, command_sandbox
 from acode.pipeline import gitops
 from acode.pipeline.models import CheckResult, Verification
 from acode.pipeline.stages import RunContext, Stage, StageResult
@@ -29,12 +30,12 @@ class VerifierStage(Stage):
 
     def execute(self, ctx: RunContext) -> StageResult:
         options = ctx.settings.pipeline
+        sandbox = command_sandbox(ctx.settings.sandbox)  # the checks run the model's code
         checks: list[CheckResult] = []
         commands = project_checks(ctx.root, options.verify_commands)
         for command, shell in commands:
-            checks.append(
-                run_check(ctx.root, command, "project", timeout=options.timeouts.verifier, shell=shell)
-            )
+            checks.append(run_check(ctx.root, command, "project", timeout=options.timeouts.verifier,
+                                    shell=shell, sandbox=sandbox))
         plan = ctx.state.plan
         for step in plan.steps if plan else []:
             command = step.check_command.strip()
@@ -44,9 +45,8 @@ class VerifierStage(Stage):
             if refusal:
                 checks.append(CheckResult(command=command, source="step", passed=True, skipped=refusal))
                 continue
-            checks.append(
-                run_check(ctx.root, command, "step", timeout=options.timeouts.verifier, shell=False)
-            )
+            checks.append(run_check(ctx.root, command, "step", timeout=options.timeouts.verifier, shell=False,
+                                    sandbox=sandbox))
         verification = Verification(
             attempt=ctx.state.verify_attempt, passed=all(c.passed for c in checks), checks=checks
         )
@@ -124,13 +124,18 @@ def check_argv(command: str) -> list[str]:
     return argv
 
 
-def run_check(root: Path, command: str, source: str, *, timeout: float, shell: bool) -> CheckResult:
+def run_check(root: Path, command: str, source: str, *, timeout: float, shell: bool,
+              sandbox: CommandSandbox | None = None) -> CheckResult:
     started = time.monotonic()
+    argv = shell_argv(command) if shell else with_default_signals(check_argv(command))
+    env = check_environment()
+    if sandbox is not None:
+        argv, env = sandbox.wrap(argv, env, cwd=root, workspace=root)
     try:
         proc = subprocess.Popen(
-            shell_argv(command) if shell else with_default_signals(check_argv(command)),
+            argv,
             cwd=root,
-            env=check_environment(),
+            env=env,
             stdin=subprocess.DEVNULL,  # a check that reads input gets end of file, not the user's terminal
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -155,6 +160,8 @@ def run_check(root: Path, command: str, source: str, *, timeout: float, shell: b
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         raise
+    why = sandbox.explain_failure(output) if sandbox is not None and code not in (0, None) else None
+    output += f"\n{why}" if why else ""
     passed = code == 0 or (code == PYTEST_NO_TESTS and "pytest" in command)
     # through the shell, a command that is not there is the shell's exit 127: it did not start
     found = not (shell and code == SHELL_NOT_FOUND)

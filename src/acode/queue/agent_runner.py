@@ -49,7 +49,7 @@ class TaskLogObserver(LoopObserver):
         )
 
 
-def task_context(task: TaskState, layout: QueueLayout) -> ToolContext:
+def task_context(task: TaskState, layout: QueueLayout, sandbox: Any = None) -> ToolContext:
     layout.workspace.mkdir(parents=True, exist_ok=True)
     return ToolContext(
         workspace=layout.workspace,
@@ -57,6 +57,7 @@ def task_context(task: TaskState, layout: QueueLayout) -> ToolContext:
         interactive=False,
         session_id=f"task-{task.task_id}",
         extra_writable=(Path(task.plan_file),),
+        sandbox=sandbox,
     )
 
 
@@ -67,8 +68,10 @@ def make_task_runner(
     *,
     rules: Any = None,
     loop_config: Any = None,
+    sandbox: Any = None,
 ) -> TaskRunner:
-    """A TaskRunner for the queue. The model is built on first use (once per worker process)."""
+    """A TaskRunner for the queue. The model is built on first use (once per worker process); the
+    tasks' commands run in ``sandbox`` (acode.command_sandbox.CommandSandbox; None: as the user)."""
     from acode.agent.approval.policy import ApprovalPolicy
     from acode.agent.subagents.runner import SubagentRunner
 
@@ -94,7 +97,7 @@ def make_task_runner(
         result = runner.run(
             definition,
             task.prompt,
-            task_context(task, layout),
+            task_context(task, layout, sandbox),
             plan_file=task.plan_file,
             should_abort=should_abort,
         )

@@ -18,6 +18,7 @@ from acode.audience import for_model
 from acode.llm.types import ToolCall, ToolSpec, without_titles
 
 if TYPE_CHECKING:
+    from acode.command_sandbox import CommandSandbox
     from acode.config.agent import AgentSettings
 
 log = logging.getLogger("acode.tools")
@@ -74,6 +75,7 @@ class ToolContext:
     shell_inactivity_timeout: float = 120.0
     output_budget_chars: int = 8000
     extra_writable: tuple[Path, ...] = ()  # e.g. a plan file outside the workspace
+    sandbox: CommandSandbox | None = None  # where commands run (acode.command_sandbox); None: as the user
     state: dict[str, Any] = field(default_factory=dict)  # per-session scratch (files changed, ...)
 
     @classmethod

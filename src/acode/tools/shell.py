@@ -149,16 +149,25 @@ def _shell_env() -> dict[str, str]:
     return env
 
 
+def shell_launch(command: str, cwd: Path, ctx: ToolContext | None = None) -> tuple[list[str], dict[str, str]]:
+    """(argv, env) of ``command`` run by bash in ``cwd``: inside ``ctx.sandbox`` when there is one."""
+    argv, env = shell_argv(command, shell="bash"), _shell_env()
+    if ctx is not None and ctx.sandbox is not None:
+        return ctx.sandbox.wrap(argv, env, cwd=cwd, workspace=ctx.workspace)
+    return argv, env
+
+
 def run_command(command: str, cwd: Path, inactivity_timeout: float, spill_path: Path,
-                time_limit: float | None = None) -> CommandOutcome:
+                time_limit: float | None = None, ctx: ToolContext | None = None) -> CommandOutcome:
+    argv, env = shell_launch(command, cwd, ctx)
     proc = subprocess.Popen(
-        shell_argv(command, shell="bash"),
+        argv,
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        env=_shell_env(),
+        env=env,
     )
     capture = _Capture(spill_path)
     fd = proc.stdout.fileno()
@@ -242,7 +251,8 @@ class RunShellCommand(Tool):
         spill = new_output_path(outputs, "shell-bg" if args.is_background else "shell")
         if args.is_background:
             return self._start_background(args.command, cwd, spill, ctx)
-        outcome = run_command(args.command, cwd, ctx.shell_inactivity_timeout, spill, args.timeout_seconds)
+        outcome = run_command(args.command, cwd, ctx.shell_inactivity_timeout, spill, args.timeout_seconds,
+                              ctx)
         budget = ctx.output_budget_chars
         if outcome.total_bytes and len(outcome.output) > budget > 0:
             redact_saved(spill)  # it was written as the command printed
@@ -264,6 +274,9 @@ class RunShellCommand(Tool):
                 "[processes the command left running were stopped when it ended; start servers and "
                 "watchers with is_background=true]"
             )
+        why = ctx.sandbox.explain_failure(outcome.output) if ctx.sandbox and outcome.exit_code != 0 else None
+        if why:
+            lines.append(why)
         if outcome.signal:
             lines.append(f"[killed by signal {outcome.signal}]")
         else:
@@ -271,22 +284,28 @@ class RunShellCommand(Tool):
         return ToolResult(output="\n".join(lines))
 
     def _start_background(self, command: str, cwd: Path, log_path: Path, ctx: ToolContext) -> ToolResult:
+        argv, env = shell_launch(command, cwd, ctx)
         with open_private(log_path, "wb") as log_file:
             proc = subprocess.Popen(
-                shell_argv(command, shell="bash"),
+                argv,
                 cwd=cwd,
                 stdin=subprocess.DEVNULL,
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                env=_shell_env(),
+                env=env,
             )
         ctx.state.setdefault("background_processes", {})[proc.pid] = proc
+        if ctx.sandbox is not None and ctx.sandbox.active:
+            # each sandboxed command has its own processes and loopback: a later one cannot signal or reach it
+            stop = ("It runs in a sandbox of its own: later commands cannot signal it or reach it over "
+                    "localhost; start and use a server in one command instead")
+        else:
+            stop = f"stop it with `kill -- -{proc.pid}`"
         return ToolResult(
             output=(
                 f"Started in the background: PID {proc.pid} (its own process group). "
-                f"Its output goes to {log_path}; read it with read_file or `tail`, stop it with `kill -- "
-                f"-{proc.pid}`."
+                f"Its output goes to {log_path}; read it with read_file or `tail`; {stop}."
             ),
         )
 

@@ -228,7 +228,9 @@ class AgentSession:
         if name not in loop.registry:
             return None
         finished: list[tuple[ToolStep, ToolResult]] = []
-        runner = ToolRunner(loop.registry, loop.ctx, loop.policy, loop.middlewares, workers=1)
+        # the user typed it: it runs as they do, outside the sandbox of the model's commands
+        ctx = replace(loop.ctx, sandbox=None)
+        runner = ToolRunner(loop.registry, ctx, loop.policy, loop.middlewares, workers=1)
         runner.execute(self.state, [ToolCall(name=name, arguments=arguments)],
                        lambda prepared, step, result: finished.append((step, result)))
         return finished[0]

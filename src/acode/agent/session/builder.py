@@ -37,6 +37,7 @@ from acode.agent.session.agent_session import (
     check_mode,
 )
 from acode.agent.session.system_prompt import MODE_NOTES
+from acode.command_sandbox import command_sandbox
 from acode.config.settings import Settings
 from acode.extensions.manifest import Extension
 from acode.llm.protocol import ChatModel
@@ -85,6 +86,7 @@ def build_session(settings: Settings, workspace: Path, options: SessionOptions |
         outputs_dir=ProjectPaths(workspace).outputs_dir,
         interactive=options.interactive,
         ask_user=options.ask_user,
+        sandbox=command_sandbox(settings.sandbox),
     )
     middlewares = session_middlewares(settings, model, workspace, registry, ctx, options)
     loop = AgentLoop(
