@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import make_git_repo, run_one_shot
 
 from acode.paths import ProjectPaths
+from acode.sandbox import find_sandbox
 from acode.store.sessions import SessionStore
 
 
@@ -44,6 +45,8 @@ def test_one_shot_creates_hello_py_and_runs_it(tmp_path):
     assert names.index("write_file") < len(names) - 1 - names[::-1].index("run_shell_command")
     shell = [t for t in tools if t["name"] == "run_shell_command"]
     assert any("hello.py" in t["arguments"]["command"] and "hello" in t["output"].lower() for t in shell)
+    if find_sandbox()[0] is not None:  # issue 50: by default the model's commands run in the sandbox
+        assert all("sandboxed)" in t["output"].splitlines()[1] for t in shell), shell
     model_steps = [s for s in data["trajectory"] if s["type"] == "model"]
     assert all(s["usage"]["prompt_tokens"] > 0 for s in model_steps)
 

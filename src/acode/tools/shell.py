@@ -260,7 +260,9 @@ class RunShellCommand(Tool):
         else:
             text = outcome.output
             spill.unlink(missing_ok=True)
-        lines = [f"$ {args.command}", f"(in {display_path(ctx, cwd)})", text.rstrip("\n") or "(no output)"]
+        boxed = ctx.sandbox is not None and ctx.sandbox.active
+        where = display_path(ctx, cwd) + (", sandboxed" if boxed else "")
+        lines = [f"$ {args.command}", f"(in {where})", text.rstrip("\n") or "(no output)"]
         if outcome.timed_out:
             lines.append(
                 f"[no output for {ctx.shell_inactivity_timeout:g}s: the command's process group was killed]"

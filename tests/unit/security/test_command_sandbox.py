@@ -7,16 +7,21 @@ there would be out of reach for that reason alone."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+import yaml
+from tests.conftest import make_git_repo
 
 from acode.agent.session.agent_session import SessionOptions
 from acode.agent.session.builder import build_session
-from acode.config import Settings
+from acode.config import Settings, load_settings
 from acode.llm.scripted import ScriptedModel
 from acode.sandbox import find_sandbox
 from acode.tools.builtin import default_registry
@@ -148,3 +153,83 @@ def test_a_denied_write_fails_like_a_command_with_a_readable_message(place, monk
     assert "sandbox: off in your user settings" in output
     written = run_as_model(place, "echo ok > made.txt && cat made.txt", "workspace-write")
     assert "[exit code: 0]" in written and (place / "ws" / "made.txt").read_text() == "ok\n"
+
+
+# -- through the CLI: the flag, an untrusted project's setting, no bubblewrap -------------------------
+
+def acode_p(base: Path, command: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    script = base / "script.yml"
+    steps = [{"tool": "run_shell_command", "arguments": {"command": command}}, "done"]
+    script.write_text(yaml.safe_dump(steps))
+    full = dict(os.environ, HOME=str(base / "home"), ACODE_MODEL__SCRIPT=str(script),
+                ACODE_NEXT_SPEAKER__ENABLED="false", **(env or {}))
+    argv = [sys.executable, "-m", "acode", "-p", "go", "--backend", "scripted", "--approval-mode", "yolo",
+            "--json"]
+    return subprocess.run([*argv, *args], cwd=base / "ws", env=full, capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL, check=False)
+
+
+def shell_output(out: subprocess.CompletedProcess) -> str:
+    assert out.returncode == 0, out.stderr
+    return next(s["output"] for s in json.loads(out.stdout)["trajectory"] if s["type"] == "tool")
+
+
+@needs_sandbox
+def test_an_untrusted_projects_sandbox_off_is_withheld_and_the_users_flag_is_not(place):
+    (place / "ws" / ".acode" / "config.yml").write_text("sandbox: off\n")
+    victim = place / "outside" / "victim.txt"
+    out = acode_p(place, f"rm {victim}")
+    assert "(in ., sandboxed)" in shell_output(out) and victim.exists()
+    assert "not trusted" in out.stderr and "sandbox.mode: off" in out.stderr
+    out = acode_p(place, f"rm {victim}", "--sandbox", "off")  # the user's own flag
+    assert "sandboxed" not in shell_output(out) and not victim.exists()
+
+
+def test_weakening_settings_of_an_untrusted_project_are_withheld(tmp_path):
+    (tmp_path / ".acode").mkdir()
+    config = tmp_path / ".acode" / "config.yml"
+    for text, mode, network in [("sandbox: off", "workspace-write", False),
+                                ("sandbox: false", "workspace-write", False),
+                                ("sandbox: {mode: 'off', network: true}", "workspace-write", False),
+                                ("sandbox: {network: yes}", "workspace-write", False),
+                                ("sandbox: read-only", "read-only", False)]:
+        config.write_text(text + "\n")
+        untrusted = load_settings(tmp_path, trust=False)
+        assert (untrusted.sandbox.mode, untrusted.sandbox.network) == (mode, network), text
+        assert bool(untrusted.trust.withheld) == (mode != "read-only"), (text, untrusted.trust.withheld)
+    config.write_text("sandbox: {mode: 'off', network: true}\n")
+    trusted = load_settings(tmp_path, trust=True)
+    assert (trusted.sandbox.mode, trusted.sandbox.network) == ("off", True)
+
+
+def test_a_later_layers_short_form_keeps_an_earlier_layers_network(tmp_path):
+    user = Path(os.environ["ACODE_CONFIG_HOME"]) / "config.yml"
+    user.write_text("sandbox: {network: true}\n")
+    (tmp_path / ".acode").mkdir()
+    (tmp_path / ".acode" / "config.yml").write_text("sandbox: read-only\n")
+    settings = load_settings(tmp_path, trust=False)
+    assert (settings.sandbox.mode, settings.sandbox.network) == ("read-only", True)
+
+
+def test_config_show_says_which_protection_is_active(tmp_path):
+    make_git_repo(tmp_path / "repo")
+    show = [sys.executable, "-m", "acode", "config", "show"]
+    data = json.loads(subprocess.run([*show, "--json"], cwd=tmp_path / "repo", capture_output=True, text=True,
+                                     check=True).stdout)
+    assert data["sandbox"] == {"mode": "workspace-write", "network": False}
+    assert data["sandbox_in_force"]["active"] is (SANDBOX is not None)
+    off = subprocess.run(show, cwd=tmp_path / "repo", capture_output=True, text=True, check=True,
+                         env=dict(os.environ, ACODE_SANDBOX__MODE="off")).stdout
+    assert "# sandbox of the model's commands: off (commands run as you" in off
+
+
+def test_without_bubblewrap_one_line_says_so_and_commands_run_under_the_rules(place, tmp_path):
+    tools = tmp_path / "bin"  # a PATH with what the run needs, and no bwrap
+    tools.mkdir()
+    for name in ("bash", "git", "touch", "env"):
+        (tools / name).symlink_to(shutil.which(name))
+    out = acode_p(place, "touch made.txt", env={"PATH": str(tools)})
+    assert "(in .)" in shell_output(out) and (place / "ws" / "made.txt").exists()
+    lines = [line for line in out.stderr.splitlines() if "no sandbox for the model's commands" in line]
+    assert len(lines) == 1 and "bubblewrap (bwrap) is not installed" in lines[0]
+    assert "apt install bubblewrap" in lines[0]

@@ -112,7 +112,8 @@ _RUN_NOISE = (
 # before, its exit code (or why it ended) after
 _FRAME_HEAD = re.compile(r"\A\$ [^\n]*\n\(in [^\n]*\)\n")
 _FRAME_TAIL = re.compile(
-    r"(?:\n\[(?:exit code: -?\d+|killed by signal|no output for |still running after |processes the command)"
+    r"(?:\n\[(?:exit code: -?\d+|killed by signal|no output for |still running after |processes the command|"
+    r"sandbox: )"
     r"[^\n]*\])+\s*\Z"
 )
 
