@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pexpect
 import pytest
 import yaml
 from tests.conftest import make_git_repo
@@ -233,3 +234,45 @@ def test_without_bubblewrap_one_line_says_so_and_commands_run_under_the_rules(pl
     lines = [line for line in out.stderr.splitlines() if "no sandbox for the model's commands" in line]
     assert len(lines) == 1 and "bubblewrap (bwrap) is not installed" in lines[0]
     assert "apt install bubblewrap" in lines[0]
+
+
+@needs_sandbox
+def test_the_chat_header_names_the_sandbox_and_the_users_own_commands_stay_outside(place):
+    script = place / "script.yml"
+    steps = [{"tool": "run_shell_command", "arguments": {"command": "touch by-model.txt"}}, "tried it"]
+    script.write_text(yaml.safe_dump(steps))
+    env = dict(os.environ, HOME=str(place / "home"), ACODE_MODEL__SCRIPT=str(script), TERM="xterm",
+               ACODE_NEXT_SPEAKER__ENABLED="false", PROMPT_TOOLKIT_NO_CPR="1", COLUMNS="200")
+    child = pexpect.spawn(sys.executable, ["-m", "acode", "--backend", "scripted", "--sandbox", "read-only",
+                                           "--approval-mode", "yolo"], cwd=str(place / "ws"), env=env,
+                          encoding="utf-8", timeout=60, dimensions=(40, 200))
+    child.expect("sandbox: read-only")
+    child.expect("acode>")
+    child.sendline("!touch by-user.txt")  # typed by the user: as they run it, outside the sandbox
+    child.expect("exit code: 0")
+    child.expect("acode>")
+    child.sendline("touch a file")
+    child.expect("tried it")
+    child.expect("acode>")
+    child.sendline("/quit")
+    child.expect(pexpect.EOF)
+    assert (place / "ws" / "by-user.txt").exists() and not (place / "ws" / "by-model.txt").exists()
+
+
+def _running(argv: list[str]) -> bool:
+    wanted = "\0".join(argv) + "\0"
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_text() == wanted:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+@needs_sandbox
+def test_nothing_a_sandboxed_command_left_running_outlives_it(place, monkeypatch):
+    monkeypatch.setenv("HOME", str(place / "home"))
+    output = run_as_model(place, "sleep 987654 & echo started", "workspace-write")
+    assert "started" in output and "[exit code: 0]" in output
+    assert not _running(["sleep", "987654"])  # its PID namespace ended with it
