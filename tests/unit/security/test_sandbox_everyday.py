@@ -24,7 +24,7 @@ from acode.llm.scripted import ScriptedModel
 from acode.sandbox import find_sandbox
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pipeline"))
-from run_helpers import approve, events, good_execution, make_repo, plan, run_python, write_config  # noqa: E402
+from run_helpers import approve, events, good_execution, make_repo, plan, run_python, write_config
 
 SANDBOX, WHY_NOT = find_sandbox()
 pytestmark = pytest.mark.skipif(SANDBOX is None, reason=f"no sandbox here: {WHY_NOT}")
@@ -65,7 +65,8 @@ def test_one_shot_writes_a_script_and_runs_it(base):
 def test_the_fixer_runs_pytest_inside(base):
     repo = make_repo(base / "repo")
     (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    (repo / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    (repo / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
     fixed = "def add(a, b):\n    return a + b\n"
     fix = {"test_command": f"{sys.executable} -m pytest -q -p no:cacheprovider", "line_edit_calls": 0,
            "token_budget": 0, "mutants": 0, "deletions": 0, "crash_edits": 0}
@@ -99,7 +100,8 @@ def test_a_sub_agent_runs_a_command_inside(base):
     repo = make_repo(base / "repo")
     (repo / ".acode" / "agents").mkdir(parents=True)
     (repo / ".acode" / "agents" / "runner.md").write_text(
-        "---\nname: runner\ndescription: runs commands\ntools: run_shell_command\n---\nRun what you are asked.\n")
+        "---\nname: runner\ndescription: runs commands\ntools: run_shell_command\n---\n"
+        "Run what you are asked.\n")
     settings = Settings.model_validate({**QUIET, "agent": {"subagents": True}})
     model = ScriptedModel([
         {"tool": "invoke_agent", "arguments": {"agent_name": "runner", "prompt": "run env"}},
