@@ -41,7 +41,8 @@ NETWORK_SETTING = "sandbox.network: true in your user settings (~/.config/acode/
 _NETWORK_FAILURES = re.compile(
     r"Temporary failure in name resolution|Network is unreachable|Could not resolve host|getaddrinfo "
     r"(?:ENOTFOUND|EAI_AGAIN)|Name or service not known|No address associated with hostname|"
-    r"Failed to establish a new connection|nodename nor servname", re.IGNORECASE)
+    r"Failed to establish a new connection|nodename nor servname|Connection refused|ECONNREFUSED",
+    re.IGNORECASE)
 _READ_ONLY_LINE = re.compile(r"^.*Read-only file system.*$", re.IGNORECASE | re.MULTILINE)
 _QUOTED_PATH = re.compile(r"['\u2018\u2019\"](/[^'\u2018\u2019\"]+)['\u2018\u2019\"]|(/\S+?):? Read-only")
 
@@ -107,8 +108,9 @@ class CommandSandbox:
             return (f"[sandbox: read-only file system: {path} - only the workspace is writable (not "
                     f"{', '.join(PROTECTED_IN_WORKSPACE)}); {setting} in your user settings changes that]")
         if not self.network and _NETWORK_FAILURES.search(output):
-            return (f"[sandbox: no network inside (package downloads too); {NETWORK_SETTING} allows it, or "
-                    "install what is needed yourself with a ! command]")
+            return (f"[sandbox: no network inside (not even servers on this machine's localhost; package "
+                    f"downloads neither); {NETWORK_SETTING} allows it, or install what is needed yourself "
+                    "with a ! command]")
         return None
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pexpect
@@ -276,3 +278,22 @@ def test_nothing_a_sandboxed_command_left_running_outlives_it(place, monkeypatch
     output = run_as_model(place, "sleep 987654 & echo started", "workspace-write")
     assert "started" in output and "[exit code: 0]" in output
     assert not _running(["sleep", "987654"])  # its PID namespace ended with it
+
+
+@needs_sandbox
+def test_a_connection_fails_at_once_with_a_note_naming_the_setting(place, monkeypatch):
+    monkeypatch.setenv("HOME", str(place / "home"))
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(0.5)
+    port = server.getsockname()[1]
+    started = time.monotonic()
+    connect = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=30)"
+    output = run_as_model(place, f"{sys.executable} -c \"{connect}\"", "workspace-write")
+    assert time.monotonic() - started < 20  # refused, not waited out
+    assert "ConnectionRefusedError" in output and "[exit code: 1]" in output
+    assert "[sandbox: no network inside" in output and "sandbox.network: true" in output
+    with pytest.raises(TimeoutError):
+        server.accept()  # nothing reached the host's server
+    server.close()
