@@ -128,12 +128,14 @@ def protected_paths(workspace: Path) -> list[Path]:
     """The files and folders of ``PROTECTED_IN_WORKSPACE`` under ``workspace``. ``.acode`` and a git
     folder's ``hooks`` are made first when missing (empty; git and acode make them anyway), so that no
     command can create them with something in."""
-    git = workspace / ".git"
-    if git.is_dir() and not git.is_symlink():
-        (git / "hooks").mkdir(exist_ok=True)
-    acode = workspace / ".acode"
-    if not acode.exists() and not acode.is_symlink():
-        acode.mkdir()
+    git, acode = workspace / ".git", workspace / ".acode"
+    try:
+        if git.is_dir() and not git.is_symlink():
+            (git / "hooks").mkdir(exist_ok=True)
+        if not acode.exists() and not acode.is_symlink():
+            acode.mkdir()
+    except OSError:  # a workspace the user cannot write to: nothing can be planted there either
+        pass
     return [workspace / name for name in PROTECTED_IN_WORKSPACE if (workspace / name).exists()]
 
 
