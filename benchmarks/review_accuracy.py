@@ -14,6 +14,9 @@ Data (``--data``):
   written for acode (issue 31: `and` for `or` in an auth check, `x or default` with 0 valid, a dict
   mutated while iterated, a loop returning on its first item, a cache key missing a parameter, ...): what
   no analyzer rule sees. No docstring examples, no tests: only running the code (``+diff``) shows them.
+- state: benchmarks/data/state_pairs.jsonl, the same layout, 6 defects with sound twins that only state kept
+  between calls (a counter never reset, a stale cache entry, a registry that forgets), a hang (a loop that
+  no longer makes progress) or a state-building docstring example shows (issue 49).
 - commits: real commits of a repository (``--repo``, default this one) that modify Python files, each
   reviewed on its own (`acode review --commit`) and expected APPROVED: these changes passed their tests,
   so a rejection is a false reject on ordinary work (features, refactors, fixes), which the bug datasets
@@ -50,6 +53,7 @@ DATASETS = {
     "novel": REPO / "benchmarks" / "data" / "novel_bugs.jsonl",
     "security": REPO / "benchmarks" / "data" / "security_pairs.jsonl",
     "logic": REPO / "benchmarks" / "data" / "logic_pairs.jsonl",
+    "state": REPO / "benchmarks" / "data" / "state_pairs.jsonl",
 }
 
 
