@@ -227,3 +227,25 @@ def test_a_behaviour_change_the_intent_asks_for_is_approved(tmp_path):
     finding = behaviour_finding(data, "is_adult")
     assert finding["status"] == "dismissed" and "finds the new outcome right" in finding["message"]
     assert data["approved"] is True
+
+
+def test_the_pasted_test_asserts_the_old_outcome_of_each_kind_of_difference():
+    from acode.review.evidence import behaviour_runner_pastable as pastable
+
+    def step(old: dict, args=(1,), owner="", name="f", **extra) -> dict:
+        return {"owner": owner, "name": name, "args": args, "kwargs": {}, "old": old, **extra}
+
+    value = pastable.test_text("pkg.mod", "f", [step({"kind": "return", "value": [1, "a"]})], "result", "test_f")
+    assert value == "from pkg.mod import f\n\n\ndef test_f():\n    assert f(1) == [1, 'a']\n"
+    own = pastable.test_text("pkg.mod", "f", [step({"kind": "raise", "type": "TokenError", "module": "pkg.mod"})],
+                             "result", "test_f")
+    assert "from pkg.mod import TokenError, f" not in own and "from pkg.mod import TokenError" in own
+    assert "    with pytest.raises(TokenError):\n        f(1)\n" in own
+    hang = pastable.test_text("pkg.mod", "f", [step({"kind": "return", "value": 3}, new_kind="timeout")],
+                              "result", "test_f")
+    assert "signal.alarm(10)" in hang and "        assert f(1) == 3\n    finally:\n        signal.alarm(0)" in hang
+    mutated = pastable.test_text("pkg.mod", "f", [step({"kind": "return", "value": None, "args": (([],), {})},
+                                                       args=([2],))], "arguments", "test_f")
+    assert "args = [[2]]" in mutated and "assert (args, kwargs) == ([[]], {})" in mutated
+    with pytest.raises(pastable.NoTest):  # an object whose text says nothing has no literal to assert
+        pastable.test_text("pkg.mod", "f", [step({"kind": "return", "value": object()})], "result", "test_f")

@@ -211,7 +211,7 @@ class Search:
             old_text, new_text = ((old_text, f"{new_text} ({returned})") if side is before
                                   else (f"{old_text} ({returned})", new_text))
         found = {"input": text, "old": old_text, "new": new_text, "found_by": source, "what": what,
-                 "kind": kind, "test": _pasteable(self.spec, steps, what)}
+                 "kind": kind, "test": _pasteable(self.spec, steps, what, kind)}
         rank = _rank(what, before, after)
         if rank <= self.accept:
             self.found, self.found_rank = found, rank
@@ -279,24 +279,6 @@ class Search:
         self.found = self.found or kept
 
 
-def docstring_checks(spec: dict, old, new) -> list[dict]:
-    """Each docstring example with its expected output: does the old / the new version give it?"""
-    out = []
-    for example in spec.get("examples", []):
-        if not example.get("want"):
-            continue
-        values = inputs.literal_values([example["args"], example["kwargs"], example["want"]])
-        if len(values) != 3:
-            continue
-        args, kwargs, want = tuple(values[0]), dict(values[1]), values[2]
-        results = [outcomes.outcome(side, args, kwargs) for side in (old, new)]
-        out.append({"call": outcomes.call_text(spec["name"], args, kwargs), "want": outcomes.show(want),
-                    "old_ok": results[0]["kind"] == "return" and outcomes.same(results[0]["value"], want),
-                    "new_ok": results[1]["kind"] == "return" and outcomes.same(results[1]["value"], want),
-                    "old": outcomes.describe(results[0]), "new": outcomes.describe(results[1])})
-    return out
-
-
 def run(spec: dict) -> dict:
     sys.setrecursionlimit(3000)
     try:
@@ -324,7 +306,7 @@ def run(spec: dict) -> dict:
     try:
         checks += doctests.doctest_checks(spec, old_fn, new_fn)
         if bare:
-            checks = docstring_checks(spec, old, new) + checks
+            checks = doctests.docstring_checks(spec, old, new) + checks
             by_name = inputs.strategies(new_fn, params, seeds)
             # the docstring's and the tests' inputs are the telling ones; a generated one may be bettered
             single = seconds / 2 if stateful else seconds  # the rest for call sequences on one object
@@ -349,13 +331,33 @@ def run(spec: dict) -> dict:
             "docstring": checks}
 
 
-def _pasteable(spec: dict, steps: list[dict], what: str) -> str:
-    """The pytest test that repeats ``steps`` and asserts the old outcome, or why there is none."""
+def _pasteable(spec: dict, steps: list[dict], what: str, kind: str) -> str:
+    """The pytest test that repeats ``steps`` and asserts the old outcome, or why there is none. Checked
+    first on freshly imported modules, as a user's test process would have them: an outcome that rests on
+    what earlier calls left in the module (a module-level cache) is no test a fresh process repeats."""
+    try:
+        old = _replay(spec, steps, spec["old_root"])
+        new = old if kind == "hang" else _replay(spec, steps, spec["new_root"])  # a hang costs its box again
+    except Exception as exc:  # noqa: BLE001 - whatever stops the replay stops the test
+        return f"# no test: the call could not be repeated in fresh modules ({type(exc).__name__})"
+    if outcomes.differ(old, steps[-1]["old"]) or (kind != "hang" and not outcomes.differ(old, new)):
+        return (f"# no test: in a fresh process the old version {outcomes.describe(old)} and the new one "
+                f"{outcomes.describe(new)}: the difference rests on what earlier calls left in the module")
     imported = steps[0]["owner"] or steps[0]["name"]  # the function, the class built, or a static's class
     try:
         return pastable.test_text(spec["module"], imported, steps, what, pastable.test_name(spec["qualname"]))
     except pastable.NoTest as exc:
         return f"# no test: {exc}"
+
+
+def _replay(spec: dict, steps: list[dict], root: str) -> dict:
+    """The last step's outcome, the module of ``root`` imported afresh."""
+    factory, _, cls = load(root, spec["module"], spec["qualname"], spec["kind"])
+    if not steps[0].get("assign"):
+        return outcomes.outcome(factory, steps[-1]["args"], steps[-1]["kwargs"])
+    calls = [(s["name"], None if s.get("attribute") else (s["args"], s["kwargs"])) for s in steps[1:]]
+    played = sequences.play(cls, (steps[0]["args"], steps[0]["kwargs"]), calls, outcomes.CALL_SECONDS)
+    return played[-1] if len(played) == len(steps) else {"kind": "timeout", "args": ((), {})}
 
 
 def _error(exc: BaseException, kind: str) -> str:

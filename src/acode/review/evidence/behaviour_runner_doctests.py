@@ -11,7 +11,9 @@ from __future__ import annotations
 import doctest
 import sys
 
-outcomes = sys.modules["acode_behaviour_runner_outcomes"]  # the runner's sibling, loaded before this one
+# the runner's siblings, loaded before this one
+outcomes = sys.modules["acode_behaviour_runner_outcomes"]
+inputs = sys.modules["acode_behaviour_runner_inputs"]
 SECONDS = 4.0  # all the examples of one side together
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
@@ -34,6 +36,24 @@ class _Recorder(doctest.DocTestRunner):
 
     def report_unexpected_exception(self, out, test, example, exc_info) -> None:
         self.results[-1] = {"ok": False, "got": f"raises {exc_info[0].__name__}"}
+
+
+def docstring_checks(spec: dict, old, new) -> list[dict]:
+    """Each docstring example with its expected output: does the old / the new version give it?"""
+    out = []
+    for example in spec.get("examples", []):
+        if not example.get("want"):
+            continue
+        values = inputs.literal_values([example["args"], example["kwargs"], example["want"]])
+        if len(values) != 3:
+            continue
+        args, kwargs, want = tuple(values[0]), dict(values[1]), values[2]
+        results = [outcomes.outcome(side, args, kwargs) for side in (old, new)]
+        out.append({"call": outcomes.call_text(spec["name"], args, kwargs), "want": outcomes.show(want),
+                    "old_ok": results[0]["kind"] == "return" and outcomes.same(results[0]["value"], want),
+                    "new_ok": results[1]["kind"] == "return" and outcomes.same(results[1]["value"], want),
+                    "old": outcomes.describe(results[0]), "new": outcomes.describe(results[1])})
+    return out
 
 
 def examples_of(docstring: str) -> list[doctest.Example]:
@@ -93,12 +113,20 @@ def difference(spec: dict, checks: list[dict]) -> dict | None:
         raises = check["new"].startswith("raises") != check["old"].startswith("raises")
         kind = "hang" if check["new"].startswith("does not finish") else "raises" if raises else "returns"
         return {"input": shown, "old": check["old"], "new": check["new"], "found_by": "doctest",
-                "what": "result", "kind": kind, "test": _test(spec, examples)}
+                "what": "result", "kind": kind, "test": _test(spec, examples, check)}
     return None
 
 
-def _test(spec: dict, examples: list[doctest.Example]) -> str:
-    text = "".join(f">>> {e.source.strip()}\n{e.want}" for e in examples)
+def _test(spec: dict, examples: list[doctest.Example], check: dict) -> str:
+    """The examples up to the one that differs, as a doctest that asserts the old version's output: the
+    docstring's own where the old version gave it, else what the old version printed."""
+    last = examples[-1].want
+    if not check["old_ok"]:
+        if not check["old"].startswith("gives "):
+            return f"# no test: the old version {check['old']} on the docstring's example"
+        last = check["old"].removeprefix("gives ") + "\n"
+    text = "".join(f">>> {e.source.strip()}\n{e.want}" for e in examples[:-1])
+    text += f">>> {examples[-1].source.strip()}\n{last}"
     qualname = spec["qualname"]
     name = "test_" + qualname.replace(".", "_").lower() + "_docstring_as_before"
     return (f"import doctest\n\nimport {spec['module']}\n\nEXAMPLES = {text!r}\n\n\n"
