@@ -115,3 +115,23 @@ def test_a_sub_agent_runs_a_command_inside(base):
     assert [t.name for t in result.tool_steps()] == ["invoke_agent"]
     seen = (repo / "env.txt").read_text()  # the sub-agent's command ran, without the planted token
     assert "PATH=" in seen and "GITHUB_TOKEN" not in seen
+
+
+def test_a_queue_worker_runs_its_tasks_commands_inside(base):
+    root = make_repo(base / "repo")
+    (root / ".acode" / "agents").mkdir(parents=True)
+    (root / ".acode" / "agents" / "runner.md").write_text(
+        "---\nname: runner\ndescription: runs commands\ntools: run_shell_command\n---\n"
+        "Run what you are asked.\n")
+    script = base / "script.yml"
+    script.write_text(yaml.safe_dump([
+        {"tool": "run_shell_command", "arguments": {"command": "env > env.txt"}},
+        {"tool": "complete_task", "arguments": {"result": "env.txt"}}]))
+    env = dict(os.environ, ACODE_MODEL__SCRIPT=str(script), ACODE_AGENT__RULES__ALLOW_SHELL='["env"]')
+    acode = [sys.executable, "-m", "acode", "agent"]
+    for args in (["start", "runner", "save the environment"], ["run", "--backend", "scripted"]):
+        done = subprocess.run([*acode, *args], cwd=root, env=env, capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+    seen = (root / ".acode" / "agents" / "workspace" / "env.txt").read_text()
+    assert "PATH=" in seen and "GITHUB_TOKEN" not in seen
