@@ -33,10 +33,14 @@ def each_blob(root: Path, oids: list[str], use: Callable[[str, Iterator[bytes]],
     fired = threading.Event()
     limit = threading.Timer(timeout, lambda: (fired.set(), proc.kill()))
     limit.start()
+    line = b""
     try:
         for oid in wanted:
-            header = proc.stdout.readline().split()
-            if len(header) != 3:  # "<oid> missing", or git ended
+            line = proc.stdout.readline()
+            if not line:
+                break  # git ended: said below
+            header = line.split()
+            if len(header) != 3 or not header[2].isdigit():  # "<name> missing" (or ambiguous)
                 continue
             chunks = _chunks(proc.stdout, int(header[2]))
             use(oid, chunks)
@@ -50,6 +54,8 @@ def each_blob(root: Path, oids: list[str], use: Callable[[str, Iterator[bytes]],
         proc.wait()
     if fired.is_set():
         raise GitError("ACODE-GIT-007", f"'git cat-file --batch' took longer than {timeout:g} s in {root}")
+    if not line:
+        raise GitError("ACODE-GIT-006", f"'git cat-file --batch' ended before the last blob in {root}")
 
 
 def blob_heads(root: Path, oids: list[str], size: int, timeout: float = 300.0) -> dict[str, bytes]:

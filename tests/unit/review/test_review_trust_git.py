@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -217,3 +218,40 @@ def test_absolute_symlinks_are_left_out_of_the_test_trees_and_said(tmp_path, hos
     tests = json.loads(out.stdout)["tests"]
     assert tests["base"] is not None and tests["regressed"] == ["test_calc::test_add"], tests
     assert ("left out of the test runs: py, up" in tests["note"]) == (hostile == "links")
+
+
+# --- item 11: the test runs' output is read with a cap -------------------------------------------------
+
+FLOOD_MB = 200
+
+
+def test_a_test_flooding_its_output_does_not_grow_the_review(tmp_path):
+    """A failing test that writes 200 MB (pytest prints it in the failure report, through the pipe): the
+    review keeps its tail and counts the rest, its own memory stays far below the flood."""
+    flood = (f"def test_flood():\n    for _ in range({FLOOD_MB}):\n"
+             "        print('x' * (1 << 20))\n    assert False\n")
+    repo = repo_with_branch(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TEST_CALC},
+                            {"calc.py": CALC + "\n\ndef sub(a, b):\n    return a - b\n", "test_flood.py": flood})
+    script = tmp_path / "script.yml"
+    script.write_text(yaml.safe_dump([PROPOSE_NOTHING] * 12))
+    env = {**os.environ, "ACODE_MODEL__BACKEND": "scripted", "ACODE_MODEL__SCRIPT": str(script),
+           "ACODE_REVIEWER__REQUIRE_CANDIDATES": "false", "ACODE_REVIEWER__BEHAVIOUR__ENABLED": "false",
+           "ACODE_REVIEWER__REGRESSION__METHOD": "off", "ACODE_REVIEWER__TEST_TIMEOUT_SECONDS": "240"}
+    proc = subprocess.Popen([sys.executable, "-m", "acode", "review", "--json", "--base", "main", "--run-tests"],
+                            cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    peak = 0
+    status = Path(f"/proc/{proc.pid}/status")
+    while proc.poll() is None:  # the high-water mark of the review's own memory, until it ends
+        try:
+            line = next(li for li in status.read_text().splitlines() if li.startswith("VmHWM:"))
+            peak = max(peak, int(line.split()[1]) // 1024)
+        except (OSError, StopIteration):
+            pass
+        time.sleep(0.1)
+    stdout, stderr = proc.communicate()
+    assert proc.returncode in (0, 50), stderr[-3000:]
+    assert 0 < peak < FLOOD_MB // 2, f"the review's peak memory was {peak} MB"
+    tests = json.loads(stdout)["tests"]
+    assert tests["output_bytes"] > FLOOD_MB << 20, tests  # counted, not kept
+    assert len(tests["output_tail"]) <= 3000

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from acode.errors import UsageError
-from acode.gitcmd import run_git
+from acode.gitblobs import each_blob
+from acode.gitcmd import GitError, run_git
 from acode.review.change import diff_reading
 from acode.review.models import ChangedFile, Commit, ReviewContext
 
@@ -171,13 +173,61 @@ def read_new_text(context: ReviewContext, path: str) -> str | None:
             return file.read_text(encoding="utf-8", errors="replace") if file.is_file() else None
         except OSError:
             return None
-    done = run_git(context.root, "show", f"{context.head_rev}:{path}", check=False)
-    return done.stdout if done.returncode == 0 else None
+    return _text_at(context, context.head_rev, path)
 
 
 def read_old_text(context: ReviewContext, file: ChangedFile) -> str | None:
     """A changed file's content before the change (at the base commit), or None when it did not exist."""
     if not context.base_sha or file.change_type == "added":
         return None
-    done = run_git(context.root, "show", f"{context.base_sha}:{file.old_path or file.path}", check=False)
+    return _text_at(context, context.base_sha, file.old_path or file.path)
+
+
+# Both versions of every changed file, read at the first ask in one git process (the checks ask file by
+# file, several times each: one `git show` apiece made a 1,000-file change take minutes). Only the last
+# change asked about is kept; None: git has no such file there; a file above _CACHED_BYTES, or one of
+# another change, is read with `git show` when asked.
+_texts: dict[tuple[str, str, str], str | None] = {}
+_texts_of: list[tuple[str, str, str]] = []  # the change they belong to: (root, head, base)
+_CACHED_BYTES = 1 << 20
+
+
+def _text_at(context: ReviewContext, rev: str, path: str) -> str | None:
+    change = (str(context.root), context.head_rev or "", context.base_sha)
+    if _texts_of != [change]:
+        _prefetch(context)
+        _texts_of[:] = [change]
+    key = (str(context.root), rev, path)
+    if key in _texts:
+        return _texts[key]
+    done = run_git(context.root, "show", f"{rev}:{path}", check=False)
     return done.stdout if done.returncode == 0 else None
+
+
+def _prefetch(context: ReviewContext) -> None:
+    root = str(context.root)
+    names = {}
+    for file in context.files:
+        if context.head_rev and file.change_type != "deleted":
+            names[f"{context.head_rev}:{file.path}"] = (root, context.head_rev, file.path)
+        if context.base_sha and file.change_type != "added":
+            old = file.old_path or file.path
+            names[f"{context.base_sha}:{old}"] = (root, context.base_sha, old)
+    names = {name: key for name, key in names.items() if "\n" not in name}
+    _texts.clear()
+    _texts.update(dict.fromkeys(names.values()))  # missing until git hands the blob over
+
+    def keep(name: str, chunks: Iterator[bytes]) -> None:
+        data = b""
+        for chunk in chunks:
+            data += chunk
+            if len(data) > _CACHED_BYTES:
+                del _texts[names[name]]
+                return
+        # as `git show` through run_git reads it (text mode: universal newlines)
+        _texts[names[name]] = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+
+    try:
+        each_blob(context.root, list(names), keep)
+    except GitError:
+        _texts.clear()

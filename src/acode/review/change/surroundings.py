@@ -6,6 +6,7 @@ tests that matter for the change instead of the whole suite."""
 from __future__ import annotations
 
 import ast
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -19,6 +20,7 @@ from acode.test_files import is_test_path
 
 DEFAULT_TEST_COMMAND = "python -m pytest -q"
 MIN_NAME = 4  # shorter names (run, get, ...) match too much of a project to say anything
+GREP_BATCH = 400  # words per `git grep` (its command line stays well under the system's limit)
 _GENERIC = {"main", "__init__", "setUp", "tearDown", "test", "wrapper", "inner", "decorator"}
 
 
@@ -68,8 +70,7 @@ def surroundings_of(context: ReviewContext, *, max_callers: int = 6, per_name: i
         stem = PurePosixPath(changed.path).stem
         modules.append(PurePosixPath(changed.path).parent.name if stem == "__init__" else stem)
     names = [n for ns in around.functions.values() for n in ns if telling_name(n)]
-    for name in dict.fromkeys(names):
-        hits = grep_python(context, name, calls=True)
+    for name, hits in grep_words(context, names, calls=True).items():
         outside = [h for h in hits if h.split(":", 1)[0] not in changed_paths and not _defines(h, name)
                    and not h.split(":", 2)[-1].lstrip().startswith(("#", '"', "'"))]
         for hit in [h for h in outside if not is_test_path(h.split(":", 1)[0])][:per_name]:
@@ -100,8 +101,30 @@ def telling_name(name: str) -> bool:
 def grep_python(context: ReviewContext, word: str, *, calls: bool = False) -> list[str]:
     """`git grep` of ``word`` (a whole word; with ``calls``, only where it is called) in the Python files
     of the reviewed version."""
+    return grep_words(context, [word], calls=calls)[word]
+
+
+def grep_words(context: ReviewContext, words: list[str], *, calls: bool = False) -> dict[str, list[str]]:
+    """``grep_python`` for many words with one `git grep` per GREP_BATCH of them (a change to 20,000
+    files is not 20,000 processes): word -> its "path:line:code" hits."""
+    found: dict[str, list[str]] = {word: [] for word in words}
+    unique = list(found)
+    for start in range(0, len(unique), GREP_BATCH):
+        batch = unique[start:start + GREP_BATCH]
+        patterns = [part for word in batch
+                    for part in ("-e", rf"(^|[^A-Za-z0-9_]){word}\(" if calls else word)]
+        lines = _grep(context, ["-E", *patterns] if calls else ["-w", *patterns])
+        which = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, batch)) + r")"
+                           + (r"\(" if calls else r"(?![A-Za-z0-9_])"))
+        for line in lines:
+            code = line.split(":", 2)[-1]
+            for word in dict.fromkeys(m.group(1) for m in which.finditer(code)):
+                found[word].append(line)
+    return found
+
+
+def _grep(context: ReviewContext, pattern: list[str]) -> list[str]:
     rev = [context.head_rev] if context.head_rev else []
-    pattern = ["-E", "-e", rf"(^|[^A-Za-z0-9_]){word}\("] if calls else ["-w", "-e", word]
     try:
         # --text: git's own binary test trusts .gitattributes, which the change can set (``*.py -diff``)
         done = run_git(context.root, "grep", "-n", "--text", "--full-name", *pattern, *rev, "--", "*.py",
@@ -117,8 +140,9 @@ def grep_python(context: ReviewContext, word: str, *, calls: bool = False) -> li
 def _tests_naming(context: ReviewContext, names: list[str], modules: list[str], limit: int) -> list[str]:
     """Test files that name a changed function, else the changed module; most names first."""
     score: dict[str, int] = {}
-    for word in names + [m for m in modules if len(m) >= MIN_NAME]:
-        for path in {h.split(":", 1)[0] for h in grep_python(context, word)}:
+    words = list(dict.fromkeys(names + [m for m in modules if len(m) >= MIN_NAME]))
+    for word, hits in grep_words(context, words).items():
+        for path in {h.split(":", 1)[0] for h in hits}:
             if _test_module(path):
                 score[path] = score.get(path, 0) + (2 if word in names else 1)
     return sorted(score, key=lambda p: (-score[p], p))[:limit]

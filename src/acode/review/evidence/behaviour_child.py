@@ -11,12 +11,12 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from acode.capped_run import run_capped
 from acode.child_signals import with_default_signals
 from acode.paths import user_cache_dir
 from acode.sandbox import Sandbox, sandbox_env
@@ -33,6 +33,7 @@ old = _runner.load(_s["old_root"], _s["module"], _s["qualname"], _s["kind"])[1]
 new = _runner.load(_s["new_root"], _s["module"], _s["qualname"], _s["kind"])[1]
 """
 _GIVEN = re.compile(r"^Given: \((?P<input>.*)\),?\s*$")
+CHILD_OUTPUT_BYTES = 4 << 20  # CrossHair's report is read from it; a child printing more is cut
 STARTUP_SECONDS = 8.0  # a child's Python, Hypothesis or CrossHair imports, on a busy machine
 CROSSHAIR_START = 2.0  # what CrossHair's process costs besides its search (imports, z3), for the time plan
 # Hypothesis builds its Unicode tables (every character's category, what UTF-8 encodes) the first time a
@@ -63,16 +64,8 @@ def child(argv: list[str], where: Where, timeout: float) -> tuple[int | None, st
         readable = [p for p in where.readable if p.resolve().is_relative_to(Path("/tmp").resolve())]
         argv = where.sandbox.command(argv, writable=[where.io], cwd=where.io, readable=readable, env=env)
         env = sandbox_env(env)
-    proc = subprocess.Popen(with_default_signals(argv), cwd=where.io, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                            start_new_session=True, env=env)
-    try:
-        output, _ = proc.communicate(timeout=max(1.0, timeout))
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return None, ""
-    return proc.returncode, output or ""
+    run = run_capped(argv, cwd=where.io, env=env, timeout=max(1.0, timeout), keep=CHILD_OUTPUT_BYTES)
+    return run.returncode, "" if run.returncode is None else run.output
 
 
 @dataclass

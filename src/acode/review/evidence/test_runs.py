@@ -23,15 +23,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import signal
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
-from acode.child_signals import with_default_signals
+from acode.capped_run import run_capped
 from acode.errors import AcodeError
 from acode.review.change.git_context import read_new_text
 from acode.review.evidence.tree_extract import extract_tree
@@ -50,10 +48,12 @@ class SuiteRun:
     output_tail: str
     outcomes: dict[str, str] | None = None  # test id -> passed | failed | error | skipped (pytest only)
     seconds: float = 0.0
+    output_bytes: int = 0  # all the run wrote; only the tail is kept
 
     def record(self) -> dict:
         return {"command": self.command, "exit_code": self.exit_code, "timed_out": self.timed_out,
-                "output_tail": self.output_tail, "seconds": round(self.seconds, 1)}
+                "output_tail": self.output_tail, "seconds": round(self.seconds, 1),
+                "output_bytes": self.output_bytes}
 
 
 @dataclass
@@ -133,21 +133,13 @@ def run_tests(command: str, tree: Path, timeout: float, report: Path, sandbox: S
     if sandbox is not None:
         argv, env = sandbox.wrap(argv, env, cwd=tree, writable=writable or report.parent)
     started = time.monotonic()
-    # stdin is closed: a test that reads it (code under review falling back to sys.stdin) gets end of file,
-    # not the user's terminal, and does not wait for input until the time limit
-    proc = subprocess.Popen(with_default_signals(argv), cwd=tree, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                            start_new_session=True, env=env)
-    timed_out = False
-    try:
-        output, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        os.killpg(proc.pid, signal.SIGKILL)
-        output, _ = proc.communicate()
-    return SuiteRun(command=command, exit_code=124 if timed_out else proc.returncode, timed_out=timed_out,
-                   output_tail=redact((output or "")[-3000:]), outcomes=read_junit(report),
-                   seconds=time.monotonic() - started)
+    # stdin closed (a test reading it gets end of file, not the user's terminal); the output read with a
+    # cap (a test writing 300 MB to its pipe must not grow the review by as much)
+    run = run_capped(argv, cwd=tree, env=env, timeout=timeout)
+    timed_out = run.returncode is None
+    return SuiteRun(command=command, exit_code=124 if run.returncode is None else run.returncode,
+                    timed_out=timed_out, output_tail=redact(run.output[-3000:]), outcomes=read_junit(report),
+                    seconds=time.monotonic() - started, output_bytes=run.total_bytes)
 
 
 def _is_pytest(command: str) -> bool:
