@@ -44,6 +44,20 @@ def repo_with_branch(path: Path, before: dict[str, str], after: dict[str, str | 
     return path
 
 
+def ci_clone(repo: Path, tmp_path: Path) -> Path:
+    """What a CI job has: origin is the project, the clone is shallow (depth 1) and HEAD is the pull
+    request's commit, detached. The base branch is not in the clone."""
+    origin = tmp_path / "origin.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(origin)], check=True)
+    clone = tmp_path / "job"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{origin}", str(clone)],
+                   check=True)
+    git(clone, "checkout", "-q", "--detach", "HEAD")
+    for key, value in (("user.email", "ci@example.com"), ("user.name", "CI")):
+        git(clone, "config", key, value)
+    return clone
+
+
 def write(root: Path, files: dict[str, str | None]) -> None:
     for name, text in files.items():
         target = root / name

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 import yaml
 from junitparser import JUnitXml
-from review_fakes import BUGGY, SOUND, git, repo_with_branch
+from review_fakes import BUGGY, SOUND, ci_clone, git, repo_with_branch
 from test_review_cli import BUG, PROPOSE_NOTHING, invoke, use_script
 from tests.ci_schemas import GITHUB_COMMAND, GITLAB_CODE_QUALITY, RDJSON
 
@@ -89,20 +89,6 @@ def test_an_unknown_format_names_the_known_ones(repo):
 
 
 # -- the base from the CI environment --------------------------------------------------------------------
-def _ci_clone(repo, tmp_path):
-    """What a CI job has: origin is the project, the clone is shallow (depth 1) and HEAD is the pull
-    request's commit, detached. The base branch is not in the clone."""
-    origin = tmp_path / "origin.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(origin)], check=True)
-    clone = tmp_path / "job"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{origin}", str(clone)],
-                   check=True)
-    git(clone, "checkout", "-q", "--detach", "HEAD")
-    for key, value in (("user.email", "ci@example.com"), ("user.name", "CI")):
-        git(clone, "config", key, value)
-    return clone
-
-
 def _use_script_in(clone, steps):
     script = clone.parent / "ci-script.yml"
     script.write_text(yaml.safe_dump(steps))
@@ -114,7 +100,7 @@ def _use_script_in(clone, steps):
 
 def test_github_pull_request_job_reviews_against_the_target_fetched_into_a_shallow_clone(repo, tmp_path,
                                                                                          monkeypatch):
-    clone = _ci_clone(repo, tmp_path)
+    clone = ci_clone(repo, tmp_path)
     _use_script_in(clone, REJECTING)
     missing = subprocess.run(["git", "rev-parse", "--verify", "--quiet", "origin/main"], cwd=clone, check=False)
     assert missing.returncode != 0
@@ -134,7 +120,7 @@ def test_github_pull_request_job_reviews_against_the_target_fetched_into_a_shall
 
 def test_gitlab_merge_request_job_uses_the_named_merge_base(repo, tmp_path, monkeypatch):
     base_sha = git(repo, "rev-parse", "main")
-    clone = _ci_clone(repo, tmp_path)
+    clone = ci_clone(repo, tmp_path)
     git(clone, "fetch", "-q", "--depth", "2", "origin", "feature")  # GitLab's GIT_DEPTH keeps the merge base
     _use_script_in(clone, [PROPOSE_NOTHING] * 5)
     for key, value in {"CI": "true", "GITLAB_CI": "true", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
@@ -148,7 +134,7 @@ def test_gitlab_merge_request_job_uses_the_named_merge_base(repo, tmp_path, monk
 
 
 def test_a_target_that_cannot_be_fetched_says_which_fetch_to_add(repo, tmp_path, monkeypatch):
-    clone = _ci_clone(repo, tmp_path)
+    clone = ci_clone(repo, tmp_path)
     git(clone, "remote", "remove", "origin")
     _use_script_in(clone, [PROPOSE_NOTHING] * 5)
     monkeypatch.setenv("GITHUB_ACTIONS", "true")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from review_fakes import git, repo_with_branch
+from review_fakes import ci_clone, git, repo_with_branch
 
 CALC = "def add(a, b):\n    return a + b\n"
 # a fake token of the GitHub shape (never a real one) and string-built SQL: secret/github-token, ruff/S608
@@ -164,13 +164,7 @@ def test_a_symlink_the_base_holds_is_not_followed_to_a_file_the_change_edits(tmp
 def test_the_ci_base_fetch_never_runs_an_ext_remote(tmp_path, how):
     """A pull request job's shallow clone without the base: acode fetches it from origin. A handed-over
     repository's config naming an ext:: transport (which runs a command) is not fetched from."""
-    repo = hostile_change(tmp_path)
-    origin = tmp_path / "origin.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(origin)], check=True)
-    job = tmp_path / "job"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{origin}", str(job)],
-                   check=True)
-    git(job, "checkout", "-q", "--detach", "HEAD")
+    job = ci_clone(hostile_change(tmp_path), tmp_path)
     marker = tmp_path / "EXT_RAN"
     command = f"ext::sh -c touch% {marker}"
     if how == "remote.origin.url":
