@@ -249,3 +249,36 @@ def test_the_pasted_test_asserts_the_old_outcome_of_each_kind_of_difference():
     assert "args = [[2]]" in mutated and "assert (args, kwargs) == ([[]], {})" in mutated
     with pytest.raises(pastable.NoTest):  # an object whose text says nothing has no literal to assert
         pastable.test_text("pkg.mod", "f", [step({"kind": "return", "value": object()})], "result", "test_f")
+
+
+SLUGS = '''"""Slugs for titles.
+
+>>> slug("Hello, World!")
+'hello-world'
+"""
+import re
+
+
+def words(text):
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def slug(text):
+    return "-".join(words(text))
+'''
+
+
+@needs_sandbox
+def test_the_examples_of_the_code_around_a_changed_function_run_on_both_sides(tmp_path):
+    from acode.review.change.git_context import branch_context
+    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+    from acode.review.evidence.behaviour_findings import behaviour_findings
+
+    after = SLUGS.replace('r"[a-z0-9]+"', 'r"[a-z0-9,!]+"')  # words() now keeps punctuation
+    context = branch_context(repo_with_branch(tmp_path / "r", {"slugs.py": SLUGS}, {"slugs.py": after}), "main")
+    diff = run_behaviour_diff(context, find_sandbox()[0], Limits(crosshair_seconds=0, seconds=1))
+    [check] = diff.results[0].docstring  # the module's example calls slug(), which calls the changed words()
+    assert (check["where"], check["old_ok"], check["new_ok"]) == ("the module", True, False)
+    assert check["new"] == "gives 'hello,-world!'"
+    [finding] = behaviour_findings(diff, "Keep punctuation in words")
+    assert finding.severity == "high" and "in the module's docstring) slug(\"Hello, World!\")" in finding.message

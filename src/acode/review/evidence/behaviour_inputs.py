@@ -17,6 +17,7 @@ from acode.review.evidence.ast_parts import strip_docstring
 
 MAX_SEEDS = 40
 MAX_CALLS = 20
+MAX_NEIGHBOURS = 3
 
 
 @dataclass
@@ -32,6 +33,7 @@ class ChangedFunction:
     examples: list[dict] = field(default_factory=list)  # {"args": "(..,)", "kwargs": "{..}", "want": ".."}
     calls: list[dict] = field(default_factory=list)
     annotated: bool = False  # every parameter annotated (CrossHair needs the types)
+    neighbours: list[dict] = field(default_factory=list)  # {"name", "docstring"}: other docstrings calling it
 
     @property
     def name(self) -> str:
@@ -81,6 +83,7 @@ def changed_functions(path: str, old: str, new: str) -> list[ChangedFunction]:
     except (SyntaxError, ValueError):
         return []
     out = []
+    documented = docstrings_with_examples(ast.parse(new))
     for qualname, (kind, node) in after.items():
         if qualname not in before or _code_of(before[qualname][1]) == _code_of(node):
             continue
@@ -91,8 +94,39 @@ def changed_functions(path: str, old: str, new: str) -> list[ChangedFunction]:
             path=path, module=module or "", qualname=qualname, kind=kind, line=node.lineno,
             end_line=node.end_lineno or node.lineno, docstring=doc,
             seeds=literal_seeds([before[qualname][1], node]), examples=docstring_examples(doc, node.name),
-            annotated=_annotated(node, kind)))
+            annotated=_annotated(node, kind), neighbours=neighbours(documented, qualname)))
     return out
+
+
+def _docstring_with_examples(node: ast.AST) -> str:
+    doc = ast.get_docstring(node) if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                                       ast.AsyncFunctionDef)) else None
+    return doc if doc and ">>>" in doc else ""
+
+
+def docstrings_with_examples(tree: ast.Module) -> dict[str, tuple[str, set[str]]]:
+    """Qualified name ('' for the module) -> (docstring, the names its code calls), for the docstrings that
+    hold examples."""
+    out = {"": (_docstring_with_examples(tree), set())}
+    defined = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    nodes = [(n.name, n) for n in tree.body if isinstance(n, defined)]
+    nodes += [(f"{c.name}.{i.name}", i) for c in tree.body if isinstance(c, ast.ClassDef) for i in c.body
+              if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for name, node in nodes:
+        called = {getattr(c.func, "id", None) or getattr(c.func, "attr", "") for c in ast.walk(node)
+                  if isinstance(c, ast.Call)}
+        out[name] = (_docstring_with_examples(node), called)
+    return {name: item for name, item in out.items() if item[0]}
+
+
+def neighbours(documented: dict[str, tuple[str, set[str]]], qualname: str,
+               most: int = MAX_NEIGHBOURS) -> list[dict]:
+    """The other docstrings with examples that exercise ``qualname``: the module's, those that call it by
+    name, those of the functions that call it. Their examples run on both sides like its own."""
+    short = qualname.split(".")[-1]
+    out = [{"name": name or "the module", "docstring": doc} for name, (doc, called) in documented.items()
+           if name != qualname and (not name or f"{short}(" in doc or short in called)]
+    return out[:most]
 
 
 def _annotated(node: ast.FunctionDef | ast.AsyncFunctionDef, kind: str) -> bool:

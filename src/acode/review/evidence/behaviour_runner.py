@@ -328,7 +328,7 @@ def run(spec: dict) -> dict:
         return {"status": "not_run", "tried": search.tried, "why": (
             f"every input tried ({search.tried}) raised on both sides: none it accepts was found")}
     return {"status": "differs" if difference else "same", "tried": search.tried, "difference": difference,
-            "docstring": checks}
+            "docstring": doctests.public(checks)}
 
 
 def _pasteable(spec: dict, steps: list[dict], what: str, kind: str) -> str:

@@ -9,6 +9,7 @@ acode: the runner loads this file by its path."""
 from __future__ import annotations
 
 import doctest
+import re
 import sys
 
 # the runner's siblings, loaded before this one
@@ -79,21 +80,29 @@ def _side(fn, docstring: str, name: str) -> list[dict]:
 
 
 def doctest_checks(spec: dict, old_fn, new_fn) -> list[dict]:
-    """Per example of the docstring that shows an output (or an exception): does the old / the new version
-    give it? Only for a docstring with an example the runner's own literal calls do not cover."""
-    docstring, examples = spec.get("docstring") or "", examples_of(spec.get("docstring") or "")
-    if not examples or len(examples) <= len(spec.get("examples", [])):
-        return []
-    old, new = _side(old_fn, docstring, spec["name"]), _side(new_fn, docstring, spec["name"])
+    """Per example that shows an output (or an exception), in the function's docstring (when the runner's
+    own literal calls do not cover it) and in the docstrings of the module that call it (``neighbours``):
+    does the old / the new version give it?"""
+    docstrings = [(spec["qualname"], spec.get("docstring") or "")]
+    if len(examples_of(docstrings[0][1])) <= len(spec.get("examples", [])):
+        docstrings = []
+    docstrings += [(n["name"], n["docstring"]) for n in spec.get("neighbours", [])]
     out = []
-    for number, example in enumerate(examples):
-        if not example.want.strip() and not example.exc_msg:
-            continue  # a step that sets something up: its result shows in the examples after it
-        before = old[number] if number < len(old) else {"ok": None, "got": "not run"}
-        after = new[number] if number < len(new) else {"ok": None, "got": "not run"}
-        out.append({"call": example.source.strip(), "want": example.want.strip(), "index": number,
-                    "old_ok": bool(before["ok"]), "new_ok": bool(after["ok"]),
-                    "old": _gives(before), "new": _gives(after), "found_by": "doctest"})
+    for where, docstring in docstrings:
+        examples = examples_of(docstring)
+        if not examples:
+            continue
+        old, new = _side(old_fn, docstring, where), _side(new_fn, docstring, where)
+        shown = "" if where == spec["qualname"] else f"(in {where}'s docstring) "
+        for number, example in enumerate(examples):
+            if not example.want.strip() and not example.exc_msg:
+                continue  # a step that sets something up: its result shows in the examples after it
+            before = old[number] if number < len(old) else {"ok": None, "got": "not run"}
+            after = new[number] if number < len(new) else {"ok": None, "got": "not run"}
+            out.append({"call": shown + example.source.strip(), "want": example.want.strip(), "index": number,
+                        "old_ok": bool(before["ok"]), "new_ok": bool(after["ok"]), "where": where,
+                        "docstring": docstring, "old": _gives(before), "new": _gives(after),
+                        "found_by": "doctest"})
     return out
 
 
@@ -108,13 +117,18 @@ def difference(spec: dict, checks: list[dict]) -> dict | None:
     for check in checks:
         if check.get("found_by") != "doctest" or check["old_ok"] == check["new_ok"]:
             continue
-        examples = examples_of(spec.get("docstring") or "")[:check["index"] + 1]
+        examples = examples_of(check["docstring"])[:check["index"] + 1]
         shown = "; ".join(e.source.strip() for e in examples)
         raises = check["new"].startswith("raises") != check["old"].startswith("raises")
         kind = "hang" if check["new"].startswith("does not finish") else "raises" if raises else "returns"
         return {"input": shown, "old": check["old"], "new": check["new"], "found_by": "doctest",
                 "what": "result", "kind": kind, "test": _test(spec, examples, check)}
     return None
+
+
+def public(checks: list[dict]) -> list[dict]:
+    """The checks as the review records them (without the docstrings they were read from)."""
+    return [{k: v for k, v in c.items() if k != "docstring"} for c in checks]
 
 
 def _test(spec: dict, examples: list[doctest.Example], check: dict) -> str:
@@ -127,8 +141,8 @@ def _test(spec: dict, examples: list[doctest.Example], check: dict) -> str:
         last = check["old"].removeprefix("gives ") + "\n"
     text = "".join(f">>> {e.source.strip()}\n{e.want}" for e in examples[:-1])
     text += f">>> {examples[-1].source.strip()}\n{last}"
-    qualname = spec["qualname"]
-    name = "test_" + qualname.replace(".", "_").lower() + "_docstring_as_before"
+    qualname = check.get("where") or spec["qualname"]
+    name = "test_" + re.sub(r"\W+", "_", qualname).lower() + "_docstring_as_before"
     return (f"import doctest\n\nimport {spec['module']}\n\nEXAMPLES = {text!r}\n\n\n"
             f"def {name}():\n"
             f"    # the docstring's examples of {qualname}, up to the one the change no longer gives\n"
