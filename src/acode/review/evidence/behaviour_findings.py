@@ -105,10 +105,14 @@ def _both_raise(difference: dict) -> bool:
     return all(str(difference.get(side, "")).startswith("raises") for side in ("old", "new"))
 
 
+_FOUND_BY = {"crosshair": "CrossHair", "hypothesis": "Hypothesis", "docstring": "the docstring's example",
+             "tests": "a call in the tests", "sequence": "a call sequence on one object",
+             "doctest": "the docstring examples run as doctests", "time box": "the child's time box"}
+
+
 def _difference_text(result: FunctionResult) -> str:
     d = result.difference or {}
-    found = {"crosshair": "CrossHair", "hypothesis": "Hypothesis", "docstring": "the docstring's example",
-             "tests": "a call in the tests"}.get(d.get("found_by", ""), d.get("found_by", ""))
+    found = _FOUND_BY.get(d.get("found_by", ""), d.get("found_by", ""))
     return f"`{d['input']}`: before the change it {d['old']}, now it {d['new']} (input found by {found})"
 
 
