@@ -22,6 +22,9 @@ from acode.paths import user_cache_dir
 from acode.sandbox import Sandbox, sandbox_env
 
 RUNNER = Path(__file__).with_name("behaviour_runner.py")
+# why a function is not compared when importing its new version (after the old one imported) hung or ended
+# the child: the change made the evidence unavailable (``behaviour_diff.withheld``)
+IMPORT_STOPPED = "with the change: importing the module "
 IN_FLIGHT = "in-flight.json"  # the runner's note of the input the new version is running on (its IN_FLIGHT)
 SHIM = """import importlib.util, json, sys
 _spec = importlib.util.spec_from_file_location("acode_behaviour_runner", {runner!r})
@@ -86,8 +89,13 @@ def run_batch(specs: list[dict], runner: Path, where: Where, plan_seconds: float
     done = _json(out) or []
     if len(done) >= len(specs):
         return Batch(done)
+    note = _json(in_flight)
+    if note and note.get("importing") and note.get("index") == len(done):  # the old version imported
+        how = (f"did not finish in the child's time box ({box:.0f} s)" if code is None
+               else f"ended the child ({_last_line(output, code)})")
+        return Batch(done, IMPORT_STOPPED + how)
     if code is None:
-        hang = _json(in_flight)
+        hang = note
         if hang and hang.get("index") == len(done):
             took = "under 0.01" if hang["seconds"] < 0.01 else f"{hang['seconds']:.2f}"
             hang = {"input": hang["input"], "old": hang["old"], "found_by": "time box", "what": "result",
@@ -95,8 +103,11 @@ def run_batch(specs: list[dict], runner: Path, where: Where, plan_seconds: float
                                             f"it (the old version returned in {took} s)")}
         return Batch(done, f"did not finish in its time box ({box:.0f} s)",
                      hang if hang and "kind" in hang else None)
-    last = (output.strip().splitlines() or [f"exit {code}"])[-1][:200]
-    return Batch(done, f"the runner failed ({last})")
+    return Batch(done, f"the runner failed ({_last_line(output, code)})")
+
+
+def _last_line(output: str, code: int | None) -> str:
+    return (output.strip().splitlines() or [f"exit {code}"])[-1][:200]
 
 
 def _json(path: Path):

@@ -30,6 +30,7 @@ from acode.review.evidence.behaviour_child import (
     seed_hypothesis_tables,
 )
 from acode.review.evidence.behaviour_inputs import ChangedFunction, changed_functions, test_calls
+from acode.review.evidence.behaviour_withheld import withheld_by_change
 from acode.review.evidence.test_runs import base_tree_of, head_tree_of
 from acode.review.models import ReviewContext
 from acode.sandbox import Sandbox
@@ -46,11 +47,13 @@ class FunctionResult:
     docstring: list[dict] = field(default_factory=list)  # examples with expected output, per side
     seconds: float = 0.0
     crosshair: str = ""  # what CrossHair's search did ('' when it was not needed)
+    withheld: bool = False  # not run because of the change: it imports on the base, not with the change
 
     def record(self) -> dict:
         return {"file": self.function.path, "function": self.function.qualname, "line": self.function.line,
                 "status": self.status, "why": self.why, "tried": self.tried, "difference": self.difference,
-                "docstring": self.docstring, "seconds": round(self.seconds, 1), "crosshair": self.crosshair}
+                "docstring": self.docstring, "seconds": round(self.seconds, 1), "crosshair": self.crosshair,
+                "withheld": self.withheld}
 
 
 @dataclass
@@ -122,6 +125,10 @@ def run_behaviour_diff(context: ReviewContext, sandbox: Sandbox | None, limits: 
                      "seconds": limits.seconds, "max_examples": limits.max_examples} for n in runnable}
         started = time.monotonic()  # the plan is for the searches (the trees are extracted by now)
         _search(functions, runnable, specs, runner, where, limits, started, results)
+        for number in runnable:
+            if results[number].status == "not_run":
+                results[number].withheld, results[number].why = withheld_by_change(results[number].why,
+                                                                                   context, base)
         for number in runnable:
             if (results[number].status == "same" and functions[number].kind == "function"
                     and functions[number].annotated and limits.crosshair_seconds > 0):

@@ -19,6 +19,7 @@ from acode.review.models import Finding
 from acode.secrets import redact
 
 RULE = "behaviour/changed"
+WITHHELD = "behaviour/withheld"  # the change made its function impossible to run (``behaviour_withheld``)
 ASK = "ask"  # metrics key: the difference waits for the model's question
 _NO_CHANGE_CLAIM = re.compile(
     r"\b(refactor\w*|renam\w*|tid(?:y|ied|ies|ying)|clean(?:ed|s|ing)?[ -]?up|cleanup|reformat\w*|"
@@ -87,7 +88,12 @@ def weigh_difference(result: FunctionResult, verdict: IntentVerdict) -> Finding:
 def behaviour_findings(diff: BehaviourDiff, intent: str | IntentVerdict) -> list[Finding]:
     verdict = intent if isinstance(intent, IntentVerdict) else intent_verdict(intent)
     return [weigh_difference(result, verdict) for result in diff.results
-            if result.status == "differs" and result.difference]
+            if result.status == "differs" and result.difference] + [
+        _finding(result, "high", rule=WITHHELD, message=(
+            f"{result.function.qualname}() could not be compared: with the change "
+            f"{result.why.removeprefix('with the change: ')}, on the base it imported; evidence the change "
+            "makes unavailable counts against it"))
+        for result in diff.results if result.withheld]
 
 
 def reweigh(findings: list[Finding], diff: BehaviourDiff | None, verdict: IntentVerdict) -> list[Finding]:

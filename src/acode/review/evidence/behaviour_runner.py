@@ -111,6 +111,22 @@ def in_flight(text: str, before: dict, spec: dict):
         path.unlink(missing_ok=True)
 
 
+@contextlib.contextmanager
+def importing_new(spec: dict):
+    """While the new version's module is imported (the old one imported), a note of it in the in-flight
+    file: an import that hangs or ends the child is the change's doing, and the note tells the parent so."""
+    path = _InFlight.path
+    if path is None:
+        yield
+        return
+    note = {"index": spec.get("index", -1), "importing": spec["module"]}
+    path.write_text(json.dumps(note), encoding="utf-8")
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+
+
 # ---------------------------------------------------------------------------------------------- loading
 
 class NeedsArguments(str):
@@ -286,7 +302,8 @@ def run(spec: dict) -> dict:
     except Exception as exc:  # noqa: BLE001 - anything the import raises is why it could not run
         return {"status": "not_run", "why": f"on the base: {_error(exc, spec['kind'])}"}
     try:
-        new, new_fn, new_cls = load(spec["new_root"], spec["module"], spec["qualname"], spec["kind"])
+        with importing_new(spec):
+            new, new_fn, new_cls = load(spec["new_root"], spec["module"], spec["qualname"], spec["kind"])
     except Exception as exc:  # noqa: BLE001
         return {"status": "not_run", "why": f"with the change: {_error(exc, spec['kind'])}"}
     if inspect.iscoroutinefunction(new_fn) or inspect.iscoroutinefunction(old_fn):

@@ -194,23 +194,29 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
         left_out: list[str] = []  # symbolic links that lead outside the extracted trees
         head_tree = head_tree_of(context, Path(tmp) / "head", left_out)
         base_tree, why_not = base_tree_of(context, Path(tmp) / "base", left_out)
+        own_tree: list[Path] = []  # the base with its own test files, extracted when first needed
         result = None
         for step, command in enumerate(commands):
             head = run_tests(command, head_tree, timeout, Path(tmp) / f"head-{step}.xml", **sides)
-            # a whole suite that does not finish is not run again on the base (too slow to compare); the
-            # related tests are, since a hang the change brings shows there
-            if head.timed_out and (base_tree is None or step > 0 or not plan.related):
-                result = SuiteContrast(head=head, ran=commands[:step + 1], related=plan.related, note=_join(
-                    plan.note, f"`{command}` did not finish in {timeout:g} s with the change; the base was "
-                    "not run (reviewer.test_timeout_seconds, or a narrower reviewer.test_command)"))
-                break
             if base_tree is None:
-                only = f"{why_not}: the tests ran on the change only"
-                return SuiteContrast(head=head, note=_join(plan.note, only, _links_note(left_out)))
-            # after a hang the base gets half the limit: only a base that fast tells a hang the change brings
-            base = run_tests(command, base_tree, timeout / 2 if head.timed_out else timeout,
-                             Path(tmp) / f"base-{step}.xml", **sides)
-            result = _one_side_hangs(head, base, timeout)
+                note = (f"`{command}` did not finish in {timeout:g} s with the change; " if head.timed_out
+                        else "")
+                return SuiteContrast(head=head, ran=commands[:step + 1], related=plan.related, note=_join(
+                    plan.note, f"{note}{why_not}: the tests ran on the change only", _links_note(left_out)))
+            # after a hang the base gets half the limit: only a base that fast tells a hang the change
+            # brings. It runs even when the whole suite hangs: a time-out the change causes is held against
+            # it, and is no reason to compare nothing.
+            limit = timeout / 2 if head.timed_out else timeout
+            base = run_tests(command, base_tree, limit, Path(tmp) / f"base-{step}.xml", **sides)
+            result = None
+            if (base.timed_out or could_not_run(base)) and _touches_tests(context):
+                # the change's test files (a conftest.py, a plugin, a test module) may be what stops the
+                # base: run the base with its own, so that evidence the change removes counts against it
+                if not own_tree:
+                    own_tree.append(_extract(context, context.base_sha, Path(tmp) / "base-own"))
+                own = run_tests(command, own_tree[0], limit, Path(tmp) / f"own-{step}.xml", **sides)
+                result = _stopped_by_the_change(context, head, own, timeout)
+            result = result or _one_side_hangs(head, base, timeout)
             if result is None and head.timed_out:  # neither side finished: nothing to compare
                 why = (f"`{command}` did not finish in {timeout:g} s with the change, nor in "
                        f"{timeout / 2:g} s on the base (reviewer.test_timeout_seconds, or a narrower "
@@ -231,6 +237,46 @@ def contrast(context: ReviewContext, plan: SuitePlan, timeout: float) -> SuiteCo
         if files:  # a change to annotations: the type checker tells what the tests cannot
             result.types = contrast_types(files, head_tree, base_tree, timeout=timeout, **where)
         return result
+
+
+def _touches_tests(context: ReviewContext) -> bool:
+    """The change adds, edits or deletes test files (which the base runs with: ``_overlay_tests``)."""
+    return any(is_test_path(f.path) and f.change_type != "binary" for f in context.files)
+
+
+def _stopped_by_the_change(context: ReviewContext, head: SuiteRun, own: SuiteRun, timeout: float
+                           ) -> SuiteContrast | None:
+    """With the change's test files the base did not finish or tested nothing, and ``own`` is the base run
+    with its own test files. When that one tested something, what the change's test files took away is the
+    change's doing: no run that finishes with it, no test that runs with it, or tests that fail with it
+    and pass on the base. None when the base gives nothing either way, or nothing differs."""
+    tested = (own.exit_code == 0 if own.outcomes is None
+              else any(o == "passed" for o in own.outcomes.values()))
+    if own.timed_out or could_not_run(own) or not tested:
+        return None
+    changed = [f.path for f in context.files if is_test_path(f.path) and f.change_type != "binary"]
+    files = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+    base_side = (f"not on the base with the change's test files ({files}) either; the base with its own "
+                 f"test files finished in {own.seconds:.0f} s")
+    if head.timed_out:
+        why = f"`{head.command}` did not finish in {timeout:g} s with the change, " + base_side
+    elif could_not_run(head):
+        why = (f"`{head.command}` ran no test with the change ({could_not_run(head)}), "
+               + base_side.replace("finished in", "ran tests in"))
+    else:
+        if head.outcomes is not None and own.outcomes is not None:
+            broken = [t for t, o in head.outcomes.items()
+                      if o in ("failed", "error") and own.outcomes.get(t) == "passed"]
+        else:
+            broken = ["the test command"] if head.exit_code != 0 else []
+        if not broken:
+            return None
+        return SuiteContrast(head=head, base=own, regressed=broken, note=(
+            "compared with the base run with its own test files: with the change's test files ("
+            f"{files}) the base did not finish or ran no test"))
+    return SuiteContrast(head=head, base=own, regressed=[why], note=(
+        "the change's test files stop the tests on both sides; evidence the change makes unavailable "
+        "counts against it"))
 
 
 def _one_side_hangs(head: SuiteRun, base: SuiteRun, timeout: float) -> SuiteContrast | None:
