@@ -297,3 +297,14 @@ def test_a_connection_fails_at_once_with_a_note_naming_the_setting(place, monkey
     with pytest.raises(TimeoutError):
         server.accept()  # nothing reached the host's server
     server.close()
+
+
+@needs_sandbox
+def test_pip_install_fails_with_a_note_naming_the_setting(place, monkeypatch):
+    monkeypatch.setenv("HOME", str(place / "home"))
+    # the index is this machine's loopback (inside: the sandbox's own, where nothing listens)
+    pip = (f"{sys.executable} -m pip install --isolated --index-url http://127.0.0.1:9/simple --retries 1 "
+           "--timeout 5 acode-no-such-package")
+    output = run_as_model(place, pip, "workspace-write")
+    assert "[exit code: 1]" in output
+    assert "[sandbox: no network inside" in output and "sandbox.network: true" in output
