@@ -18,7 +18,11 @@ git calls are not wrapped (docs/tools.md, "Sandbox").
 
 from __future__ import annotations
 
+import atexit
+import functools
 import re
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,8 +92,8 @@ class CommandSandbox:
         when there is no sandbox."""
         if self.sandbox is None:
             return argv, env
-        writable = [workspace] if self.mode == "workspace-write" else []
-        protected = protected_paths(workspace) if writable else []
+        writable = [workspace, shared_scratch()] if self.mode == "workspace-write" else [shared_scratch()]
+        protected = protected_paths(workspace) if self.mode == "workspace-write" else []
         shown = _shown_under_tmp(workspace, cwd, writable)
         wrapped = self.sandbox.command(argv, writable=writable, cwd=cwd, env=env, protected=protected,
                                        network=self.network, readable=shown)
@@ -122,6 +126,16 @@ def command_sandbox(settings: SandboxSettings | None) -> CommandSandbox:
         return CommandSandbox(mode, network)
     sandbox, why_not = find_sandbox()
     return CommandSandbox(mode, network, sandbox, why_not)
+
+
+@functools.cache
+def shared_scratch() -> Path:
+    """A folder of this acode process that sandboxed commands may write to at the same path: where acode
+    asks a command to leave a file for it (the fixer's test spectrum record), since /tmp inside is private.
+    Removed when acode exits."""
+    folder = Path(tempfile.mkdtemp(prefix="acode-shared-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def protected_paths(workspace: Path) -> list[Path]:

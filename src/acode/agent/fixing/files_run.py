@@ -11,6 +11,7 @@ from acode.agent.fixing.detect import FixPlan
 from acode.agent.fixing.neighbours import NeighbourCheck, files_command
 from acode.agent.fixing.outcome import TestOutcome, failing_ids
 from acode.agent.fixing.spectrum import Suspect, recorded_failures, spectrum_command, suspects
+from acode.command_sandbox import shared_scratch
 
 NEIGHBOURS = "run the named tests' files whole"
 NEIGHBOURS_TRACED = NEIGHBOURS + ", recording which functions each test executes"
@@ -27,7 +28,8 @@ def files_run(run: RunTests, plan: FixPlan, before: TestOutcome, workspace: Path
     command = files_command(plan.test_command, plan.tests)
     if command is None or not (check_neighbours or spectrum):
         return None, []
-    with tempfile.TemporaryDirectory(prefix="acode-spectrum-") as folder:
+    # in the shared scratch folder: a sandboxed run's own /tmp is private (acode.command_sandbox)
+    with tempfile.TemporaryDirectory(prefix="acode-spectrum-", dir=shared_scratch()) as folder:
         recorded = Path(folder) / "spectrum.json"
         traced = spectrum_command(command, recorded) if spectrum else None
         done = run(traced, limit, NEIGHBOURS_TRACED) if traced else None
