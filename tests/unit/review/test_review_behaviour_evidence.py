@@ -282,3 +282,31 @@ def test_the_examples_of_the_code_around_a_changed_function_run_on_both_sides(tm
     assert check["new"] == "gives 'hello,-world!'"
     [finding] = behaviour_findings(diff, "Keep punctuation in words")
     assert finding.severity == "high" and "in the module's docstring) slug(\"Hello, World!\")" in finding.message
+
+
+SLOW = '''import time
+
+
+def settle(x: int) -> int:
+    """The value once settled.
+
+    >>> settle(7)
+    7
+    """
+    return x
+'''
+# the same answer, only slower on 7: past the 2 s of a call, within the twice-as-long second run
+SLOWER = SLOW.replace("    return x\n", "    if x == 7:\n        end = time.monotonic() + 3\n"
+                                         "        while time.monotonic() < end:\n            pass\n    return x\n")
+
+
+@needs_sandbox
+def test_a_slow_function_that_gives_the_same_answer_is_not_a_hang(tmp_path):
+    from acode.review.change.git_context import branch_context
+    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+
+    context = branch_context(repo_with_branch(tmp_path / "r", {"slow.py": SLOW}, {"slow.py": SLOWER}), "main")
+    [result] = run_behaviour_diff(context, find_sandbox()[0], Limits(crosshair_seconds=0, seconds=1)).results
+    assert result.status == "same", result.difference  # settle(7) ran out of 2 s, then returned 7 within 4 s
+    assert result.docstring == [{"call": "settle(7)", "want": "7", "old_ok": True, "new_ok": True,
+                                 "old": "returns 7", "new": "returns 7"}]

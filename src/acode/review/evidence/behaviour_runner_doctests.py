@@ -49,12 +49,20 @@ def docstring_checks(spec: dict, old, new) -> list[dict]:
         if len(values) != 3:
             continue
         args, kwargs, want = tuple(values[0]), dict(values[1]), values[2]
-        results = [outcomes.outcome(side, args, kwargs) for side in (old, new)]
+        results = [_patient(side, args, kwargs) for side in (old, new)]
         out.append({"call": outcomes.call_text(spec["name"], args, kwargs), "want": outcomes.show(want),
                     "old_ok": results[0]["kind"] == "return" and outcomes.same(results[0]["value"], want),
                     "new_ok": results[1]["kind"] == "return" and outcomes.same(results[1]["value"], want),
                     "old": outcomes.describe(results[0]), "new": outcomes.describe(results[1])})
     return out
+
+
+def _patient(side, args: tuple, kwargs: dict) -> dict:
+    """One call's outcome; one that runs out of its time gets a second, longer run (slow is not hung)."""
+    result = outcomes.outcome(side, args, kwargs)
+    if result["kind"] == "timeout":
+        result = outcomes.outcome(side, args, kwargs, outcomes.CALL_SECONDS * outcomes.HANG_PATIENCE)
+    return result
 
 
 def examples_of(docstring: str) -> list[doctest.Example]:
@@ -70,12 +78,16 @@ def _globals(fn) -> dict:
 
 
 def _side(fn, docstring: str, name: str) -> list[dict]:
-    results: list[dict] = []
-    test = doctest.DocTestParser().get_doctest(docstring, _globals(fn), name, None, 0)
+    """Each example's result on one side; examples that run out of time get one longer run (slow is not
+    hung)."""
+    for seconds in (SECONDS, SECONDS * outcomes.HANG_PATIENCE):
+        results: list[dict] = []
+        test = doctest.DocTestParser().get_doctest(docstring, _globals(fn), name, None, 0)
 
-    def run() -> None:
-        _Recorder(results).run(test, out=lambda _text: None, clear_globs=False)
-    outcomes.outcome(lambda: run, (), {}, SECONDS)
+        def run(test=test, results=results) -> None:
+            _Recorder(results).run(test, out=lambda _text: None, clear_globs=False)
+        if outcomes.outcome(lambda run=run: run, (), {}, seconds)["kind"] != "timeout":
+            break
     return results
 
 
