@@ -111,25 +111,21 @@ def aimed(command: str, base: Path) -> str:
 
 
 @needs_sandbox
+@pytest.mark.parametrize("mode", ["workspace-write", "off"])
 @pytest.mark.parametrize("attack", list(ATTACKS))
-def test_an_attack_changes_nothing_outside_the_workspace_nor_hooks_or_config(place, attack, monkeypatch):
+def test_an_attack_changes_nothing_outside_the_workspace_nor_hooks_or_config(place, attack, mode,
+                                                                           monkeypatch):
     monkeypatch.setenv("HOME", str(place / "home"))
     before = snapshot(place)
-    output = run_as_model(place, aimed(ATTACKS[attack], place), "workspace-write")
+    output = run_as_model(place, aimed(ATTACKS[attack], place), mode)
+    if mode == "off":  # as the user, the same command does change them: the check can fail
+        assert snapshot(place) != before, output
+        return
     assert snapshot(place) == before, output
     # later git runs outside the sandbox (acode's own commits) find nothing planted either
     subprocess.run(["git", "-c", "user.email=d@e.f", "-c", "user.name=D", "commit", "-q", "--allow-empty",
                     "-m", "x"], cwd=place / "ws", check=True)
     assert not (place / "planted").exists()
-
-
-@needs_sandbox
-@pytest.mark.parametrize("attack", list(ATTACKS))
-def test_the_same_attack_with_the_sandbox_off_does_change_them(place, attack, monkeypatch):
-    monkeypatch.setenv("HOME", str(place / "home"))
-    before = snapshot(place)
-    output = run_as_model(place, aimed(ATTACKS[attack], place), "off")
-    assert snapshot(place) != before, output
 
 
 @needs_sandbox

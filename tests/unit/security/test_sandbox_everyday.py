@@ -96,12 +96,17 @@ def test_acode_run_verifies_inside(base, mode):
         assert verified == [True] and outcome.status == "approved"
 
 
-def test_a_sub_agent_runs_a_command_inside(base):
-    repo = make_repo(base / "repo")
-    (repo / ".acode" / "agents").mkdir(parents=True)
-    (repo / ".acode" / "agents" / "runner.md").write_text(
+def runner_agent(root: Path) -> None:
+    """A project agent whose one tool is the shell (the built-in ones have none)."""
+    (root / ".acode" / "agents").mkdir(parents=True)
+    (root / ".acode" / "agents" / "runner.md").write_text(
         "---\nname: runner\ndescription: runs commands\ntools: run_shell_command\n---\n"
         "Run what you are asked.\n")
+
+
+def test_a_sub_agent_runs_a_command_inside(base):
+    repo = make_repo(base / "repo")
+    runner_agent(repo)
     settings = Settings.model_validate({**QUIET, "agent": {"subagents": True}})
     model = ScriptedModel([
         {"tool": "invoke_agent", "arguments": {"agent_name": "runner", "prompt": "run env"}},
@@ -119,10 +124,7 @@ def test_a_sub_agent_runs_a_command_inside(base):
 
 def test_a_queue_worker_runs_its_tasks_commands_inside(base):
     root = make_repo(base / "repo")
-    (root / ".acode" / "agents").mkdir(parents=True)
-    (root / ".acode" / "agents" / "runner.md").write_text(
-        "---\nname: runner\ndescription: runs commands\ntools: run_shell_command\n---\n"
-        "Run what you are asked.\n")
+    runner_agent(root)
     script = base / "script.yml"
     script.write_text(yaml.safe_dump([
         {"tool": "run_shell_command", "arguments": {"command": "env > env.txt"}},
