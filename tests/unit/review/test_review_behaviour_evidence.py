@@ -310,3 +310,30 @@ def test_a_slow_function_that_gives_the_same_answer_is_not_a_hang(tmp_path):
     assert result.status == "same", result.difference  # settle(7) ran out of 2 s, then returned 7 within 4 s
     assert result.docstring == [{"call": "settle(7)", "want": "7", "old_ok": True, "new_ok": True,
                                  "old": "returns 7", "new": "returns 7"}]
+
+
+NOTES = '''class Notes:
+    def __init__(self):
+        self.items = []
+
+    def add(self, text: str) -> int:
+        self.items.append(text)
+        return len(self.items)
+
+    def save(self, path: str) -> None:
+        with open(path, "w") as out:
+            out.write("\\\\n".join(self.items))
+'''
+
+
+@needs_sandbox
+def test_a_sequence_that_reaches_a_method_writing_files_is_left_out_not_the_whole_class(tmp_path):
+    from acode.review.change.git_context import branch_context
+    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+
+    # keeps only the last three: a sequence of four adds shows it, many drawn before it also save
+    forgets = NOTES.replace("self.items.append(text)", "self.items = [*self.items, text][-3:]")
+    context = branch_context(repo_with_branch(tmp_path / "r", {"notes.py": NOTES}, {"notes.py": forgets}), "main")
+    [result] = run_behaviour_diff(context, find_sandbox()[0], Limits(crosshair_seconds=0, seconds=6)).results
+    assert result.status == "differs" and result.difference["found_by"] == "sequence", result
+    assert "save" not in result.difference["input"]  # the sandbox refuses the write: such sequences are skipped
