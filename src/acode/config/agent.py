@@ -51,6 +51,17 @@ class FixConfig(BaseModel):
                     "call's completion tokens (the first call is the one call anyone would make: a request "
                     "the fixer cannot solve costs about this many of it); 0: no budget, only the call limits",
     )
+    function_asks: int = Field(
+        4, ge=0, le=20,
+        description="right after the first call: asks for only the function the failing test reaches (the "
+                    "first call's prompt but for its last sentence; greedy, then samples at 0.4 and 0.8), "
+                    "each reply merged back by name, while function_time_budget lasts; 0: none",
+    )
+    function_time_budget: float = Field(
+        2.0, ge=0, le=40,
+        description="the function asks are made while the time since the first call began, with what the "
+                    "next ask is expected to take, stays within this many times the first call's seconds",
+    )
     check_neighbours: bool = Field(
         True, description="when the test command names tests inside files, a candidate that makes them "
                           "pass must not break another test of those files that passed before (the files run "

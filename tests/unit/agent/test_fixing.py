@@ -51,6 +51,7 @@ def session(root: Path, model, *, mode: str = "yolo", **fix) -> AgentSession:
     fix.setdefault("mutants", 0)  # the model's candidates alone; test_fixing_mutants.py has the edits
     fix.setdefault("deletions", 0)  # (and the deleted statements)
     fix.setdefault("crash_edits", 0)  # and test_fixing_crash_edits.py the crashed statements' edits
+    fix.setdefault("function_asks", 0)  # and test_fixing_function_asks.py the function-level candidates
     settings = Settings.model_validate({**QUIET, "agent": {"fix": fix}})
     return build_session(settings, root, SessionOptions(approval_mode=mode), model=model)
 

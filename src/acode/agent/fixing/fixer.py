@@ -9,6 +9,7 @@ trajectory all apply); every model call is a turn with every middleware and a re
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from functools import partial
 from pathlib import Path
@@ -20,6 +21,7 @@ from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples, new_failures
 from acode.agent.fixing.files_run import NEIGHBOURS, files_run
 from acode.agent.fixing.framings import build_framings
+from acode.agent.fixing.function_asks import FunctionAsks
 from acode.agent.fixing.mutants import deletion_candidates, mutant_candidates
 from acode.agent.fixing.neighbours import NeighbourCheck, suite_command
 from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
@@ -98,11 +100,12 @@ class TestDrivenFixer:
         return read_outcome(step.output), step.seconds
 
 
-class Attempts(ShortAsks):
+class Attempts(ShortAsks, FunctionAsks):
     """One fixing session: the state of the attempts for one request. In order (docs/agent.md):
     ruff's fixes that change behaviour (no model call); the one call as anyone would make it (greedy: the
     tests judge it like any candidate, so the fixer cannot do worse than that call); the same prompt
-    asking only for the wrong line (greedy, then samples); the crashed statements guarded or raising the
+    asking only for the function the failing test reaches, greedy then sampled, while the clock allows
+    (function_asks.py); the same prompt asking only for the wrong line (greedy, then samples); the crashed statements guarded or raising the
     exception the test expects (crash_edits.py) and one-token edits of the shown functions (of the
     suspects on a real project), which need no model call (mutants.py); each suspect function shown
     alone, with its line ask and samples (short_asks.py), after which no whole file is asked for; else
@@ -141,6 +144,7 @@ class Attempts(ShortAsks):
                                   partial=self.partial, asks=asks)
         self.framings, self.line_framing = framings.whole, framings.line
         self.suspect_framings = framings.suspects
+        self.function_framings = framings.functions
         self.asks = asks
         self.stop = reply_stop(self.views, self.partial)
         self.best: Candidate | None = None
@@ -159,6 +163,7 @@ class Attempts(ShortAsks):
         self.stuck: set[int] = set()  # framings whose last reply was the file unchanged or a repeat
         self.spent_from = door.generated  # the door's completion tokens before the first call
         self.first_tokens = 0  # the first call's completion tokens (the budget's unit)
+        self.first_started = self.first_seconds = 0.0  # when the first call began, and its seconds
 
     def work(self) -> str | None:
         finished = False
@@ -207,9 +212,11 @@ class Attempts(ShortAsks):
                 if framing is None:
                     break  # every framing echoes: its samples would too
                 base = framing
+            started = time.monotonic()
             reply = self._ask(framing, 0.0 if greedy else settings.sample_temperature, seed=call)
             if call == 1:
                 self.first_tokens = self.door.generated - self.spent_from
+                self.first_started, self.first_seconds = started, time.monotonic() - started
             parsed = parse_reply(reply, self.views, self.context)
             key = None if isinstance(parsed, str) else candidate_key(parsed)
             self._note_stuck(framing, parsed == UNCHANGED or key in self.tried)
@@ -219,7 +226,8 @@ class Attempts(ShortAsks):
                     return answer
                 feedback = feedback_message(self.views, self.plan.test_command, partial=self.partial, **why)
                 follow_up = [*base, Message.assistant(reply), feedback]
-            if call == 1 and ((answer := self._line_edits()) is not None
+            if call == 1 and ((answer := self._function_asks()) is not None
+                              or (answer := self._line_edits()) is not None
                               or (answer := self._crash_edits()) is not None
                               or (answer := self._mutants()) is not None
                               or (answer := self._suspect_asks()) is not None):

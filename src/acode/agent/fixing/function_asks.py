@@ -1,0 +1,130 @@
+"""Function-level candidates after the one call (issue 51): the one call's prompt again, its last
+instruction asking for only the function the failing test reaches, greedy and then sampled at a few
+temperatures and seeds, each reply merged back into the file by name (merge.py).
+
+Why: a whole-file reply is mostly the file copied back (a 60-line pair of functions: ~430 completion
+tokens at ~23 tokens/s on 2 cores); the function alone is a fraction of that, and the prompt is the one
+call's but for its last sentence, so the KV cache holds the rest. The replies stop at the end of the
+function (its block closed, or two blank lines and the next top-level statement). A reply that leaves
+the file unchanged or repeats a candidate already tested is dropped before any test runs.
+
+The budget is the wall clock: asks are made while the time since the one call began, plus what the next
+ask is expected to take (the longest so far with its test run; half the one call before the first),
+stays within ``function_time_budget`` times the one call's seconds. A mixin of ``fixer.Attempts``."""
+
+from __future__ import annotations
+
+import ast
+import re
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from acode.agent.fixing.rewrite import FileView, parse_reply
+from acode.config.agent import FixConfig
+
+if TYPE_CHECKING:
+    from acode.agent.fixing.outcome import TestOutcome
+    from acode.agent.loop.solver_door import SolverDoor
+    from acode.llm.types import Message
+
+# the end of the block asked for, or of a top-level function written on past the one asked for
+FUNCTION_STOP = ["\n```\n", "\n\n\ndef ", "\n\n\nclass ", "\n\n\n@", "\n\n\nif __name__"]
+SAMPLE_TEMPERATURES = (0.4, 0.8)  # after the greedy ask, in turn
+FUNCTION_SEED = 300  # apart from the whole-file, line and suspect asks' seeds
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class FunctionAsk:
+    path: str
+    name: str
+    text: str  # the function as the file writes it: the room its reply needs
+
+
+def reached_functions(files: list[FileView], output: str, context: list[FileView]) -> list[FunctionAsk]:
+    """The functions of ``files`` the failing tests reach, most likely first: those the traceback names in
+    their own file (``calc.py:3: in add``), then those the tests' text names, in the order it names
+    them. Top-level functions and methods of top-level classes, of files that parse."""
+    found: dict[tuple[str, str], FunctionAsk] = {}
+    tests = "\n".join(v.text for v in context)
+    for view in files:
+        try:
+            tree = ast.parse(view.text)
+        except (SyntaxError, ValueError):
+            continue
+        lines = view.text.splitlines()
+        for node in _functions(tree):
+            text = "\n".join(lines[node.lineno - 1 : node.end_lineno]) + "\n"
+            found[(view.path, node.name)] = FunctionAsk(view.path, node.name, text)
+
+    def rank(ask: FunctionAsk) -> tuple[int, int]:
+        frame = re.search(rf"{re.escape(ask.path)}:\d+: in {re.escape(ask.name)}\b", output)
+        named = re.search(rf"\b{re.escape(ask.name)}\b", tests)
+        if frame:
+            return 0, frame.start()
+        return (1, named.start()) if named else (2, 0)
+
+    return sorted((a for a in found.values() if rank(a)[0] < 2), key=rank)
+
+
+def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    functions = [n for n in tree.body if isinstance(n, _FUNCS)]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            functions += [m for m in node.body if isinstance(m, _FUNCS)]
+    return functions
+
+
+class FunctionAsks:
+    # the session's state (fixer.Attempts sets it)
+    settings: FixConfig
+    door: SolverDoor
+    views: list[FileView]
+    context: list[FileView]
+    before: TestOutcome
+    function_framings: list[tuple[FunctionAsk, list[Message]]]
+    unbudgeted: int
+    first_started: float  # time.monotonic() when the one call began
+    first_seconds: float  # and its seconds
+
+    # the session's calls (fixer.Attempts defines them)
+    def _ask(self, messages: list[Message], temperature: float, *, seed: int, max_tokens: int | None = None,
+             stop: list[str] | None = None) -> str:
+        raise NotImplementedError
+
+    def _judge_uncounted(self, kind: str, contents: dict[str, str], note: str = "") -> str | None:
+        raise NotImplementedError
+
+    def _function_asks(self) -> str | None:
+        """``function_asks`` asks for the first reached function (greedy, then samples) while the time
+        budget lasts; the first new candidate that passes (its examples too) is the answer. Their tokens
+        do not count against token_budget: the clock is their budget."""
+        if not self.function_framings:
+            return None
+        ask, framing = self.function_framings[0]
+        view = next(v for v in self.views if v.path == ask.path)
+        costs: list[float] = []
+        for number in range(self.settings.function_asks):
+            expected = max(costs, default=self.first_seconds / 2)
+            if not self.within_time_budget(expected):
+                break
+            started, spent = time.monotonic(), self.door.generated
+            temperature = 0.0 if number == 0 else SAMPLE_TEMPERATURES[(number - 1) % len(SAMPLE_TEMPERATURES)]
+            reply = self._ask(framing, temperature, seed=FUNCTION_SEED + number, stop=FUNCTION_STOP,
+                              max_tokens=self.door.output_tokens_for(ask.text))
+            self.unbudgeted += self.door.generated - spent
+            parsed = parse_reply(reply, [view], self.context)
+            # no candidate (the file unchanged, no block) or one already tested: no test run
+            if not isinstance(parsed, str):
+                note = f"`{ask.name}` asked for alone ({'greedy' if number == 0 else f'sample {number}'})"
+                if (answer := self._judge_uncounted("function", parsed, note)) is not None:
+                    return answer
+            costs.append(time.monotonic() - started)
+        return None
+
+    def within_time_budget(self, expected: float) -> bool:
+        """Whether a step expected to take ``expected`` seconds ends within ``function_time_budget`` times
+        the one call's seconds, counted from when the one call began."""
+        elapsed = time.monotonic() - self.first_started
+        return elapsed + expected <= self.settings.function_time_budget * self.first_seconds
