@@ -40,7 +40,8 @@ def project(git_repo: Path) -> Path:
 
 def test_the_function_the_failing_test_reaches_comes_first():
     calc = FileView("calc.py", BUGGY)
-    tests = FileView("test_calc.py", TESTS.replace("from calc import add, double", "from calc import double, add"))
+    swapped = TESTS.replace("from calc import add, double", "from calc import double, add")
+    tests = FileView("test_calc.py", swapped)
     assert [a.name for a in reached_functions([calc], "calc.py:2: in add\n", [tests])] == ["add", "double"]
     assert [a.name for a in reached_functions([calc], "", [tests])] == ["double", "add"]
     assert reached_functions([calc], "", [FileView("test_x.py", "def test_x(): pass\n")]) == []
@@ -56,13 +57,15 @@ def test_after_the_one_call_a_function_reply_is_merged_back_by_name_and_judged(p
     assert model.calls[0]["temperature"] == 0.0 and "Reply with the whole corrected calc.py" in one_call
     instruction = one_call.rindex("\n\n") + 2  # the same prompt but its last sentence: the KV cache holds it
     assert ask[:instruction] == one_call[:instruction]
-    assert ask[instruction:] == "Reply with only `add` of calc.py, corrected and complete, in one ```python block."
+    assert ask[instruction:] == ("Reply with only `add` of calc.py, corrected and complete, in one ```python "
+                                 "block.")
     assert model.calls[1]["stop"] == FUNCTION_STOP
     assert "`add` asked for alone (greedy)" in result.answer
 
 
 def test_the_unchanged_file_and_repeated_candidates_are_dropped_before_any_test_runs(project):
-    replies = [reply(BUGGY), function(ADD_BUGGY), function(ADD_WRONG), function(ADD_WRONG), function(ADD_FIXED)]
+    replies = [reply(BUGGY), function(ADD_BUGGY), function(ADD_WRONG), function(ADD_WRONG),
+               function(ADD_FIXED)]
     model = ScriptedModel(timed(replies, [FIRST_SECONDS, 0, 0, 0, 0]))
     s = session(project, model, function_asks=4, function_time_budget=40)  # room for every ask
     result = s.send(REQUEST)
@@ -104,4 +107,5 @@ def test_no_function_ask_without_the_setting(project):
     s = session(project, model, function_asks=0, max_model_calls=2)
     result = s.send(REQUEST)
     s.close()
-    assert result.ok and len(model.calls) == 2 and "Reply with only" not in model.calls[1]["messages"][-1].content
+    assert result.ok and len(model.calls) == 2
+    assert "Reply with only" not in model.calls[1]["messages"][-1].content

@@ -45,7 +45,8 @@ def test_the_first_call_is_the_benchmarks_one_call_byte_for_byte(task_id, tmp_pa
     assert "```python\n" + task.source + "```\n" in one_call  # no blank line before the closing fence
     # the one-line ask is the same prompt but for its last instruction: a prompt cache reuses the rest
     # (after the function asks, when the clock leaves them room: test_fixing_function_asks.py)
-    line_ask = next(c["messages"][0].content for c in model.calls[1:] if "```diff" in c["messages"][0].content)
+    asks = [c["messages"][0].content for c in model.calls[1:]]
+    line_ask = next(a for a in asks if "```diff" in a)
     instruction = one_call.rindex("\n\n") + 2
     assert line_ask[:instruction] == one_call[:instruction] and "```diff" in line_ask[instruction:]
 

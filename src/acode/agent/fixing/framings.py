@@ -1,5 +1,6 @@
 """The prompts of one fixing session, built once: the one call (whole files), the same prompt asking for
-the one wrong line or only the function the failing tests reach, the fixer's own framing, and one prompt for each suspect function (suspect_ask.py)."""
+the one wrong line or only the function the failing tests reach, the fixer's own framing, and one
+prompt for each suspect function (suspect_ask.py)."""
 
 from __future__ import annotations
 

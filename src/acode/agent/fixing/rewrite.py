@@ -54,7 +54,8 @@ def one_call_messages(request: str, files: list[FileView], context: list[FileVie
     never leave it worse than that one call. ``partial``: ask only for the functions/classes that
     change (long files; merged by name). ``line_edit``: the same prompt but for its last instruction,
     which asks for the one wrong line as a diff (line_edit.py), so a prompt cache reuses all the rest;
-    ``function`` (a path and a function name): the same prompt, asking for only that function back (function_asks.py)."""
+    ``function`` (a path and a function name): the same prompt, asking for only that function back
+    (function_asks.py)."""
     user = render("acode.agent", "fix_one_call.j2", request=request, files=files, context=context,
                   command=command, output=output.rstrip(), failing=failing, partial=partial,
                   line_edit=line_edit, function=function)
