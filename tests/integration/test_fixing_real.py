@@ -7,6 +7,7 @@ import ast
 import runpy
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -274,3 +275,54 @@ def test_with_the_defaults_a_crash_the_model_leaves_may_be_fixed_by_raising_the_
     if "no model call" in data["answer"]:
         assert "`ValueError` raised as `CodecError` at codec.py:" in data["answer"]
     assert (repo / "test_codec.py").read_text() == CODEC_TESTS
+
+
+class _EchoFirst:
+    """The real model, but its first call (the one call) replies with the file unchanged after a few
+    seconds: the function asks that follow are the real model's, within a budget of that call's time."""
+
+    def __init__(self, model, echo: str, seconds: float):
+        self._model, self._echo, self._seconds, self.calls = model, echo, seconds, []
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
+
+    def complete(self, messages, **kwargs):
+        from acode.llm.types import Completion, Usage
+
+        self.calls.append(messages[-1].content)
+        if len(self.calls) == 1:
+            time.sleep(self._seconds)
+            tokens = self._model.count_tokens(self._echo)
+            return Completion(text=self._echo, usage=Usage(completion_tokens=tokens))
+        return self._model.complete(messages, **kwargs)
+
+
+@pytest.mark.real_model
+def test_a_real_function_reply_is_merged_back_by_name_and_judged_by_the_tests(tmp_path, real_model):
+    from acode.agent.session.agent_session import SessionOptions
+    from acode.agent.session.builder import build_session
+    from acode.config import Settings
+
+    repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
+    model = _EchoFirst(real_model, f"```python\n{CALC}```\n", seconds=4.0)
+    quiet = {n: {"enabled": False} for n in ("next_speaker", "compression", "loop_detection", "checkpoints")}
+    fix = {"test_command": f"{sys.executable} -m pytest -q -p no:cacheprovider", "max_model_calls": 1,
+           "function_asks": 2, "function_time_budget": 40, "line_edit_calls": 0, "mutants": 0,
+           "deletions": 0, "crash_edits": 0, "static_fixes": False}
+    settings = Settings.model_validate({**quiet, "agent": {"fix": fix}})
+    session = build_session(settings, repo, SessionOptions(approval_mode="yolo"), model=model)
+    result = session.send(PROMPT)
+    session.close()
+    asked = "Reply with only `add` of calc.py, corrected and complete, in one ```python block."
+    assert len(model.calls) >= 2 and model.calls[1].endswith(asked)
+    steps = [s for s in result.model_steps()][1:]  # the real model's function replies
+    assert steps and all(s.usage.completion_tokens < real_model.count_tokens(CALC) for s in steps)
+    text = (repo / "calc.py").read_text()
+    ast.parse(text)
+    assert 'def double(x):\n    """Return twice x."""\n    return 2 * x' in text  # merged by name: kept
+    runs = [t for t in result.tool_steps() if t.name == "run_shell_command"]
+    if result.ok:  # judged: the tests passed on the merged file, and it is what the answer names
+        assert pytest_passes(repo) and "`add` asked for alone" in result.answer
+    else:  # judged and rejected (or no candidate): the file as it was
+        assert text == CALC and not pytest_passes(repo) and len(runs) >= 1
