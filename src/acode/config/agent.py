@@ -55,7 +55,8 @@ class FixConfig(BaseModel):
         4, ge=0, le=20,
         description="right after the first call: asks for only the function the failing test reaches (the "
                     "first call's prompt but for its last sentence; greedy, then samples at 0.4 and 0.8), "
-                    "each reply merged back by name, while function_time_budget lasts; 0: none",
+                    "each reply merged back by name, while function_time_budget lasts (their tokens count "
+                    "against token_budget); 0: none",
     )
     function_time_budget: float = Field(
         2.0, ge=0, le=40,

@@ -84,7 +84,6 @@ class FunctionAsks:
     context: list[FileView]
     before: TestOutcome
     function_framings: list[tuple[FunctionAsk, list[Message]]]
-    unbudgeted: int
     first_started: float  # time.monotonic() when the one call began
     first_seconds: float  # and its seconds
 
@@ -99,7 +98,7 @@ class FunctionAsks:
     def _function_asks(self) -> str | None:
         """``function_asks`` asks for the first reached function (greedy, then samples) while the time
         budget lasts; the first new candidate that passes (its examples too) is the answer. Their tokens
-        do not count against token_budget: the clock is their budget."""
+        count against token_budget too, so the line asks after them get what is left."""
         if not self.function_framings:
             return None
         ask, framing = self.function_framings[0]
@@ -109,11 +108,10 @@ class FunctionAsks:
             expected = max(costs, default=self.first_seconds / 2)
             if not self.within_time_budget(expected):
                 break
-            started, spent = time.monotonic(), self.door.generated
+            started = time.monotonic()
             temperature = 0.0 if number == 0 else SAMPLE_TEMPERATURES[(number - 1) % len(SAMPLE_TEMPERATURES)]
             reply = self._ask(framing, temperature, seed=FUNCTION_SEED + number, stop=FUNCTION_STOP,
                               max_tokens=self.door.output_tokens_for(ask.text))
-            self.unbudgeted += self.door.generated - spent
             parsed = parse_reply(reply, [view], self.context)
             # no candidate (the file unchanged, no block) or one already tested: no test run
             if not isinstance(parsed, str):
