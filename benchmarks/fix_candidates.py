@@ -125,14 +125,16 @@ def per_candidate(records: list[dict], shape: str) -> dict:
     rows = [c for r in records for c in r["candidates"] if c["shape"] == shape]
     if not rows:
         return {}
-    return {"n": len(rows), "completion_tokens_median": statistics.median(c["completion_tokens"] for c in rows),
+    return {"n": len(rows),
+            "completion_tokens_median": statistics.median(c["completion_tokens"] for c in rows),
             "model_s_median": round(statistics.median(c["model_s"] for c in rows), 1),
             "dropped": sum("dropped" in c for c in rows),
             "hidden_passes": sum(c["hidden"] for c in rows)}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="qwen2.5-coder-0.5b")
     parser.add_argument("--tasks", choices=["humanevalfix", "novel"], default="novel")
     parser.add_argument("--half", choices=["even", "odd", "all"], default="even")
@@ -169,7 +171,8 @@ def main() -> None:
                       for shape in ("function", "whole")},
         "pass_within_2x": {shape: {str(k): pass_at_k(records, shape, k, BUDGET) for k in ks}
                            for shape in ("function", "whole")},
-        "per_candidate": {shape: per_candidate(records, shape) for shape in ("one call", "function", "whole")},
+        "per_candidate": {shape: per_candidate(records, shape)
+                          for shape in ("one call", "function", "whole")},
         "per_task": {r["task"]: [(c["shape"], c["temperature"], c["hidden"], c.get("dropped", ""))
                                  for c in r["candidates"]] for r in records},
     }
