@@ -85,6 +85,7 @@ class TestDrivenFixer:
             return None  # nothing that fits the prompt (a file past max_file_lines): the tool loop's work
         attempts = Attempts(self.settings, door, request, plan, before, targets, workspace, limit, asks)
         attempts.neighbours = neighbours
+        attempts.test_seconds = seconds
         return attempts.work()
 
     @staticmethod
@@ -165,6 +166,7 @@ class Attempts(ShortAsks, FunctionAsks):
         self.spent_from = door.generated  # the door's completion tokens before the first call
         self.first_tokens = 0  # the first call's completion tokens (the budget's unit)
         self.first_started = self.first_seconds = 0.0  # when the first call began, and its seconds
+        self.test_seconds = 0.0  # the test run's seconds before any edit
 
     def work(self) -> str | None:
         finished = False

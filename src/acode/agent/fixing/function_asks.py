@@ -9,7 +9,8 @@ function (its block closed, or two blank lines and the next top-level statement)
 the file unchanged or repeats a candidate already tested is dropped before any test runs.
 
 The budget is the wall clock: asks are made while the time since the one call began, plus what the next
-ask is expected to take (the longest so far with its test run; half the one call before the first),
+ask is expected to take (the longest so far with its test run; before the first, half the one call and
+a test run as long as the first one),
 stays within ``function_time_budget`` times the one call's seconds. A mixin of ``fixer.Attempts``."""
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ class FunctionAsks:
     function_framings: list[tuple[FunctionAsk, list[Message]]]
     first_started: float  # time.monotonic() when the one call began
     first_seconds: float  # and its seconds
+    test_seconds: float  # the test run's seconds before any edit
 
     # the session's calls (fixer.Attempts defines them)
     def _ask(self, messages: list[Message], temperature: float, *, seed: int, max_tokens: int | None = None,
@@ -105,7 +107,7 @@ class FunctionAsks:
         view = next(v for v in self.views if v.path == ask.path)
         costs: list[float] = []
         for number in range(self.settings.function_asks):
-            expected = max(costs, default=self.first_seconds / 2)
+            expected = max(costs, default=self.first_seconds / 2 + self.test_seconds)
             if not self.within_time_budget(expected):
                 break
             started = time.monotonic()
