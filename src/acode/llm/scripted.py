@@ -6,6 +6,8 @@ A script step is one of:
 - a string (plain-text answer);
 - a dict: ``{"text": ...}``, ``{"tool": name, "arguments": {...}}``, ``{"json": {...}}`` (the text is
   that JSON), ``{"error": "message"}`` (the call raises ModelError), ``{"sleep": seconds, ...}``;
+  a dict step may also name ``"started": FILE``, created when the step begins (a test waits for it
+  instead of guessing when the call has started);
 - an Exception instance (raised);
 - a callable ``(messages, tools, schema) -> step`` for answers that depend on the prompt.
 """
@@ -114,6 +116,8 @@ class ScriptedModel:
             step = {"text": step}
         if not isinstance(step, dict):
             raise ModelError("ACODE-MODEL-091", f"unsupported scripted step: {step!r}")
+        if "started" in step:
+            Path(step["started"]).touch()
         if "sleep" in step:
             time.sleep(float(step["sleep"]))
         if "error" in step:

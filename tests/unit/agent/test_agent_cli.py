@@ -222,10 +222,15 @@ def test_interactive_chat_with_approval_and_slash_commands(git_repo):
 
 
 def test_ctrl_c_in_the_chat_cancels_the_step_and_keeps_the_session(git_repo):
-    script = write_script(git_repo, [{"sleep": 30, "text": "too slow"}, "Second answer."])
+    started = git_repo / "slow-step-started"
+    script = write_script(git_repo, [{"sleep": 30, "text": "too slow", "started": str(started)},
+                                     "Second answer."])
     child = spawn_chat(git_repo, script)
     child.sendline("do something slow")
-    child.expect(r"thinking \(turn 1\)")  # the step has started (a fixed wait lost the race under load)
+    child.expect(r"thinking \(turn 1\)")
+    # the model call itself has begun: "thinking" alone lost the race under load (the Ctrl-C came before the
+    # call took its step, and the next turn slept instead)
+    wait_for(started.exists, timeout=60)
     child.sendintr()
     child.expect("interrupted")
     child.expect(PROMPT)
