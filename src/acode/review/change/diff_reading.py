@@ -36,13 +36,18 @@ class FilePair:
     new_oid: str
 
 
+def is_blob(oid: str, mode: str) -> bool:
+    """A side of a pair that git stores as a blob (not absent, a submodule or the working tree)."""
+    return mode in _BLOB_MODES and oid != _NO_OBJECT
+
+
 def is_binary(head: bytes) -> bool:
     return b"\0" in head[:BINARY_PROBE]
 
 
 def changed_files(root: Path, revs: list[str], max_chars: int, context_lines: int) -> list[ChangedFile]:
     """Each file changed between ``revs`` (one revision: against the working tree), with its diff."""
-    pairs = _pairs(root, revs)
+    pairs = file_pairs(root, revs)
     binary = _binary_paths(root, pairs)
     patches = _patches(root, revs, pairs, binary, context_lines)
     files = []
@@ -59,7 +64,8 @@ def changed_files(root: Path, revs: list[str], max_chars: int, context_lines: in
     return files
 
 
-def _pairs(root: Path, revs: list[str]) -> list[FilePair]:
+def file_pairs(root: Path, revs: list[str]) -> list[FilePair]:
+    """The changed files between ``revs`` as git's raw diff lists them (blob ids and modes of each side)."""
     fields = run_git(root, "diff", "--raw", "-z", "-M", "--no-abbrev", *revs).stdout.split("\0")
     pairs = []
     i = 0
@@ -79,7 +85,7 @@ def _binary_paths(root: Path, pairs: list[FilePair]) -> set[str]:
     """The paths whose old or new content has a NUL in its first bytes: blobs read from git, a side
     that is the working tree (no object yet) read from the file."""
     sides = [(p.old_oid, p.old_mode) for p in pairs] + [(p.new_oid, p.new_mode) for p in pairs]
-    oids = [oid for oid, mode in sides if mode in _BLOB_MODES and oid != _NO_OBJECT]
+    oids = [oid for oid, mode in sides if is_blob(oid, mode)]
     heads = blob_heads(root, oids, BINARY_PROBE)
     binary = set()
     for pair in pairs:

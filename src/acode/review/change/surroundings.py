@@ -21,6 +21,9 @@ from acode.test_files import is_test_path
 DEFAULT_TEST_COMMAND = "python -m pytest -q"
 MIN_NAME = 4  # shorter names (run, get, ...) match too much of a project to say anything
 GREP_BATCH = 400  # words per `git grep` (its command line stays well under the system's limit)
+# At most this many names are looked for: each costs a pass over the project's files, and a handful of
+# callers and test files is what is kept (a change to 20,000 modules is not 20,000 passes).
+MAX_NAMES = GREP_BATCH
 _GENERIC = {"main", "__init__", "setUp", "tearDown", "test", "wrapper", "inner", "decorator"}
 
 
@@ -70,7 +73,7 @@ def surroundings_of(context: ReviewContext, *, max_callers: int = 6, per_name: i
         stem = PurePosixPath(changed.path).stem
         modules.append(PurePosixPath(changed.path).parent.name if stem == "__init__" else stem)
     names = [n for ns in around.functions.values() for n in ns if telling_name(n)]
-    for name, hits in grep_words(context, names, calls=True).items():
+    for name, hits in grep_words(context, list(dict.fromkeys(names))[:MAX_NAMES], calls=True).items():
         outside = [h for h in hits if h.split(":", 1)[0] not in changed_paths and not _defines(h, name)
                    and not h.split(":", 2)[-1].lstrip().startswith(("#", '"', "'"))]
         for hit in [h for h in outside if not is_test_path(h.split(":", 1)[0])][:per_name]:
@@ -104,7 +107,8 @@ def grep_python(context: ReviewContext, word: str, *, calls: bool = False) -> li
     return grep_words(context, [word], calls=calls)[word]
 
 
-def grep_words(context: ReviewContext, words: list[str], *, calls: bool = False) -> dict[str, list[str]]:
+def grep_words(context: ReviewContext, words: list[str], *, calls: bool = False,
+               where: str = "*.py") -> dict[str, list[str]]:
     """``grep_python`` for many words with one `git grep` per GREP_BATCH of them (a change to 20,000
     files is not 20,000 processes): word -> its "path:line:code" hits."""
     found: dict[str, list[str]] = {word: [] for word in words}
@@ -113,7 +117,7 @@ def grep_words(context: ReviewContext, words: list[str], *, calls: bool = False)
         batch = unique[start:start + GREP_BATCH]
         patterns = [part for word in batch
                     for part in ("-e", rf"(^|[^A-Za-z0-9_]){word}\(" if calls else word)]
-        lines = _grep(context, ["-E", *patterns] if calls else ["-w", *patterns])
+        lines = _grep(context, ["-E", *patterns] if calls else ["-w", *patterns], where)
         which = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, batch)) + r")"
                            + (r"\(" if calls else r"(?![A-Za-z0-9_])"))
         for line in lines:
@@ -123,11 +127,11 @@ def grep_words(context: ReviewContext, words: list[str], *, calls: bool = False)
     return found
 
 
-def _grep(context: ReviewContext, pattern: list[str]) -> list[str]:
+def _grep(context: ReviewContext, pattern: list[str], where: str) -> list[str]:
     rev = [context.head_rev] if context.head_rev else []
     try:
         # --text: git's own binary test trusts .gitattributes, which the change can set (``*.py -diff``)
-        done = run_git(context.root, "grep", "-n", "--text", "--full-name", *pattern, *rev, "--", "*.py",
+        done = run_git(context.root, "grep", "-n", "--text", "--full-name", *pattern, *rev, "--", where,
                        check=False)
     except AcodeError:  # git missing or too slow: no callers, the review goes on
         return []
@@ -140,8 +144,8 @@ def _grep(context: ReviewContext, pattern: list[str]) -> list[str]:
 def _tests_naming(context: ReviewContext, names: list[str], modules: list[str], limit: int) -> list[str]:
     """Test files that name a changed function, else the changed module; most names first."""
     score: dict[str, int] = {}
-    words = list(dict.fromkeys(names + [m for m in modules if len(m) >= MIN_NAME]))
-    for word, hits in grep_words(context, words).items():
+    words = list(dict.fromkeys(names + [m for m in modules if len(m) >= MIN_NAME]))[:MAX_NAMES]
+    for word, hits in grep_words(context, words, where=":(glob)**/test*.py").items():
         for path in {h.split(":", 1)[0] for h in hits}:
             if _test_module(path):
                 score[path] = score.get(path, 0) + (2 if word in names else 1)
