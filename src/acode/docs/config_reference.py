@@ -19,7 +19,7 @@ from pydantic_core import PydanticUndefined
 from acode.docs.markdown import page, table
 
 INTRO = (
-    "Every key of `.acode/settings.yaml` (project) and `~/.config/acode/settings.yaml` (user), "
+    "Every key of `.acode/config.yml` (project) and `~/.config/acode/config.yml` (user), "
     "section by section. A key written `a.<name>.b` sits under a name you choose; `a[].b` is a key of "
     "each item of the list `a`. `acode config show` prints the values in effect and where each came from."
 )

@@ -21,7 +21,7 @@ INTRO = (
 )
 EXIT_MEANINGS = {
     "EXIT_OK": "success (a review that approves, a run that completes)",
-    "EXIT_FAILURE": "an error (its code and hint are printed), or a crash (a crash file is written)",
+    "EXIT_FAILURE": "an error (its code and hint are printed)",
     "EXIT_USAGE": "a wrong flag, argument or setting (a usage or configuration error)",
     "EXIT_REVIEW_REJECTED": "the review rejected the change",
     "EXIT_HUMAN_DECLINED": "a person declined at a question (a plan, a change)",
@@ -39,8 +39,13 @@ class CodeUse:
 
 
 def exit_codes() -> list[tuple[str, int, str]]:
-    return [(name, value, EXIT_MEANINGS.get(name, "")) for name, value in vars(errors).items()
-            if name.startswith("EXIT_") and isinstance(value, int)]
+    from acode.cli import crash
+
+    shared = [(name, value, EXIT_MEANINGS.get(name, "")) for name, value in vars(errors).items()
+              if name.startswith("EXIT_") and isinstance(value, int)]
+    bug = ("crash.EXIT_CODE", crash.EXIT_CODE, "a bug in acode itself: one message naming the crash file its "
+           "traceback went to (`ACODE_TRACEBACK=1` prints it)")
+    return sorted([*shared, bug], key=lambda row: row[1])
 
 
 def error_kinds() -> list[tuple[str, int, str]]:
