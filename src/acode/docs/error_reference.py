@@ -27,6 +27,8 @@ EXIT_MEANINGS = {
     "EXIT_HUMAN_DECLINED": "a person declined at a question (a plan, a change)",
     "EXIT_REVIEW_TIMEOUT": "the review ran out of time before a verdict",
     "EXIT_INTERRUPTED": "interrupted (Ctrl-C, as a shell reports SIGINT)",
+    "crash.EXIT_CODE": "a bug in acode itself: one message naming the crash file its traceback went to "
+                       "(`ACODE_TRACEBACK=1` prints it)",
 }
 
 
@@ -43,8 +45,7 @@ def exit_codes() -> list[tuple[str, int, str]]:
 
     shared = [(name, value, EXIT_MEANINGS.get(name, "")) for name, value in vars(errors).items()
               if name.startswith("EXIT_") and isinstance(value, int)]
-    bug = ("crash.EXIT_CODE", crash.EXIT_CODE, "a bug in acode itself: one message naming the crash file its "
-           "traceback went to (`ACODE_TRACEBACK=1` prints it)")
+    bug = ("crash.EXIT_CODE", crash.EXIT_CODE, EXIT_MEANINGS["crash.EXIT_CODE"])
     return sorted([*shared, bug], key=lambda row: row[1])
 
 
