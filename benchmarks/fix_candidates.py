@@ -132,6 +132,28 @@ def per_candidate(records: list[dict], shape: str) -> dict:
             "hidden_passes": sum(c["hidden"] for c in rows)}
 
 
+def sizes(tasks: list[FixTask], model_name: str) -> dict:
+    """No model run, its tokenizer only: the tokens of the whole file against those of the function the
+    test reaches (what a faithful reply of each shape copies back), per task set."""
+    from acode.agent.fixing.function_asks import reached_functions
+    from acode.agent.fixing.rewrite import FileView
+    from acode.config.model import ModelSettings
+    from acode.llm.lazy import LazyEmbeddedModel
+
+    model = LazyEmbeddedModel(ModelSettings(backend="embedded", name=model_name), say=lambda _: None)
+    rows = []
+    for task in tasks:
+        asks = reached_functions([_view(task)], "", [FileView(task.test_file, task.visible_test)])
+        function = asks[0].text if asks else task.source
+        rows.append((model.count_tokens(task.source), model.count_tokens(function), len(asks)))
+    return {"tasks": len(rows), "file_tokens_median": statistics.median(r[0] for r in rows),
+            "function_tokens_median": statistics.median(r[1] for r in rows),
+            "function_over_file_median": round(statistics.median(r[1] / r[0] for r in rows), 3),
+            "tasks_with_another_function_the_tests_name": sum(r[2] > 1 for r in rows),
+            "tasks_where_the_function_is_at_most_half": sum(r[1] <= r[0] / 2 for r in rows),
+            "model_loaded": model.loaded}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -144,9 +166,17 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--records", type=Path, default=None)
     parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--sizes", action="store_true",
+                        help="no model run: whole file against function tokens of every task of the half")
+    parser.add_argument("--data", type=Path, default=None, help="the HumanEvalPack JSONL (humanevalfix)")
     args = parser.parse_args()
 
-    tasks = load_tasks(half=args.half, task_set=args.tasks)[: args.limit]
+    data = {"path": args.data} if args.data else {}
+    if args.sizes:
+        print(json.dumps({"model_tokenizer": args.model, "tasks_set": args.tasks, "half": args.half,
+                          **sizes(load_tasks(**data, half=args.half, task_set=args.tasks), args.model)}))
+        return
+    tasks = load_tasks(**data, half=args.half, task_set=args.tasks)[: args.limit]
     done = {}
     if args.resume and args.records and args.records.exists():
         done = {r["task"]: r for r in map(json.loads, args.records.read_text().splitlines())}
