@@ -135,21 +135,23 @@ def per_candidate(records: list[dict], shape: str) -> dict:
 def sizes(tasks: list[FixTask], model_name: str) -> dict:
     """No model run, its tokenizer only: the tokens of the whole file against those of the function the
     test reaches (what a faithful reply of each shape copies back), per task set."""
-    from acode.agent.fixing.function_asks import reached_functions
-    from acode.agent.fixing.rewrite import FileView
+    import ast
+
     from acode.config.model import ModelSettings
     from acode.llm.lazy import LazyEmbeddedModel
 
     model = LazyEmbeddedModel(ModelSettings(backend="embedded", name=model_name), say=lambda _: None)
     rows = []
     for task in tasks:
-        asks = reached_functions([_view(task)], "", [FileView(task.test_file, task.visible_test)])
-        function = asks[0].text if asks else task.source
-        rows.append((model.count_tokens(task.source), model.count_tokens(function), len(asks)))
+        tree = ast.parse(task.source)
+        functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+        entry = next(n for n in functions if n.name == task.entry_point)
+        function = "\n".join(task.source.splitlines()[entry.lineno - 1 : entry.end_lineno]) + "\n"
+        rows.append((model.count_tokens(task.source), model.count_tokens(function), len(functions)))
     return {"tasks": len(rows), "file_tokens_median": statistics.median(r[0] for r in rows),
             "function_tokens_median": statistics.median(r[1] for r in rows),
             "function_over_file_median": round(statistics.median(r[1] / r[0] for r in rows), 3),
-            "tasks_with_another_function_the_tests_name": sum(r[2] > 1 for r in rows),
+            "tasks_with_more_than_one_function": sum(r[2] > 1 for r in rows),
             "tasks_where_the_function_is_at_most_half": sum(r[1] <= r[0] / 2 for r in rows),
             "model_loaded": model.loaded}
 

@@ -304,8 +304,10 @@ def test_a_real_function_reply_is_merged_back_by_name_and_judged_by_the_tests(tm
     from acode.agent.session.builder import build_session
     from acode.config import Settings
 
-    repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
-    model = _EchoFirst(real_model, f"```python\n{CALC}```\n", seconds=4.0)
+    # a third function: `add` is then at most half the file, where a function reply is the cheaper shape
+    calc = CALC + '\n\ndef triple(x):\n    """Return three times x."""\n    return 3 * x\n'
+    repo = make_git_repo(tmp_path / "repo", {"calc.py": calc, "test_calc.py": TESTS})
+    model = _EchoFirst(real_model, f"```python\n{calc}```\n", seconds=4.0)
     quiet = {n: {"enabled": False} for n in ("next_speaker", "compression", "loop_detection", "checkpoints")}
     fix = {"test_command": f"{sys.executable} -m pytest -q -p no:cacheprovider", "max_model_calls": 1,
            "function_asks": 2, "function_time_budget": 40, "line_edit_calls": 0, "mutants": 0,
@@ -317,12 +319,11 @@ def test_a_real_function_reply_is_merged_back_by_name_and_judged_by_the_tests(tm
     asked = "Reply with only `add` of calc.py, corrected and complete, in one ```python block."
     assert len(model.calls) >= 2 and model.calls[1].endswith(asked)
     steps = [s for s in result.model_steps()][1:]  # the real model's function replies
-    assert steps and all(s.usage.completion_tokens < real_model.count_tokens(CALC) for s in steps)
+    assert steps and all(s.usage.completion_tokens < real_model.count_tokens(calc) / 2 + 20 for s in steps)
     text = (repo / "calc.py").read_text()
     ast.parse(text)
-    assert 'def double(x):\n    """Return twice x."""\n    return 2 * x' in text  # merged by name: kept
-    runs = [t for t in result.tool_steps() if t.name == "run_shell_command"]
+    assert calc[calc.index("def double"):] in text  # merged by name: the other functions kept
     if result.ok:  # judged: the tests passed on the merged file, and it is what the answer names
         assert pytest_passes(repo) and "`add` asked for alone" in result.answer
     else:  # judged and rejected (or no candidate): the file as it was
-        assert text == CALC and not pytest_passes(repo) and len(runs) >= 1
+        assert text == calc and not pytest_passes(repo)

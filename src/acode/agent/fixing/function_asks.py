@@ -46,7 +46,10 @@ class FunctionAsk:
 def reached_functions(files: list[FileView], output: str, context: list[FileView]) -> list[FunctionAsk]:
     """The functions of ``files`` the failing tests reach, most likely first: those the traceback names in
     their own file (``calc.py:3: in add``), then those the tests' text names, in the order it names
-    them. Top-level functions and methods of top-level classes, of files that parse."""
+    them. Top-level functions and methods of top-level classes, of files that parse, and only those at
+    most half their file: where the file is little more than the function (every task of the Novel and
+    HumanEvalFix tune halves but 2 of 106), its reply costs a whole file's tokens, and the token budget
+    it would take from the line asks is better spent there."""
     found: dict[tuple[str, str], FunctionAsk] = {}
     tests = "\n".join(v.text for v in context)
     for view in files:
@@ -57,7 +60,8 @@ def reached_functions(files: list[FileView], output: str, context: list[FileView
         lines = view.text.splitlines()
         for node in _functions(tree):
             text = "\n".join(lines[node.lineno - 1 : node.end_lineno]) + "\n"
-            found[(view.path, node.name)] = FunctionAsk(view.path, node.name, text)
+            if 2 * len(text) <= len(view.text):
+                found[(view.path, node.name)] = FunctionAsk(view.path, node.name, text)
 
     def rank(ask: FunctionAsk) -> tuple[int, int]:
         frame = re.search(rf"{re.escape(ask.path)}:\d+: in {re.escape(ask.name)}\b", output)
