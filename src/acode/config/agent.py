@@ -117,7 +117,9 @@ class FixConfig(BaseModel):
     check_examples: bool = Field(
         True, description="a candidate must also pass the docstring examples of the files it changes"
     )
-    sample_temperature: float = Field(0.7, ge=0, le=2)
+    sample_temperature: float = Field(
+        0.7, ge=0, le=2, description="temperature of the sampled (non-greedy) calls"
+    )
     max_file_lines: int = Field(
         4000, ge=1, le=20000,
         description="larger files are shown only as the test spectrum's suspect functions (none: the tool "
@@ -145,11 +147,19 @@ class FixConfig(BaseModel):
 class AgentSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    approval_mode: ApprovalMode = "default"
-    max_turns: int = Field(40, ge=1)
-    max_seconds: float = Field(1800.0, gt=0)
-    max_format_errors: int = Field(3, ge=1)
-    shell_inactivity_timeout: float = Field(120.0, gt=0)
+    approval_mode: ApprovalMode = Field(
+        "default", description="default: ask before edits and commands; auto_edit: edits without asking; "
+        "yolo: everything without asking; plan: read-only tools and a plan to approve first"
+    )
+    max_turns: int = Field(40, ge=1, description="model turns per request at most")
+    max_seconds: float = Field(1800.0, gt=0, description="seconds per request at most")
+    max_format_errors: int = Field(
+        3, ge=1, description="unreadable answers in a row before the request stops"
+    )
+    shell_inactivity_timeout: float = Field(
+        120.0, gt=0, description="seconds without output after which a shell command is stopped (its whole "
+        "process group)"
+    )
     output_budget_chars: int = Field(8000, ge=500, description="tool output kept for the model")
     remind_request: bool = Field(
         True, description="end each successful tool result with the request and the steps done (small models)"
