@@ -95,6 +95,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--sources", default="real,logic")
     parser.add_argument("--projects", help="comma list of real projects (default: all)")
     parser.add_argument("--limit", type=int, help="at most this many changes (both directions count)")
+    parser.add_argument("--no-model", action="store_true",
+                        help="a scripted model that says yes to every question instead: each question asked "
+                             "both ways cancels (intent, outcome), the likelihood reads nothing, so only the "
+                             "executed and deterministic evidence decides (the floor without a model)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a reviewer setting, as real_commits.py --set")
     parser.add_argument("--records", type=Path, help="append every review as a JSON line here")
@@ -119,13 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print(json.dumps(ubs.describe(items), indent=2))
         return 0
-    model = load_model(args.model)
+    model = yes_to_everything() if args.no_model else load_model(args.model)
     reviewer = reviewer_settings(None, args.set)
     import acode
 
     head = {"commit": _commit(), "acode_src": str(Path(acode.__file__).parent),
             "machine": f"{platform.node()} {os.cpu_count()} cores",
-            "load_start": load(), "model": args.model, "settings": args.set}
+            "load_start": load(), "model": "none (yes to everything)" if args.no_model else args.model,
+            "settings": args.set}
     rows = []
     out = args.records.open("a", encoding="utf-8") if args.records else None
     with tempfile.TemporaryDirectory(prefix="acode-untested-") as tmp:
@@ -145,6 +150,17 @@ def main(argv: list[str] | None = None) -> int:
         out.close()
     print(json.dumps({"benchmark": "untested_bugs", **head, "load_end": load(), **report(rows)}, indent=2))
     return 0
+
+
+def yes_to_everything():
+    from acode.llm.scripted import ScriptedModel
+
+    class YesModel(ScriptedModel):
+        def complete(self, messages, **kwargs):
+            self.push("yes")
+            return super().complete(messages, **kwargs)
+
+    return YesModel(name="yes-to-everything")
 
 
 def _commit() -> str:
