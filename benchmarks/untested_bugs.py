@@ -50,7 +50,7 @@ def _tag(finding: dict) -> str:
     if rule != "behaviour/changed":
         return rule if finding["severity"] in ("critical", "high") else f"{rule} (medium)"
     message = finding.get("message", "")
-    for words, why in (("the request asks for no behaviour change", "intent question"),
+    for words, why in (("the request asks for no change of behaviour", "intent question"),
                        ("docstring's example", "docstring example"),
                        ("the change says it is a", "message words"),
                        ("finds the old outcome right", "outcome question")):
@@ -99,6 +99,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="a scripted model that says yes to every question instead: each question asked "
                              "both ways cancels (intent, outcome), the likelihood reads nothing, so only the "
                              "executed and deterministic evidence decides (the floor without a model)")
+    parser.add_argument("--intent-only", action="store_true",
+                        help="no review: only the intent question on each change's message (the model's "
+                             "verdict per change, as a review asks it), as records")
+    parser.add_argument("--with-intent", type=Path,
+                        help="with --summarise: re-decide each review under the intent verdicts of these "
+                             "--intent-only records (a difference that waited for the model counts high "
+                             "where the verdict is no_change): the intent question's part, without a full "
+                             "model run")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a reviewer setting, as real_commits.py --set")
     parser.add_argument("--records", type=Path, help="append every review as a JSON line here")
@@ -113,7 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     from real_commits import load_model, read_records, review, reviewer_settings
 
     if args.summarise:
-        print(json.dumps(report(read_records(args.summarise)), indent=2))
+        rows = read_records(args.summarise)
+        if args.with_intent:
+            verdicts = {r["name"]: r["intent"] for r in read_records([args.with_intent])}
+            rows = [under_intent(row, verdicts.get(row["name"]), reviewer_settings(None, row["settings"]))
+                    for row in rows]
+        print(json.dumps(report(rows), indent=2))
         return 0
 
     items = ubs.changes(tuple(args.halves.split(",")), tuple(args.sources.split(",")),
@@ -136,6 +149,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="acode-untested-") as tmp:
         for index, item in enumerate(items):
             repo = ubs.build(item, Path(tmp) / str(index))
+            if args.intent_only:
+                row = {**head, "name": item.name, "load": load(), **intent_of(model, repo, reviewer)}
+                print(f"{item.name:<34} {row['intent']['verdict']:<10} {row['seconds']:5.1f}s "
+                      f"{row['intent']['log_odds']}", file=sys.stderr, flush=True)
+                if out:
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+                continue
             row = {**head, "name": item.name, "source": item.source, "project": item.project,
                    "half": item.half, "direction": item.direction, "expected": item.expected,
                    "kind": item.kind, "load": load(), **review(model, repo, reviewer, False, behaviour=True)}
@@ -150,6 +171,39 @@ def main(argv: list[str] | None = None) -> int:
         out.close()
     print(json.dumps({"benchmark": "untested_bugs", **head, "load_end": load(), **report(rows)}, indent=2))
     return 0
+
+
+def intent_of(model, repo: Path, settings) -> dict:
+    """The intent question on the change's message, as a review asks it (``judging.intent_question``)."""
+    import time
+
+    from acode.review.change.git_context import branch_context
+    from acode.review.judging.intent_question import ask_intent
+
+    intent = branch_context(repo, "main").effective_intent()
+    started = time.monotonic()
+    answer = ask_intent(model, intent, votes=settings.behaviour.intent_votes,
+                        margin=settings.behaviour.intent_margin, timeout=lambda: 300.0)
+    return {"intent": answer.record(), "message": intent[:200],
+            "seconds": round(time.monotonic() - started, 2)}
+
+
+def under_intent(row: dict, intent: dict | None, settings) -> dict:
+    """``row`` re-decided as if the intent question had answered ``intent``: under ``no_change`` every
+    behavioural difference that waited for the model's outcome question (it carries that question's
+    log-odds) counts high, as ``weigh_difference`` makes it; any other verdict changes nothing."""
+    from review_scoring import rescore
+
+    if not intent or intent["verdict"] != "no_change":
+        return row
+    findings = [{**f, "severity": "high", "status": "confirmed",
+                 "message": f["message"] + "; the request asks for no change of behaviour (re-decided)"}
+                if f["rule"] == "behaviour/changed" and "old_logit" in (f.get("metrics") or {}) else f
+                for f in row["findings"]]
+    changed = {**row, "findings": findings}
+    verdict = rescore(changed, settings)
+    counting = [f for f in findings if f["rule"] == "behaviour/changed" and f["severity"] == "high"]
+    return {**changed, "verdict": verdict, "counting": row["counting"] + counting}
 
 
 def yes_to_everything():
