@@ -144,13 +144,14 @@ def main(argv: list[str] | None = None) -> int:
             "machine": f"{platform.node()} {os.cpu_count()} cores",
             "load_start": load(), "model": "none (yes to everything)" if args.no_model else args.model,
             "settings": args.set}
-    rows = []
+    rows: list[dict] = []
+    asked: dict[str, dict] = {}
     out = args.records.open("a", encoding="utf-8") if args.records else None
     with tempfile.TemporaryDirectory(prefix="acode-untested-") as tmp:
         for index, item in enumerate(items):
             repo = ubs.build(item, Path(tmp) / str(index))
-            if args.intent_only:
-                row = {**head, "name": item.name, "load": load(), **intent_of(model, repo, reviewer)}
+            if args.intent_only:  # a message seen before (a logic pair's two directions) is not asked again
+                row = {**head, "name": item.name, "load": load(), **intent_of(model, repo, reviewer, asked)}
                 print(f"{item.name:<34} {row['intent']['verdict']:<10} {row['seconds']:5.1f}s "
                       f"{row['intent']['log_odds']}", file=sys.stderr, flush=True)
                 if out:
@@ -173,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def intent_of(model, repo: Path, settings) -> dict:
+def intent_of(model, repo: Path, settings, asked: dict[str, dict]) -> dict:
     """The intent question on the change's message, as a review asks it (``judging.intent_question``)."""
     import time
 
@@ -181,11 +182,14 @@ def intent_of(model, repo: Path, settings) -> dict:
     from acode.review.judging.intent_question import ask_intent
 
     intent = branch_context(repo, "main").effective_intent()
+    if intent in asked:
+        return {**asked[intent], "seconds": 0.0}
     started = time.monotonic()
     answer = ask_intent(model, intent, votes=settings.behaviour.intent_votes,
                         margin=settings.behaviour.intent_margin, timeout=lambda: 300.0)
-    return {"intent": answer.record(), "message": intent[:200],
-            "seconds": round(time.monotonic() - started, 2)}
+    asked[intent] = {"intent": answer.record(), "message": intent[:200],
+                     "seconds": round(time.monotonic() - started, 2)}
+    return asked[intent]
 
 
 def under_intent(row: dict, intent: dict | None, settings) -> dict:
