@@ -337,3 +337,33 @@ def test_a_sequence_that_reaches_a_method_writing_files_is_left_out_not_the_whol
     [result] = run_behaviour_diff(context, find_sandbox()[0], Limits(crosshair_seconds=0, seconds=6)).results
     assert result.status == "differs" and result.difference["found_by"] == "sequence", result
     assert "save" not in result.difference["input"]  # the sandbox refuses the write: such sequences are skipped
+
+
+POOL = '''class Pool:
+    def __init__(self):
+        self.free = 2
+
+    def take(self) -> int:
+        self.free -= 1
+        return self.free
+'''
+# the second take waits for a free slot that never comes, in a retry loop whose bare except swallows the alarm
+WAITS = POOL.replace("        self.free -= 1\n", """        while self.free <= 1:
+            try:
+                import re
+                re.match(r'(a+)+$', 'a' * 40 + 'b')
+            except:  # noqa: E722
+                continue
+        self.free -= 1
+""")
+
+
+@needs_sandbox
+def test_a_sequence_the_alarm_cannot_stop_is_a_hang_with_the_calls_that_led_to_it(tmp_path):
+    from acode.review.change.git_context import branch_context
+    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+
+    context = branch_context(repo_with_branch(tmp_path / "r", {"pool.py": POOL}, {"pool.py": WAITS}), "main")
+    [found] = run_behaviour_diff(context, find_sandbox()[0], Limits(crosshair_seconds=0, plan_seconds=2)).results
+    assert found.status == "differs" and found.difference["found_by"] == "time box", found
+    assert found.difference["input"].startswith("obj = Pool(); ") and found.difference["input"].count("take()") >= 2

@@ -21,7 +21,6 @@ hook refuses file writes, network and processes: such a function is listed as no
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import importlib.util
 import inspect
@@ -89,44 +88,6 @@ def _rank(what: str, before: dict, after: dict) -> int:
     return 2
 
 
-class _InFlight:
-    path: Path | None = None  # set by ``main``: next to the results file
-
-
-@contextlib.contextmanager
-def in_flight(text: str, before: dict, spec: dict):
-    """While the new version runs on an input the old one returned on, a note of it in a file: a call the
-    per-call alarm cannot stop (a bare ``except:`` that swallows it, a loop inside C code) brings the whole
-    child to its time box, and the note tells the parent which input the new version never returned on."""
-    path = _InFlight.path
-    if path is None or before["kind"] != "return":
-        yield
-        return
-    note = {"index": spec.get("index", -1), "input": text, "old": outcomes.describe(before),
-            "seconds": before["seconds"]}
-    path.write_text(json.dumps(note), encoding="utf-8")
-    try:
-        yield
-    finally:
-        path.unlink(missing_ok=True)
-
-
-@contextlib.contextmanager
-def importing_new(spec: dict):
-    """While the new version's module is imported (the old one imported), a note of it in the in-flight
-    file: an import that hangs or ends the child is the change's doing, and the note tells the parent so."""
-    path = _InFlight.path
-    if path is None:
-        yield
-        return
-    note = {"index": spec.get("index", -1), "importing": spec["module"]}
-    path.write_text(json.dumps(note), encoding="utf-8")
-    try:
-        yield
-    finally:
-        path.unlink(missing_ok=True)
-
-
 # ---------------------------------------------------------------------------------------------- loading
 
 class NeedsArguments(str):
@@ -189,7 +150,7 @@ class Search:
             return text == self.hang
         self.tried += 1
         before = outcomes.outcome(self.old, args, kwargs)
-        with in_flight(text, before, self.spec):
+        with outcomes.in_flight(text, before, self.spec):
             after = outcomes.outcome(self.new, args, kwargs)
             what = outcomes.differ(before, after)
             confirmed = _confirmed(self.old, self.new, args, kwargs, before, after) if what else None
@@ -208,6 +169,10 @@ class Search:
             steps.insert(0, {"assign": OBJECT, "owner": "", "name": self.name.split(".")[0], "args": (),
                              "kwargs": {}, "old": {"kind": "return"}})
         return self.record(text, before, after, what, source, steps)
+
+    def flight(self, text: str, before: dict):
+        """``in_flight`` for this function: while the new version runs on what the old returned on."""
+        return outcomes.in_flight(text, before, self.spec)
 
     def record(self, text: str, before: dict, after: dict, what: str, source: str, steps: list[dict],
                key: str = "") -> bool:
@@ -302,7 +267,7 @@ def run(spec: dict) -> dict:
     except Exception as exc:  # noqa: BLE001 - anything the import raises is why it could not run
         return {"status": "not_run", "why": f"on the base: {_error(exc, spec['kind'])}"}
     try:
-        with importing_new(spec):
+        with outcomes.importing_new(spec):
             new, new_fn, new_cls = load(spec["new_root"], spec["module"], spec["qualname"], spec["kind"])
     except Exception as exc:  # noqa: BLE001
         return {"status": "not_run", "why": f"with the change: {_error(exc, spec['kind'])}"}
@@ -387,7 +352,7 @@ def main(argv: list[str]) -> int:
     the list of results, written again after each function (so what was finished survives a crash or a
     kill in a later one)."""
     batch = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
-    _InFlight.path = Path(argv[2]).with_name(IN_FLIGHT)
+    outcomes.InFlight.path = Path(argv[2]).with_name(IN_FLIGHT)
     outcomes.guard_calls()
     specs = batch["functions"]
     deadline = time.monotonic() + batch.get("plan_seconds", float("inf"))

@@ -14,10 +14,12 @@ import copy
 import inspect
 import io
 import itertools
+import json
 import re
 import signal
 import sys
 import time
+from pathlib import Path
 
 CALL_SECONDS = 2.0
 # a call that ran out of its time is run once more with this many times the limit before it counts as a hang:
@@ -203,3 +205,41 @@ def kind_of(old: dict, new: dict, what: str) -> str:
     if kinds == {"return", "raise"}:
         return "raises"
     return "both_raise" if kinds == {"raise"} else "returns"
+
+
+class InFlight:
+    path: Path | None = None  # set by ``main``: next to the results file
+
+
+@contextlib.contextmanager
+def in_flight(text: str, before: dict, spec: dict):
+    """While the new version runs on an input the old one returned on, a note of it in a file: a call the
+    per-call alarm cannot stop (a bare ``except:`` that swallows it, a loop inside C code) brings the whole
+    child to its time box, and the note tells the parent which input the new version never returned on."""
+    path = InFlight.path
+    if path is None or before["kind"] != "return":
+        yield
+        return
+    note = {"index": spec.get("index", -1), "input": text, "old": describe(before),
+            "seconds": before["seconds"]}
+    path.write_text(json.dumps(note), encoding="utf-8")
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def importing_new(spec: dict):
+    """While the new version's module is imported (the old one imported), a note of it in the in-flight
+    file: an import that hangs or ends the child is the change's doing, and the note tells the parent so."""
+    path = InFlight.path
+    if path is None:
+        yield
+        return
+    note = {"index": spec.get("index", -1), "importing": spec["module"]}
+    path.write_text(json.dumps(note), encoding="utf-8")
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
