@@ -14,8 +14,8 @@ class ToolRules(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    allow_tools: list[str] = Field(default_factory=list)
-    deny_tools: list[str] = Field(default_factory=list)
+    allow_tools: list[str] = Field(default_factory=list, description="tools run without asking")
+    deny_tools: list[str] = Field(default_factory=list, description="tools always refused")
     allow_shell: list[str] = Field(default_factory=list, description="command prefixes run without asking")
     deny_shell: list[str] = Field(default_factory=list, description="command prefixes always refused")
 

@@ -41,10 +41,10 @@ def nested_hook_entries(entries: Any) -> Any:
 class HookCommand(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    type: Literal["command"] = "command"
+    type: Literal["command"] = Field("command", description="the only kind: a shell command")
     command: str = Field(min_length=1, description="run by the shell in the project root; JSON on stdin")
     timeout: float = Field(60.0, gt=0, description="seconds before the hook is killed (the session goes on)")
-    name: str = ""
+    name: str = Field("", description="its label in messages (default: the start of the command)")
 
 
 class HookMatcher(BaseModel):
@@ -66,7 +66,7 @@ class HookMatcher(BaseModel):
 class HooksSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    enabled: bool = True
+    enabled: bool = Field(True, description="false: no hook runs")
     BeforeTool: list[HookMatcher] = Field(default_factory=list)
     AfterTool: list[HookMatcher] = Field(default_factory=list)
     BeforeAgent: list[HookMatcher] = Field(default_factory=list)

@@ -15,9 +15,9 @@ class McpServerSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
 
     command: str | None = Field(None, description="stdio: the program to start")
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    cwd: str | None = None
+    args: list[str] = Field(default_factory=list, description="stdio: the program's arguments")
+    env: dict[str, str] = Field(default_factory=dict, description="stdio: variables added to its environment")
+    cwd: str | None = Field(None, description="stdio: the folder it starts in")
     url: str | None = Field(None, description="HTTP: the server's endpoint, e.g. http://127.0.0.1:8000/mcp")
     http_url: str | None = Field(None, description="Gemini CLI's name for a streamable HTTP url (httpUrl)")
     transport: Literal["auto", "stdio", "http", "sse"] = Field(
@@ -33,7 +33,7 @@ class McpServerSettings(BaseModel):
         default_factory=list,
         description="tools to treat as read-only (no approval) besides those the server marks so",
     )
-    enabled: bool = True
+    enabled: bool = Field(True, description="false: the server is not started")
 
     @model_validator(mode="after")
     def _one_way_to_reach_it(self) -> McpServerSettings:

@@ -12,7 +12,7 @@ class StageTimeouts(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    planner: float = Field(600.0, gt=0)
+    planner: float = Field(600.0, gt=0, description="the plan")
     executor: float = Field(1800.0, gt=0, description="per step")
     verifier: float = Field(600.0, gt=0, description="per command")
 
@@ -35,7 +35,9 @@ class PipelineSettings(BaseModel):
         ],
         description="a plan step's own check command runs only when it starts with one of these",
     )
-    approval_mode: ApprovalMode = "auto_edit"
+    approval_mode: ApprovalMode = Field(
+        "auto_edit", description="the executor's approval mode (as agent.approval_mode)"
+    )
     executor_tools: list[str] = Field(
         default_factory=lambda: [
             "read_file",
@@ -53,5 +55,5 @@ class PipelineSettings(BaseModel):
     whole_file_steps: bool = Field(
         True, description="a step that names .py files first asks for them whole in one call (docs/run.md)"
     )
-    plan_max_tokens: int = Field(700, ge=64)
+    plan_max_tokens: int = Field(700, ge=64, description="tokens of the plan at most")
     timeouts: StageTimeouts = Field(default_factory=StageTimeouts)

@@ -14,7 +14,7 @@ DIMENSIONS = ("intent_alignment", "code_quality", "completeness", "consistency",
 class DimensionSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool = True
+    enabled: bool = Field(True, description="false: the review leaves this dimension out")
 
 
 class Dimensions(BaseModel):
@@ -54,7 +54,7 @@ class LookAroundSettings(BaseModel):
 
     enabled: bool = Field(False, description="costs one extra reading of the context; off by default")
     max_calls: int = Field(2, ge=0, le=20, description="read-only tool calls the reviewer may make")
-    max_result_chars: int = Field(2000, ge=200)
+    max_result_chars: int = Field(2000, ge=200, description="characters of each look-up's result kept")
 
 
 class RegressionSettings(BaseModel):
@@ -222,23 +222,30 @@ class ReviewerSettings(BaseModel):
     decision_strategy: Literal["findings", "verdict"] = Field(
         "findings", description="findings: derived from checked findings; verdict: the model's overall answer"
     )
-    min_quality: Literal["excellent", "good", "acceptable"] | None = None
+    min_quality: Literal["excellent", "good", "acceptable"] | None = Field(
+        None, description="a dimension rated below this rejects the change"
+    )
     thresholds: Thresholds = Field(default_factory=Thresholds)
     on_model_failure: Literal["reject", "error"] = Field(
         "reject", description="an unreadable model answer rejects the change, or fails the review"
     )
-    timeout_seconds: float = Field(120.0, gt=0)
-    human_review: Literal["auto", "prompt", "require"] = "auto"
+    timeout_seconds: float = Field(120.0, gt=0, description="seconds the whole review may take")
+    human_review: Literal["auto", "prompt", "require"] = Field(
+        "auto", description="acode run: auto: the reviewer decides; prompt: ask when interactive; require: "
+        "always ask (non-interactive runs stop with exit 51 unless --approve)"
+    )
     max_diff_chars: int = Field(10_000, ge=200, description="per-file diff cut, with a visible marker")
     context_lines: int = Field(3, ge=0, le=50, description="unchanged lines around each change")
     output_reserve: float = Field(0.25, gt=0.0, lt=0.9, description="share of the window kept for answers")
-    max_findings_per_dimension: int = Field(3, ge=1, le=10)
+    max_findings_per_dimension: int = Field(
+        3, ge=1, le=10, description="findings the model may propose per dimension"
+    )
     require_candidates: bool = Field(
         True,
         description="the model must name its most doubtful line per dimension; the check then decides "
         "(small models otherwise answer 'no findings' to everything)",
     )
-    max_tokens_per_answer: int = Field(320, ge=32)
+    max_tokens_per_answer: int = Field(320, ge=32, description="tokens of each model answer at most")
     test_command: str | None = Field(
         None,
         description="`acode review` runs it only with --run-tests (default: python -m pytest -q on the "

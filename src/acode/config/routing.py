@@ -15,13 +15,13 @@ class ModelChoice(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    backend: Literal["embedded", "openai", "scripted"] | None = None
-    name: str | None = None
-    path: Path | None = None
-    context_window: int | None = Field(None, ge=512, le=1_048_576)
-    max_tokens: int | None = Field(None, ge=1)
-    base_url: str | None = None
-    script: Path | None = None
+    backend: Literal["embedded", "openai", "scripted"] | None = Field(None, description="as model.backend")
+    name: str | None = Field(None, description="as model.name")
+    path: Path | None = Field(None, description="as model.path")
+    context_window: int | None = Field(None, ge=512, le=1_048_576, description="as model.context_window")
+    max_tokens: int | None = Field(None, ge=1, description="as model.max_tokens")
+    base_url: str | None = Field(None, description="as model.base_url")
+    script: Path | None = Field(None, description="as model.script")
 
     def overrides(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)
@@ -32,10 +32,10 @@ class ComplexityRule(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool = False
+    enabled: bool = Field(False, description="route each prompt by this rule")
     simple_model: ModelChoice = Field(default_factory=ModelChoice)
     complex_model: ModelChoice = Field(default_factory=ModelChoice)
-    max_simple_chars: int = Field(160, ge=1)
+    max_simple_chars: int = Field(160, ge=1, description="a longer prompt is complex")
     complex_words: list[str] = Field(
         default_factory=lambda: [
             "refactor",
@@ -47,7 +47,8 @@ class ComplexityRule(BaseModel):
             "why",
             "concurren",
             "security",
-        ]
+        ],
+        description="a prompt holding one of these (as a part of a word) is complex",
     )
 
 
@@ -55,5 +56,8 @@ class RoutingSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     utility: ModelChoice | None = Field(None, description="default model for every utility purpose")
-    purposes: dict[UtilityPurpose, ModelChoice] = Field(default_factory=dict)
+    purposes: dict[UtilityPurpose, ModelChoice] = Field(
+        default_factory=dict,
+        description="a model per purpose: compression, loop_check, next_speaker, summary"
+    )
     complexity: ComplexityRule = Field(default_factory=ComplexityRule)

@@ -43,7 +43,8 @@ def write(folder: Path, pages: dict[str, str]) -> list[Path]:
 
 def problems(folder: Path, settings: type[BaseModel], app: typer.Typer, src: Path) -> list[str]:
     """What is missing from or stale in the pages under ``folder``: each entry the code has and the page
-    does not (a config key, a command, an error code) by name, then each page that differs at all."""
+    does not (a config key, a command, an error code) by name, each config key that says nothing about
+    its meaning, then each page that differs at all."""
     found: list[str] = []
     expected = generate(settings, app, src)
     committed = {name: _read(folder / name) for name in expected}
@@ -58,6 +59,8 @@ def problems(folder: Path, settings: type[BaseModel], app: typer.Typer, src: Pat
             continue
         found += [f"{folder / name}: {what} {entry} has no reference entry"
                   for entry in names if shape.format(entry) not in text]
+    found += [f"{settings.__name__}: config key {key.dotted} has no meaning: give its Field a description="
+              for section in config_reference.sections(settings) for key in section.keys if not key.meaning]
     for name, text in expected.items():
         if committed[name] is None:
             found.append(f"{folder / name} is missing")

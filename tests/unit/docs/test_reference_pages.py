@@ -25,6 +25,7 @@ class _AgentWithANewKey(AgentSettings):
     model_config = ConfigDict(extra="forbid")
 
     made_up_limit: int = Field(7, description="a key nobody documented yet")
+    made_up_switch: bool = False
 
 
 class _SettingsWithANewKey(Settings):
@@ -38,9 +39,12 @@ def test_a_config_key_without_a_reference_entry_fails_the_check(tmp_path):
 
     found = problems(tmp_path, _SettingsWithANewKey, app, src)
 
-    assert f"{tmp_path / 'config.md'}: config key agent.made_up_limit has no reference entry" in found
-    assert f"{tmp_path / 'config.md'} is stale: it differs from what the code generates" in found
-    assert len(found) == 2
+    assert found == [
+        f"{tmp_path / 'config.md'}: config key agent.made_up_limit has no reference entry",
+        f"{tmp_path / 'config.md'}: config key agent.made_up_switch has no reference entry",
+        "_SettingsWithANewKey: config key agent.made_up_switch has no meaning: give its Field a description=",
+        f"{tmp_path / 'config.md'} is stale: it differs from what the code generates",
+    ]
     write(tmp_path, generate(_SettingsWithANewKey, app, src))
     assert "| `agent.made_up_limit` | int | 7 | a key nobody documented yet |" in (
         tmp_path / "config.md").read_text()
