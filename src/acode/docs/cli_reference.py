@@ -16,6 +16,7 @@ INTRO = (
     "Every `acode` command, sub-command and flag, as `acode <command> --help` shows them. "
     "`-v`/`--verbose` (debug details on stderr) is accepted by every command."
 )
+_WORDS = {"str": "text", "Path": "path", "int": "number", "float": "number"}
 _MARKUP = re.compile(r"\[/?[a-z ]+\]")  # rich markup such as [bold] in help texts
 
 
@@ -77,7 +78,9 @@ def _kind(param: Any) -> str:
         text = " | ".join(str(member.value) for member in annotation)
     else:
         text = type_name(annotation) if annotation is not None else "text"
-    return f"{text}, repeatable" if getattr(param, "multiple", False) else text
+    if getattr(param, "multiple", False):
+        text = f"{_WORDS.get(text.removeprefix('list[').removesuffix(']'), text)}, repeatable"
+    return _WORDS.get(text, text)
 
 
 def _default(param: Any) -> str:
