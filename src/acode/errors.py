@@ -33,6 +33,11 @@ class UsageError(AcodeError):
     exit_code = EXIT_USAGE
 
 
+class NothingToReview(UsageError):
+    """The target of a review has no change (nothing staged, a branch level with its base): not a failure
+    for a hook or a CI job (``acode review`` says so in one line and exits 0)."""
+
+
 class ConfigError(AcodeError):
     exit_code = EXIT_USAGE
 

@@ -23,7 +23,14 @@ from acode.cli.common import (
     project_root,
     settings_for,
 )
-from acode.errors import EXIT_OK, EXIT_REVIEW_REJECTED, EXIT_REVIEW_TIMEOUT, AcodeError, UsageError
+from acode.errors import (
+    EXIT_OK,
+    EXIT_REVIEW_REJECTED,
+    EXIT_REVIEW_TIMEOUT,
+    AcodeError,
+    NothingToReview,
+    UsageError,
+)
 
 REPORT_FORMATS = (None, "markdown", "sarif", "github", "gitlab", "junit", "rdjson")
 
@@ -68,7 +75,9 @@ _FORMAT = typer.Option(
 )
 _OUTPUT = typer.Option(None, "--output", "-o", help="Write the report to this file.")
 _MODEL = typer.Option(None, "--model", "-m", help="Bundled model name, server model name or a .gguf path.")
-_BACKEND = typer.Option(None, "--backend", help="embedded | openai | scripted")
+_BACKEND = typer.Option(
+    None, "--backend", help="embedded | openai | scripted | none (no model: the review runs its checks only)"
+)
 _TRUST = typer.Option(
     False, "--trust", help="Trust this project's own settings for this review (its test_command)."
 )
@@ -259,7 +268,12 @@ def run_review(
             return git_context.commit_context(root, commit, **limits)
         return git_context.branch_context(root, base, detached_name=detached_name, **limits)
 
-    context = read_context(rs)
+    try:
+        context = read_context(rs)
+    except NothingToReview as nothing:
+        # a hook on a commit that stages nothing, a push of the base branch itself: nothing to block
+        err_console.print(f"nothing to review: {nothing.message}", markup=False, highlight=False)
+        return EXIT_OK
     # The settings of the base, not of the change under review (acode.review.service.base_config).
     from acode.review.service import ReviewService, base_config, with_suggestions
 

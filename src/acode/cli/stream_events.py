@@ -39,7 +39,7 @@ class InitEvent(_Event):
     type: Literal["init"] = "init"
     session_id: str = Field(description="resume it with `acode -r <session_id>`")
     model: str
-    backend: Literal["embedded", "openai", "scripted"]
+    backend: Literal["embedded", "openai", "scripted", "none"]
     approval_mode: str
     cwd: str
     version: str = Field(description="acode's version")

@@ -11,9 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field
 class ModelSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    backend: Literal["embedded", "openai", "scripted"] = Field(
+    backend: Literal["embedded", "openai", "scripted", "none"] = Field(
         "embedded", description="embedded: llama.cpp in this process; openai: an OpenAI-compatible server; "
-        "scripted: answers from `script` (tests)"
+        "scripted: answers from `script` (tests); none: no model (a review runs its checks only and names "
+        "the model steps it left out)"
     )
     # embedded: a bundled model name (see `acode models list`); openai: the server's model name
     name: str = "qwen2.5-coder-1.5b"

@@ -23,6 +23,10 @@ def build_model(settings: ModelSettings) -> ChatModel:
                 hint="set model.script to a YAML list of answers, or use backend 'embedded'",
             )
         return ScriptedModel.from_file(settings.script, context_window=settings.context_window)
+    if settings.backend == "none":
+        from acode.llm.no_model import NoModel
+
+        return NoModel(settings.context_window)
     if settings.backend == "openai":
         from acode.llm.openai.model import OpenAIModel
 

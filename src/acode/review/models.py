@@ -53,7 +53,7 @@ class ReviewContext(BaseModel):
     """Everything the reviewer looks at. Built from git (branch, uncommitted changes, a commit) or by the
     pipeline, which adds the request, plan and results as ``sections``."""
 
-    target: Literal["branch", "uncommitted", "commit", "pipeline"] = "branch"
+    target: Literal["branch", "uncommitted", "staged", "commit", "pipeline"] = "branch"
     root: Path
     base_ref: str = ""
     base_sha: str = ""

@@ -164,4 +164,4 @@ def test_staged_reviews_the_index_not_the_working_tree(repo):
     assert staged.exit_code == 50 and data["head_ref"] == "main (staged)", staged.output
     git(repo, "reset", "-q")
     nothing = invoke("--staged")
-    assert nothing.exit_code == 2 and "nothing is staged" in nothing.output
+    assert nothing.exit_code == 0 and "nothing to review: nothing is staged" in nothing.output

@@ -92,7 +92,8 @@ def test_usage_errors_exit_2(repo, tmp_path, monkeypatch):
     assert conflicting.exit_code == 2 and "ACODE-REVIEW-041" in conflicting.output
     assert invoke("--base", "nope").exit_code == 2
     assert invoke("--format", "html").exit_code == 2
-    assert invoke("--uncommitted").exit_code == 2  # nothing uncommitted
+    nothing = invoke("--uncommitted")  # nothing to review is not a failure (a hook must not block on it)
+    assert nothing.exit_code == 0 and "nothing to review: no uncommitted changes" in nothing.output
     git(repo, "checkout", "-q", "--detach", "HEAD")
     detached = invoke()
     assert detached.exit_code == 2 and "ACODE-GIT-004" in detached.output

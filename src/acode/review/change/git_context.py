@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from acode.errors import UsageError
+from acode.errors import NothingToReview, UsageError
 from acode.gitblobs import each_blob
 from acode.gitcmd import GitError, run_git
 from acode.review.change import diff_reading
@@ -73,7 +73,7 @@ def branch_context(start: Path, base: str | None = None, *, intent: str = "", ma
     merge_base = run_git(root, "merge-base", base_sha, head_sha, check=False).stdout.strip() or EMPTY_TREE
     files = _changed_files(root, [merge_base, head_sha], max_diff_chars, context_lines)
     if not files:
-        raise UsageError(
+        raise NothingToReview(
             "ACODE-GIT-005",
             f"no changes between '{base}' and '{head_name}' in {root}",
             hint="commit your changes on the branch, or review uncommitted work with --uncommitted",
@@ -94,7 +94,7 @@ def uncommitted_context(start: Path, *, intent: str = "", max_diff_chars: int = 
     files = _changed_files(root, [against], max_diff_chars, context_lines)
     files += _untracked_files(root, max_diff_chars)
     if not files:
-        raise UsageError(
+        raise NothingToReview(
             "ACODE-GIT-005", f"no uncommitted changes in {root}",
             hint="edit something, or review a branch with --base"
         )
@@ -118,11 +118,11 @@ def staged_context(start: Path, *, intent: str = "", max_diff_chars: int = 10_00
     tree = written.stdout.strip()
     files = _changed_files(root, [head_sha or EMPTY_TREE, tree], max_diff_chars, context_lines)
     if not files:
-        raise UsageError("ACODE-GIT-005", f"nothing is staged in {root}",
+        raise NothingToReview("ACODE-GIT-005", f"nothing is staged in {root}",
                          hint="stage a change with git add, or review the working tree with --uncommitted")
     head_ref = run_git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
     return ReviewContext(
-        target="uncommitted", root=root, base_ref="HEAD", base_sha=head_sha or "",
+        target="staged", root=root, base_ref="HEAD", base_sha=head_sha or "",
         head_ref=f"{head_ref or 'HEAD'} (staged)", head_sha="", head_rev=tree, intent=intent, files=files,
     )
 
@@ -137,7 +137,8 @@ def commit_context(start: Path, sha: str, *, intent: str = "", max_diff_chars: i
     parent = commit_sha(root, f"{full}^") or EMPTY_TREE
     files = _changed_files(root, [parent, full], max_diff_chars, context_lines)
     if not files:
-        raise UsageError("ACODE-GIT-005", f"commit {full[:12]} changes no files", hint="pick another commit")
+        raise NothingToReview("ACODE-GIT-005", f"commit {full[:12]} changes no files",
+                              hint="pick another commit")
     return ReviewContext(
         target="commit", root=root, base_ref=f"{sha}^", base_sha=parent if parent != EMPTY_TREE else "",
         head_ref=sha, head_sha=full, head_rev=full, intent=intent,

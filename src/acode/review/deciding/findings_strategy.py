@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from acode.errors import ModelOutputError, ModelTimeoutError
+from acode.errors import ModelError, ModelOutputError, ModelTimeoutError
+from acode.llm.no_model import NoModelError
 from acode.llm.scoring import scorer_of
 from acode.llm.types import Message
 from acode.review.deciding.dimension_results import Assessed, fill_dimensions, note_unfinished
@@ -36,23 +39,37 @@ class FindingsReview:
         settings, plan = run.settings, run.plan
         assessed = Assessed(enabled=settings.dimensions.enabled())
         plan.proposals = settings.strategy != "checks_only"  # a time-out must not name what was never planned
+        step = _Step()
         try:
-            run.explore()
+            with step("look around (judging/exploring.py)"):
+                run.explore()
             # the question about each behavioural difference first: a likelihood guess is never high on its
             # own, so it is compared only where it can still decide (a difference the question left open)
-            _behaviour_stage(run)
+            with step("behaviour question (judging/behaviour_question.py)"):
+                _behaviour_stage(run)
             if REGRESSION_DIMENSION in assessed.enabled:
-                _regression_stage(run, assessed)
+                with step("regression check (judging/regression.py)"):
+                    _regression_stage(run, assessed)
                 assessed.regression = [backed_or_medium(f, run.evidence.findings)
                                        for f in assessed.regression]
             if settings.strategy != "checks_only":
-                _fit_to_time(run, assessed.enabled)
-                if plan.proposals:
-                    self._propose_and_check(run, assessed)
+                with step("model proposals and their checks (judging/proposals.py, judging/verification.py)"):
+                    _fit_to_time(run, assessed.enabled)
+                    if plan.proposals:
+                        self._propose_and_check(run, assessed)
         except ModelTimeoutError as exc:
             log.info("review ran out of time: %s", exc.message)
             run.result.status = "partial" if assessed.regression or assessed.finished(plan) else "timeout"
             note_unfinished(plan, assessed)
+        except NoModelError:
+            plan.skipped.append(f"{step.name} and the model steps after it: no model is configured "
+                                "(model.backend: none), decided on the checks")
+            run.result.status = "partial"
+        except ModelError as exc:
+            step.failed = exc
+            plan.skipped.append(f"{step.name}: the model step failed ({exc.code}: {exc.message}); the "
+                                "steps after it did not run")
+            run.result.status = "partial"
         plan.note_rates(run.model.pace.prompt_rate(), run.model.pace.generate_rate())
         plan.regions_compared = len(assessed.regression)
         if run.result.status == "complete" and plan.skipped:
@@ -60,6 +77,9 @@ class FindingsReview:
             run.result.status = "partial"
         run.result.dimensions = fill_dimensions(run, assessed)
         run.result.decision = decide_from_levels(run.result.dimensions, run.evidence.findings, settings)
+        if step.failed is not None and run.result.decision.approved:
+            # only a decision the checks made stands without the model; an approval needs the model's part
+            raise step.failed
         if (run.result.status == "partial" and settings.budget.on_partial == "reject"
                 and run.result.decision.approved):
             run.result.decision = Decision(verdict="REJECTED", strategy="findings", reasons=[
@@ -96,6 +116,19 @@ class FindingsReview:
                                    f"the model's answer for {name} could not be read: {why}",
                                    hint="set reviewer.on_model_failure: reject, or use a larger model")
         return proposals
+
+
+class _Step:
+    """Which model step is running (``with step(name):``), for a failure to name."""
+
+    def __init__(self) -> None:
+        self.name = ""
+        self.failed: ModelError | None = None
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        self.name = name
+        yield
 
 
 def _behaviour_stage(run: ReviewRun) -> None:
@@ -149,7 +182,7 @@ def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
     within = (open_differences(run.evidence.findings) if ran and settings.regression.scope == "differences"
               else None)
     regions = plan_regions(run.context, run.model, settings.regression, seconds=seconds,
-                           paths={f.path for f in run.shown_files()},
+                           paths=lambda: {f.path for f in run.shown_files()},
                            settled=ran_the_same(run.evidence.behaviour), within=within)
     plan.regions_found, plan.regions_planned = regions.found, len(regions.regions)
     plan.regression_seconds_estimated = regions.estimated_seconds

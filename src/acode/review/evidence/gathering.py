@@ -68,10 +68,11 @@ class BehaviourPlan:
 
 def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
                     test_timeout: float = 120.0, ran: Sequence[SuiteContrast] = (),
-                    behaviour: BehaviourPlan | None = None) -> Evidence:
+                    behaviour: BehaviourPlan | None = None, tested_by: Sequence[str] = ()) -> Evidence:
     """``tests``: commands run on both sides of the change in turn until one shows a difference. ``ran``:
     such runs the caller made already (the checks `acode run`'s verifier compared with its start).
-    ``behaviour``: run the old and new version of each changed function on the same inputs."""
+    ``behaviour``: run the old and new version of each changed function on the same inputs.
+    ``tested_by``: the project's test files that name the changed code (no ``tests/not-touched`` then)."""
     evidence = Evidence()
     for changed in context.files:
         if changed.change_type in ("binary", "deleted"):
@@ -80,7 +81,7 @@ def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
     evidence.findings += ruff_findings(context)
     evidence.findings += structural_findings(context)
     evidence.findings += history_findings(context)
-    evidence.findings += _tests_touched(context)
+    evidence.findings += _untested(context, tested_by)
     outcomes = list(ran) + ([contrast(context, tests, test_timeout)] if tests else [])
     for outcome in outcomes:
         evidence.findings += findings_of_tests(outcome) + findings_of_types(outcome.types)
@@ -213,15 +214,19 @@ def structural_findings(context: ReviewContext) -> list[Finding]:
     return findings
 
 
-def _tests_touched(context: ReviewContext) -> list[Finding]:
+def _untested(context: ReviewContext, tested_by: Sequence[str]) -> list[Finding]:
+    """``tests/not-touched``: changed code no test covers, neither a test the change adds or edits nor an
+    existing test that names the changed code. A refactor under existing tests is not untested (those tests
+    run on both sides of it); new code with no test anywhere is."""
     code = [f for f in context.files if PurePosixPath(f.path).suffix in _CODE_SUFFIXES
             and not is_test_path(f.path)
             and f.change_type != "deleted"]
-    if not code or any(is_test_path(f.path) for f in context.files):
+    if not code or tested_by or any(is_test_path(f.path) for f in context.files):
         return []
     return [Finding(
         dimension="completeness", source="tests", rule="tests/not-touched", severity="low",
-        message=f"code changed in {len(code)} file(s) but no test file was added or changed",
+        message=f"code changed in {len(code)} file(s) that no test names, and no test file was added or "
+                "changed",
         suggestion="add or update a test that covers the change", grounding="none", confidence=1.0,
     )]
 

@@ -79,17 +79,22 @@ class RegionPlan:
 
 
 def plan_regions(context: ReviewContext, model: MeteredModel, settings: RegressionSettings, *,
-                 paths: set[str] | None = None, seconds: float | None = None,
+                 paths: Callable[[], set[str]] | None = None, seconds: float | None = None,
                  settled: dict[str, list[tuple[int, int]]] | None = None,
                  within: dict[str, list[tuple[int, int]]] | None = None) -> RegionPlan:
     """The edits to compare: the largest first, at most ``max_regions``, and (when ``seconds`` is given)
-    only those whose reading fits that many seconds at the model's measured pace. ``settled``: per file,
-    line spans where executed evidence outranks the guess; an edit wholly inside one is not compared.
+    only those whose reading fits that many seconds at the model's measured pace. ``paths``: the files
+    whose edits may be compared, asked only when there is an edit (it may count tokens). ``settled``: per
+    file, line spans where executed evidence outranks the guess; an edit wholly inside one is not compared.
     ``within``: per file, the only line spans where an edit is compared (``scope: differences``)."""
     plan = RegionPlan(method=resolve_method(model, settings.method))
     if plan.method == "off":
         return plan
-    edits, plan.found, plan.left_out = _regions(context, settings, paths)
+    edits, plan.found, plan.left_out = _regions(context, settings, None)
+    if edits and paths is not None:
+        shown = paths()
+        if any(f.path not in shown for f in context.files):
+            edits, plan.found, plan.left_out = _regions(context, settings, shown)
     kept = [r for r in edits if not _inside(r, (settled or {}).get(r.path, []))]
     if len(kept) < len(edits):
         plan.left_out["ran the same"] = len(edits) - len(kept)

@@ -17,10 +17,12 @@ from acode.errors import ModelTimeoutError
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
 from acode.prompts import render
+from acode.review.change.git_context import read_new_text
 from acode.review.change.packing import PackedDiffs, omitted_note, pack_diffs
 from acode.review.change.surroundings import Around, related_test_command, surroundings_of
 from acode.review.evidence.behaviour_diff import Limits
 from acode.review.evidence.gathering import BehaviourPlan, Evidence, cut_notes, gather_evidence
+from acode.review.evidence.locating import locate
 from acode.review.evidence.test_runs import SuiteContrast, SuitePlan, plan_test_run
 from acode.review.judging.exploring import explore
 from acode.review.judging.metered import MeteredModel
@@ -48,13 +50,15 @@ class ReviewRun:
     evidence: Evidence
     around: Around
     system: str
-    packed: PackedDiffs
-    overhead: int  # prompt tokens besides the diffs
     plan: ReviewPlan
     result: ReviewResult
     model_started: float
     tools: ToolRegistry | None = None  # read-only tools for the model's own look around
     looked: str = ""  # notes of that look around
+    # packed on first use: counting tokens needs the model's tokenizer (llama.cpp for the embedded model),
+    # and a review whose checks decide must not need a model backend at all
+    _packed: PackedDiffs | None = None
+    _overhead: int = 0  # prompt tokens besides the diffs
 
     @classmethod
     def start(cls, context: ReviewContext, model: ChatModel, settings: ReviewerSettings, *,
@@ -82,22 +86,38 @@ class ReviewRun:
         say("collecting evidence (ruff, structural check, secrets" + (", tests" if tests else "")
             + (", behavioural diff)" if behaviour_plan else ")"))
         evidence = gather_evidence(context, tests=tests, test_timeout=settings.test_timeout_seconds,
-                                   ran=tests_ran, behaviour=behaviour_plan)
+                                   ran=tests_ran, behaviour=behaviour_plan, tested_by=around.tests)
+        if context.target in ("staged", "uncommitted"):
+            evidence.findings = [_advice_before_commit(f) for f in evidence.findings]
         system = render(PKG, "system.j2")
-        packed, overhead = _pack(context, evidence.findings, metered, settings, system, around.text())
         if not_run and not tests_ran:  # not a part of the review left out (not partial for it): a note
             evidence.tests = {"command": None, "note": not_run, "ran": []}
         plan = ReviewPlan(limit_seconds=settings.timeout_seconds)
         result = ReviewResult(
             decision=UNDECIDED.model_copy(deep=True), evidence=evidence.findings,
             tests=evidence.tests, behaviour=_behaviour_record(evidence, behaviour_not_run),
-            packing=packed.summary, model=model.name, target=context.target,
+            model=model.name, target=context.target,
             base_ref=context.base_ref, base_sha=context.base_sha, head_ref=context.head_ref,
             head_sha=context.head_sha, context_hash=context.content_hash(), plan=plan, cut=cut_notes(context),
         )
         return cls(context=context, model=metered, settings=settings, say=say, started=started,
-                   evidence=evidence, around=around, system=system, packed=packed, overhead=overhead,
-                   plan=plan, result=result, model_started=time.monotonic(), tools=tools)
+                   evidence=evidence, around=around, system=system, plan=plan, result=result,
+                   model_started=time.monotonic(), tools=tools)
+
+    @property
+    def packed(self) -> PackedDiffs:
+        """The diffs within the model's window (packed on first use, which counts tokens)."""
+        if self._packed is None:
+            self._packed, self._overhead = _pack(self.context, self.evidence.findings, self.model,
+                                                 self.settings, self.system, self.around.text())
+            self.result.packing = self._packed.summary
+        return self._packed
+
+    @property
+    def overhead(self) -> int:
+        """Prompt tokens besides the diffs."""
+        _ = self.packed
+        return self._overhead
 
     def remaining(self) -> float:
         """Seconds left before the limit; raises ModelTimeoutError when none are."""
@@ -138,11 +158,19 @@ class ReviewRun:
         return [f for f in self.context.files if f.path in shown]
 
     def repack(self, token_budget: int, why: str) -> None:
-        self.packed = pack_diffs(redacted_files(self.context), self.model.count_tokens, token_budget,
-                                 over_budget=why)
+        _ = self.packed  # the overhead is measured with the first packing
+        self._packed = pack_diffs(redacted_files(self.context), self.model.count_tokens, token_budget,
+                                  over_budget=why)
         self.result.packing = self.packed.summary
 
     def finish(self) -> ReviewResult:
+        def read(path: str) -> str | None:
+            return read_new_text(self.context, path)
+
+        # every finding placed (a test at its test function, the change as a whole at its first file)
+        self.result.evidence = locate(self.result.evidence, self.context, self.result.tests, read)
+        for dimension in self.result.dimensions:
+            dimension.findings = locate(dimension.findings, self.context, self.result.tests, read)
         self.result.tokens = self.model.stats
         self.result.duration_seconds = round(time.monotonic() - self.started, 3)
         return self.result
@@ -175,6 +203,17 @@ def _behaviour_record(evidence: Evidence, not_run: str) -> dict | None:
     if evidence.behaviour is not None:
         return evidence.behaviour.record()
     return {"functions": [], "note": not_run} if not_run else None
+
+
+_IN_THE_MESSAGE = "in the commit message"
+
+
+def _advice_before_commit(finding: Finding) -> Finding:
+    """Advice to say something in the commit message, for a change whose commit does not exist yet."""
+    if _IN_THE_MESSAGE not in finding.suggestion:
+        return finding
+    return finding.model_copy(update={"suggestion": finding.suggestion.replace(
+        _IN_THE_MESSAGE, "in the commit message you are about to write")})
 
 
 def redacted_files(context: ReviewContext) -> list[ChangedFile]:

@@ -99,7 +99,7 @@ def render_junit(result: ReviewResult) -> str:
     for f in findings:
         where = f"{f.file}:{f.line}" if f.file and f.line else (f.file or "(change)")
         case = ElementTree.SubElement(suite, "testcase", classname=f"acode.review.findings.{f.dimension}",
-                                      name=f"{f.rule} at {where}", file=f.file or "")
+                                      name=f"{f.rule} at {where}", **({"file": f.file} if f.file else {}))
         blocks = f.severity in ("critical", "high")
         tag = "failure" if blocks else "skipped"
         failures += blocks

@@ -21,6 +21,8 @@ _SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low"
 def _title(result: ReviewResult) -> str:
     if result.target == "uncommitted":
         return "uncommitted changes"
+    if result.target == "staged":
+        return "staged changes"
     if result.target == "commit":
         return f"commit {result.head_sha[:12]}"
     if result.target == "pipeline":
@@ -98,8 +100,8 @@ def render_terminal(result: ReviewResult, console: Any, *, reused: tuple[int, st
         console.print(f"[dim]skipped: {escape(item)}[/]")
     verdict_style = "bold green" if result.approved else "bold red"
     label = {"timeout": "TIMEOUT (nothing assessed in time)",
-             "partial": f"{result.decision.verdict} (partial: not everything fitted the time limit, see "
-                        "skipped; decided on what was assessed)",
+             "partial": f"{result.decision.verdict} (partial: not everything was assessed, see skipped; "
+                        "decided on what was)",
              }.get(result.status, result.decision.verdict)
     console.print(f"[{verdict_style}]{label}[/]")
     for reason in result.decision.reasons:
@@ -165,8 +167,8 @@ def render_markdown(result: ReviewResult) -> str:
     lines = [f"# Review of {md_text(_title(result))}", "",
              f"**Decision: {result.decision.verdict}**"
              + {"timeout": " (timed out: nothing assessed)",
-                "partial": " (partial: decided on what was assessed "
-                "before the time limit)"}.get(result.status, ""), ""]
+                "partial": " (partial: decided on what was assessed, see Skipped)",
+                }.get(result.status, ""), ""]
     lines += ([f"- {md_text(r)}" for r in result.decision.reasons]
               + ["", "| dimension | level | notes |", "|---|---|---|"])
     for dim in result.dimensions:
