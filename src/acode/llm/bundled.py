@@ -59,6 +59,8 @@ class BundledModel:
 
 
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
+# what runs the bundled models: the same pin as the `local` extra in pyproject.toml
+EMBEDDED_BACKEND = "llama-cpp-python==0.3.36"
 
 BUNDLED: dict[str, BundledModel] = {
     m.name: m
