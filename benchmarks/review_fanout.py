@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -76,16 +77,31 @@ def run_level(repos: list[Path], env: dict[str, str], timeout: float) -> dict:
                           stdin=subprocess.DEVNULL), time.monotonic())
         for repo in repos
     ]
-    latencies, errors, decisions, calls = [], [], [], []
-    for process, began in processes:
+    # each process waited for on its own thread: a review's latency ends when it does, not when the
+    # reviews started before it have been collected
+    finished: dict[int, tuple[float, str, str, bool]] = {}
+
+    def collect(index: int, process: subprocess.Popen) -> None:
         try:
             out, err = process.communicate(timeout=max(1.0, timeout - (time.monotonic() - started)))
+            finished[index] = (time.monotonic(), out, err, False)
         except subprocess.TimeoutExpired:
             process.kill()
             process.communicate()
+            finished[index] = (time.monotonic(), "", "", True)
+
+    threads = [threading.Thread(target=collect, args=(i, p)) for i, (p, _) in enumerate(processes)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    latencies, errors, decisions, calls = [], [], [], []
+    for index, (process, began) in enumerate(processes):
+        ended, out, err, timed_out = finished[index]
+        if timed_out:
             errors.append("timed out")
             continue
-        latencies.append(time.monotonic() - began)
+        latencies.append(ended - began)
         try:
             data = json.loads(out)
         except json.JSONDecodeError:

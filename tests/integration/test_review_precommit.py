@@ -118,37 +118,44 @@ def _bare_env(home: Path, user_home: Path) -> dict[str, str]:
 
 
 def test_try_repo_works_with_the_base_install_only(tmp_path, hook_repo, pre_commit_home):
-    """issue 48 items 1-3 through `pre-commit try-repo`: pre-commit installs acode's base package (no
-    llama-cpp-python, no model parts); nothing staged passes, a README-only change passes without loading
-    a model, pushing main passes, and a staged change that breaks a test is REJECTED by the tests although
-    the model step after them (the behaviour question) cannot load a model, which the report names."""
+    """issue 48 items 1-3 as a team first meets the hook: pre-commit installs acode's base package (no
+    llama-cpp-python, no model parts) and runs it with no acode settings (the default embedded model) and
+    a fresh HOME. `pre-commit try-repo` on a README-only change passes without loading a model; through a
+    `repo:` hook, nothing staged passes, pushing main passes, and a staged change that breaks a test is
+    REJECTED by the tests although the model step after them (the behaviour question) cannot load a model,
+    which the report names."""
     path, rev = hook_repo
     repo = make_git_repo(tmp_path / "sample", {"greet.py": SOUND, "tests/test_greet.py": GREET_TEST})
     env = _bare_env(pre_commit_home, tmp_path / "home")
 
-    def try_repo(hook: str, *extra: str) -> tuple[int, str]:
-        done = subprocess.run([*PRE_COMMIT, "try-repo", str(path), hook, "--ref", rev, "--verbose", *extra],
-                              cwd=repo, env=env, capture_output=True, text=True, timeout=1200, check=False)
+    def pre_commit(*args: str) -> tuple[int, str]:
+        done = subprocess.run([*PRE_COMMIT, *args], cwd=repo, env=env, capture_output=True, text=True,
+                              timeout=1200, check=False)
         return done.returncode, done.stdout + done.stderr
-
-    code, output = try_repo("acode-review", "--all-files")
-    assert code == 0 and "nothing to review: nothing is staged" in output, output
-    pythons = list(pre_commit_home.glob("repo*/py_env-*/bin/python"))
-    assert pythons and all(subprocess.run([str(p), "-c", "import acode, llama_cpp"], capture_output=True,
-                                          check=False).returncode == 1 for p in pythons)
 
     (repo / "README.md").write_text("# greet\n\nSays hello.\n")
     git(repo, "add", "README.md")
-    code, output = try_repo("acode-review")
+    code, output = pre_commit("try-repo", str(path), "acode-review", "--ref", rev, "--verbose")
     assert code == 0 and "APPROVED" in output and "ACODE-MODEL" not in output, output
     git(repo, "commit", "-qm", "readme", "--no-verify")
 
-    code, output = try_repo("acode-review-branch", "--hook-stage", "pre-push", "--all-files")
+    config = {"repos": [{"repo": str(path), "rev": rev, "hooks": [{"id": "acode-review", "verbose": True},
+                                                                  {"id": "acode-review-branch", "verbose": True}]}]}
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
+    git(repo, "add", ".pre-commit-config.yaml")
+    git(repo, "commit", "-qm", "hooks", "--no-verify")
+    code, output = pre_commit("run", "acode-review", "--all-files")
+    assert code == 0 and "nothing to review: nothing is staged" in output, output
+    pythons = list(pre_commit_home.glob("repo*/py_env-*/bin/python"))
+    no_llama = "import acode, importlib.util as u, sys; sys.exit(u.find_spec('llama_cpp') is not None)"
+    assert pythons and all(subprocess.run([str(p), "-c", no_llama], check=False).returncode == 0
+                           for p in pythons)
+    code, output = pre_commit("run", "acode-review-branch", "--hook-stage", "pre-push", "--all-files")
     assert code == 0 and "nothing to review: no changes between 'main' and 'main'" in output, output
 
     (repo / "greet.py").write_text(SOUND.replace('f"hello {name}"', 'f"hi {name}"'))
     git(repo, "add", "greet.py")
-    code, output = try_repo("acode-review")
-    assert code == 50 and "REJECTED" in output and "tests/regressed" in output, output
+    code, output = pre_commit("run", "acode-review")
+    assert code == 1 and "REJECTED" in output and "tests/regressed" in output, output
     assert "behaviour question (judging/behaviour_question.py): the model step failed" in output, output
     assert "Review of staged changes" in output and "the commit message you are about to write" in output

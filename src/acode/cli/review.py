@@ -168,6 +168,29 @@ def show(
     raise typer.Exit(exit_code_for(stored.result))
 
 
+@review_app.command("dismiss", rich_help_panel="Sub-commands")
+def dismiss(
+    finding: str = typer.Argument(..., help="The finding: RULE@FILE:LINE as `acode review show` lists it "
+                                  "(e.g. ruff/S602@app.py:6), or its fingerprint."),
+    reason: str = typer.Option(..., "--reason", help="Why it is not a problem here (kept in the file)."),
+    review_id: int = typer.Option(None, "--review", help="The stored review it is from (default: latest)."),
+) -> None:
+    """Dismiss a finding for good: recorded by its fingerprint (rule, file, code; not its line) in
+    .acode/review-dismissed.yml. Commit the file: reviews read it from the base branch, so it counts once it
+    is there, and until the code it names changes."""
+    with _errors_for_people():
+        root = project_root()
+        stored = _store(root).get(review_id)
+        if stored is None:
+            raise UsageError("ACODE-REVIEW-040", "there is no review to dismiss a finding of",
+                             hint="run `acode review` first")
+        from acode.review.evidence.dismissing import record_dismissal
+
+        entry, path = record_dismissal(root, stored.result, finding, reason)
+    console.print(f"dismissed {entry.rule} in {entry.file} (fingerprint {entry.fingerprint}) in {path}; "
+                  "commit it: reviews read it from the base branch", markup=False, highlight=False)
+
+
 @review_app.command("history", rich_help_panel="Sub-commands")
 def history(
     limit: int = typer.Option(20, "--limit", "-n", help="How many reviews to list."),
@@ -275,7 +298,7 @@ def run_review(
         err_console.print(f"nothing to review: {nothing.message}", markup=False, highlight=False)
         return EXIT_OK
     # The settings of the base, not of the change under review (acode.review.service.base_config).
-    from acode.review.service import ReviewService, base_config, with_suggestions
+    from acode.review.service import ReviewService, base_config, base_dismissals, with_suggestions
 
     of_base = base_config(context)
     if of_base is not None:
@@ -294,8 +317,11 @@ def run_review(
     rs = with_suggestions(settings.reviewer, suggest)
     from acode.paths import ProjectPaths
 
+    dismissed, note = base_dismissals(context)
+    if note:
+        err_console.print(note, markup=False, highlight=False)
     service = ReviewService(rs, settings.model, run_tests=rs.run_tests if run_tests is None else run_tests,
-                            db_path=ProjectPaths(context.root).db_file, source="review")
+                            db_path=ProjectPaths(context.root).db_file, source="review", dismissed=dismissed)
     stored = None if force else service.reusable(context)
     if stored is not None:
         _emit(stored.result, json_out=json_out, fmt=fmt, output=output, review_id=stored.id,

@@ -16,7 +16,8 @@ ChangeType = Literal["added", "modified", "deleted", "renamed", "binary"]
 Severity = Literal["critical", "high", "medium", "low", "info"]
 FindingSource = Literal["model", "ruff", "structural", "secrets", "risky-call", "tests", "test-command",
                         "types", "history", "behaviour"]
-FindingStatus = Literal["confirmed", "dismissed", "ungrounded", "unchecked"]
+# waived: dismissed by the team (.acode/review-dismissed.yml); dismissed: did not survive its check
+FindingStatus = Literal["confirmed", "dismissed", "ungrounded", "unchecked", "waived"]
 Grounding = Literal["changed", "context", "none"]
 
 LEVELS: tuple[Level, ...] = ("excellent", "good", "acceptable", "needs_work", "poor")
@@ -98,6 +99,7 @@ class Finding(BaseModel):
     confidence: float | None = None  # P(real defect) from the check question; 1.0 for deterministic evidence
     status: FindingStatus = "confirmed"
     metrics: dict[str, float] = Field(default_factory=dict)  # the numbers a check measured (regression check)
+    fingerprint: str = ""  # rule + file + normalised code (evidence.dismissed): what a dismissal names
 
     @property
     def counts(self) -> bool:

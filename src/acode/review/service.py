@@ -17,6 +17,7 @@ from acode.llm.protocol import ChatModel
 from acode.paths import ProjectPaths
 from acode.review.deciding.findings_strategy import FindingsReview
 from acode.review.deciding.verdict_strategy import ReviewStrategy, VerdictReview
+from acode.review.evidence.dismissed import DISMISSED_FILE, Dismissal, parse_dismissals
 from acode.review.evidence.test_runs import SuiteContrast
 from acode.review.judging.run import Progress, ReviewRun
 from acode.review.models import ReviewContext, ReviewResult
@@ -42,6 +43,7 @@ def review_change(
     progress: Progress | None = None,
     strategy: ReviewStrategy | None = None,
     tests_ran: Sequence[SuiteContrast] = (),
+    dismissed: Sequence[Dismissal] = (),
 ) -> ReviewResult:
     """Review one change within ``settings.timeout_seconds`` (the plan: acode.review.judging.time_plan).
     Raises ModelOutputError only with ``on_model_failure: error``. When the limit passes mid-plan, the
@@ -49,9 +51,9 @@ def review_change(
     nothing at all. ``strategy``: how to decide (default: the one ``settings`` names). ``tests_ran``: test
     runs on both sides of the change the caller made already (`acode run`'s failed checks), evidence too.
     ``behaviour``: run the behavioural diff (when ``settings.behaviour`` enables it; it runs the change's
-    code, so callers opt in, as for the tests)."""
+    code, so callers opt in, as for the tests). ``dismissed``: the team's dismissals (``base_dismissals``)."""
     run = ReviewRun.start(context, model, settings, run_tests=run_tests, behaviour=behaviour,
-                          progress=progress, tools=tools, tests_ran=tests_ran)
+                          progress=progress, tools=tools, tests_ran=tests_ran, dismissed=dismissed)
     (strategy or strategy_for(settings)).assess(run)
     return run.finish()
 
@@ -61,13 +63,16 @@ class ReviewService:
     the review store (None: nothing is stored); ``source``: who reviewed ("review", "run")."""
 
     def __init__(self, reviewer: ReviewerSettings, model: ModelSettings, *, run_tests: bool | Literal["auto"],
-                 db_path: Path | None, source: str) -> None:
+                 db_path: Path | None, source: str, dismissed: Sequence[Dismissal] = ()) -> None:
         self.reviewer, self.run_tests, self.db_path, self.source = reviewer, run_tests, db_path, source
+        self.dismissed = tuple(dismissed)
         self.identity: dict[str, Any] = {  # what a stored review must share to be reused
             "reviewer": reviewer.model_dump(mode="json"),
             "run_tests": run_tests,
             "model": model.model_dump(mode="json", include=_MODEL_IDENTITY),
         }
+        if self.dismissed:
+            self.identity["dismissed"] = sorted(d.fingerprint for d in self.dismissed)
 
     def reusable(self, context: ReviewContext) -> StoredReview | None:
         """The newest complete stored review of the same change with the same settings
@@ -84,7 +89,8 @@ class ReviewService:
                behaviour: bool = False, progress: Progress | None = None,
                tests_ran: Sequence[SuiteContrast] = ()) -> ReviewResult:
         return review_change(context, model, self.reviewer, tools, run_tests=self.run_tests,
-                             behaviour=behaviour, progress=progress, tests_ran=tests_ran)
+                             behaviour=behaviour, progress=progress, tests_ran=tests_ran,
+                             dismissed=self.dismissed)
 
     def store(self, result: ReviewResult) -> int | None:
         """Keep ``result`` (a partial one too); its id, or None without a store."""
@@ -139,6 +145,20 @@ def base_config(context: ReviewContext) -> BaseConfig | None:
     return BaseConfig(text=text, source=f"{relative} at {base}", note=(
         f"note: {why}; this review uses the settings of its base ({base}) as git stores them, not the "
         f"change's own{refusal}"))
+
+
+def base_dismissals(context: ReviewContext) -> tuple[list[Dismissal], str]:
+    """(the team's dismissals, a note) from ``.acode/review-dismissed.yml`` as the base revision's tree
+    stores it: the change under review cannot dismiss its own findings, whatever its working tree or its
+    commits say. A symbolic link on the way is refused (no dismissals, and the note says so)."""
+    if not context.base_sha:
+        return [], ""
+    folder = DISMISSED_FILE.split("/")[0]
+    text, refused = _stored_text(context.root, context.base_sha, [folder, DISMISSED_FILE])
+    base = context.base_ref or context.base_sha[:12]
+    if refused:
+        return [], f"note: {refused} is a symbolic link at {base}: not followed, no dismissed findings"
+    return parse_dismissals(text, f"{DISMISSED_FILE} at {base}"), ""
 
 
 def _tracked_links(root: Path, paths: list[str]) -> list[str]:

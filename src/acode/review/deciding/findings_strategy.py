@@ -75,6 +75,9 @@ class FindingsReview:
         if run.result.status == "complete" and plan.skipped:
             # the plan left something out: decided on what was assessed, and says so
             run.result.status = "partial"
+        # the team's dismissals (a finding of the model's steps too) before the levels
+        assessed.regression = run.dismiss(assessed.regression)
+        assessed.checked = {name: run.dismiss(found) for name, found in assessed.checked.items()}
         run.result.dimensions = fill_dimensions(run, assessed)
         run.result.decision = decide_from_levels(run.result.dimensions, run.evidence.findings, settings)
         if step.failed is not None and run.result.decision.approved:

@@ -82,7 +82,7 @@ def _severity_rank(finding: Finding) -> Level:
 
 def secret_reasons(evidence: list[Finding]) -> list[str]:
     return [f"a secret is added at {f.file}:{f.line} ({f.rule})" for f in evidence
-            if f.rule.startswith("secret/")]
+            if f.rule.startswith("secret/") and f.counts]
 
 
 def decide_from_levels(dimensions: list[DimensionResult], evidence: list[Finding],

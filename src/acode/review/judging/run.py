@@ -21,6 +21,7 @@ from acode.review.change.git_context import read_new_text
 from acode.review.change.packing import PackedDiffs, omitted_note, pack_diffs
 from acode.review.change.surroundings import Around, related_test_command, surroundings_of
 from acode.review.evidence.behaviour_diff import Limits
+from acode.review.evidence.dismissed import Dismissal, apply_dismissals, with_fingerprints
 from acode.review.evidence.gathering import BehaviourPlan, Evidence, cut_notes, gather_evidence
 from acode.review.evidence.locating import locate
 from acode.review.evidence.test_runs import SuiteContrast, SuitePlan, plan_test_run
@@ -59,14 +60,16 @@ class ReviewRun:
     # and a review whose checks decide must not need a model backend at all
     _packed: PackedDiffs | None = None
     _overhead: int = 0  # prompt tokens besides the diffs
+    dismissed: Sequence[Dismissal] = ()  # the team's dismissals, as the base of the change has them
 
     @classmethod
     def start(cls, context: ReviewContext, model: ChatModel, settings: ReviewerSettings, *,
               run_tests: bool | Literal["auto"], behaviour: bool = False,
               progress: Progress | None, tools: ToolRegistry | None = None,
-              tests_ran: Sequence[SuiteContrast] = ()) -> ReviewRun:
+              tests_ran: Sequence[SuiteContrast] = (), dismissed: Sequence[Dismissal] = ()) -> ReviewRun:
         """The evidence and the packed diffs; the time limit counts from the end of this. ``tests_ran``:
-        test runs on both sides the caller made already (evidence like the review's own)."""
+        test runs on both sides the caller made already (evidence like the review's own). ``dismissed``:
+        the team's dismissals (evidence.dismissed), read from the base of the change."""
         say = progress or (lambda _: None)
         started = time.monotonic()
         own = getattr(model, "tokens_per_second", None)
@@ -100,9 +103,20 @@ class ReviewRun:
             base_ref=context.base_ref, base_sha=context.base_sha, head_ref=context.head_ref,
             head_sha=context.head_sha, context_hash=context.content_hash(), plan=plan, cut=cut_notes(context),
         )
-        return cls(context=context, model=metered, settings=settings, say=say, started=started,
-                   evidence=evidence, around=around, system=system, plan=plan, result=result,
-                   model_started=time.monotonic(), tools=tools)
+        run = cls(context=context, model=metered, settings=settings, say=say, started=started,
+                  evidence=evidence, around=around, system=system, plan=plan, result=result,
+                  model_started=time.monotonic(), tools=tools, dismissed=dismissed)
+        run.evidence.findings = run.result.evidence = run.dismiss(evidence.findings)
+        return run
+
+    def dismiss(self, findings: list[Finding]) -> list[Finding]:
+        """``findings`` placed (a file, and a line where one exists: a broken test at its test function, the
+        change as a whole at its first changed file), fingerprinted, and those the team dismissed waived."""
+        def read(path: str) -> str | None:
+            return read_new_text(self.context, path)
+
+        placed = locate(findings, self.context, self.evidence.tests, read)
+        return apply_dismissals(with_fingerprints(placed, read), self.dismissed)
 
     @property
     def packed(self) -> PackedDiffs:
@@ -164,13 +178,9 @@ class ReviewRun:
         self.result.packing = self.packed.summary
 
     def finish(self) -> ReviewResult:
-        def read(path: str) -> str | None:
-            return read_new_text(self.context, path)
-
-        # every finding placed (a test at its test function, the change as a whole at its first file)
-        self.result.evidence = locate(self.result.evidence, self.context, self.result.tests, read)
+        self.result.evidence = self.dismiss(self.result.evidence)
         for dimension in self.result.dimensions:
-            dimension.findings = locate(dimension.findings, self.context, self.result.tests, read)
+            dimension.findings = self.dismiss(dimension.findings)
         self.result.tokens = self.model.stats
         self.result.duration_seconds = round(time.monotonic() - self.started, 3)
         return self.result

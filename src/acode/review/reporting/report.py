@@ -7,6 +7,7 @@ import json
 from typing import Any, get_args
 
 from acode import __version__
+from acode.review.evidence.dismissed import DISMISSED_FILE
 from acode.review.models import Finding, ReviewResult, Severity
 from acode.review.reporting.escaping import md_cell, md_code, md_fenced, md_text
 from acode.secrets import redact, redact_data
@@ -40,6 +41,11 @@ def _where(finding: Finding) -> str:
     if finding.file and finding.line:
         return f"{finding.file}:{finding.line}"
     return finding.file or "(change)"
+
+
+def waived_count(result: ReviewResult) -> int:
+    """Findings the team dismissed (.acode/review-dismissed.yml): shown as a count, never counted."""
+    return sum(1 for f in result.all_findings() if f.status == "waived")
 
 
 def skipped(result: ReviewResult) -> list[str]:
@@ -81,6 +87,10 @@ def render_terminal(result: ReviewResult, console: Any, *, reused: tuple[int, st
                 console.print(f"           [dim]{TEST_LABEL}:[/]")
                 for line in redact(f.test).splitlines():
                     console.print(f"             {escape(line)}", soft_wrap=True, highlight=False)
+    waived = waived_count(result)
+    if waived:
+        console.print(f"[dim]{waived} finding(s) the team dismissed ({DISMISSED_FILE} at the base), not "
+                      "counted[/]")
     dismissed = sum(1 for f in result.all_findings() if f.status in ("dismissed", "ungrounded"))
     if dismissed:
         console.print(
@@ -188,6 +198,9 @@ def render_markdown(result: ReviewResult) -> str:
                 lines.append(f"  - suggestion: {md_text(f.suggestion)}")
             if f.test:
                 lines += [f"  - {TEST_LABEL}:", "", *md_fenced(f.test, "python", indent="    "), ""]
+    if waived_count(result):
+        waived = f"{waived_count(result)} finding(s) the team dismissed ({DISMISSED_FILE}), not counted."
+        lines += ["", md_text(waived)]
     if result.tests:
         lines += ["", "Tests: " + md_text(describe_tests(result.tests))]
     behaviour = describe_behaviour(result.behaviour)
