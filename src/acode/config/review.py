@@ -207,6 +207,22 @@ class BudgetSettings(BaseModel):
     )
 
 
+class RepoRule(BaseModel):
+    """A project rule for the review: an ast-grep pattern scoped to paths (review.evidence.repo_rules)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[\w.-]+$", description="named in findings as rules/<id>")
+    paths: list[str] = Field(default_factory=lambda: ["*"], description="globs of the files it applies to "
+                             "(fnmatch on the repository-relative path: * crosses folders, src/payments/*)")
+    pattern: str = Field(description="an ast-grep pattern, e.g. requests.get($$$)")
+    language: str = "python"
+    message: str
+    severity: Literal["critical", "high", "medium", "low", "info"] = "high"
+    dimension: Literal["intent_alignment", "code_quality", "completeness", "consistency", "safety"] = \
+        "consistency"
+
+
 class ReviewerSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -235,6 +251,8 @@ class ReviewerSettings(BaseModel):
         "always ask (non-interactive runs stop with exit 51 unless --approve)"
     )
     max_diff_chars: int = Field(10_000, ge=200, description="per-file diff cut, with a visible marker")
+    rules: list[RepoRule] = Field(default_factory=list, description="the project's own rules: ast-grep "
+                                  "patterns scoped to paths; a match on a changed line is a finding")
     context_lines: int = Field(3, ge=0, le=50, description="unchanged lines around each change")
     output_reserve: float = Field(0.25, gt=0.0, lt=0.9, description="share of the window kept for answers")
     max_findings_per_dimension: int = Field(

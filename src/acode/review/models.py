@@ -15,7 +15,7 @@ from acode.config.review import Level
 ChangeType = Literal["added", "modified", "deleted", "renamed", "binary"]
 Severity = Literal["critical", "high", "medium", "low", "info"]
 FindingSource = Literal["model", "ruff", "structural", "secrets", "risky-call", "tests", "test-command",
-                        "types", "history", "behaviour"]
+                        "types", "history", "behaviour", "rules"]
 # waived: dismissed by the team (.acode/review-dismissed.yml); dismissed: did not survive its check
 FindingStatus = Literal["confirmed", "dismissed", "ungrounded", "unchecked", "waived"]
 Grounding = Literal["changed", "context", "none"]

@@ -14,12 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from acode.config.review import RepoRule
 from acode.review.change.diff import added_lines, new_position
 from acode.review.change.git_context import read_new_text, read_old_text
 from acode.review.evidence.added_secrets import secret_findings
 from acode.review.evidence.behaviour_diff import BehaviourDiff, Limits, run_behaviour_diff
 from acode.review.evidence.behaviour_findings import behaviour_findings
 from acode.review.evidence.history import history_findings
+from acode.review.evidence.repo_rules import rule_findings
 from acode.review.evidence.ruff import compare_versions
 from acode.review.evidence.structural import added_helpers, structural_changes
 from acode.review.evidence.test_runs import SuiteContrast, SuitePlan, contrast
@@ -68,11 +70,13 @@ class BehaviourPlan:
 
 def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
                     test_timeout: float = 120.0, ran: Sequence[SuiteContrast] = (),
-                    behaviour: BehaviourPlan | None = None, tested_by: Sequence[str] = ()) -> Evidence:
+                    behaviour: BehaviourPlan | None = None, tested_by: Sequence[str] = (),
+                    rules: Sequence[RepoRule] = ()) -> Evidence:
     """``tests``: commands run on both sides of the change in turn until one shows a difference. ``ran``:
     such runs the caller made already (the checks `acode run`'s verifier compared with its start).
     ``behaviour``: run the old and new version of each changed function on the same inputs.
-    ``tested_by``: the project's test files that name the changed code (no ``tests/not-touched`` then)."""
+    ``tested_by``: the project's test files that name the changed code (no ``tests/not-touched`` then).
+    ``rules``: the project's ast-grep rules (reviewer.rules)."""
     evidence = Evidence()
     for changed in context.files:
         if changed.change_type in ("binary", "deleted"):
@@ -81,6 +85,7 @@ def gather_evidence(context: ReviewContext, *, tests: SuitePlan | None = None,
     evidence.findings += ruff_findings(context)
     evidence.findings += structural_findings(context)
     evidence.findings += history_findings(context)
+    evidence.findings += rule_findings(context, list(rules))
     evidence.findings += _untested(context, tested_by)
     outcomes = list(ran) + ([contrast(context, tests, test_timeout)] if tests else [])
     for outcome in outcomes:

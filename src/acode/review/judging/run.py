@@ -89,7 +89,8 @@ class ReviewRun:
         say("collecting evidence (ruff, structural check, secrets" + (", tests" if tests else "")
             + (", behavioural diff)" if behaviour_plan else ")"))
         evidence = gather_evidence(context, tests=tests, test_timeout=settings.test_timeout_seconds,
-                                   ran=tests_ran, behaviour=behaviour_plan, tested_by=around.tests)
+                                   ran=tests_ran, behaviour=behaviour_plan, tested_by=around.tests,
+                                   rules=settings.rules)
         if context.target in ("staged", "uncommitted"):
             evidence.findings = [_advice_before_commit(f) for f in evidence.findings]
         system = render(PKG, "system.j2")
