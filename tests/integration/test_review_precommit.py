@@ -139,8 +139,10 @@ def test_try_repo_works_with_the_base_install_only(tmp_path, hook_repo, pre_comm
     assert code == 0 and "APPROVED" in output and "ACODE-MODEL" not in output, output
     git(repo, "commit", "-qm", "readme", "--no-verify")
 
-    config = {"repos": [{"repo": str(path), "rev": rev, "hooks": [{"id": "acode-review", "verbose": True},
-                                                                  {"id": "acode-review-branch", "verbose": True}]}]}
+    # the project's tests run in the hook's environment: pytest added to it, as a project would
+    hooks = [{"id": hook, "verbose": True, "additional_dependencies": ["pytest"]}
+             for hook in ("acode-review", "acode-review-branch")]
+    config = {"repos": [{"repo": str(path), "rev": rev, "hooks": hooks}]}
     (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
     git(repo, "add", ".pre-commit-config.yaml")
     git(repo, "commit", "-qm", "hooks", "--no-verify")
