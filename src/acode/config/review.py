@@ -216,11 +216,12 @@ class RepoRule(BaseModel):
     paths: list[str] = Field(default_factory=lambda: ["*"], description="globs of the files it applies to "
                              "(fnmatch on the repository-relative path: * crosses folders, src/payments/*)")
     pattern: str = Field(description="an ast-grep pattern, e.g. requests.get($$$)")
-    language: str = "python"
-    message: str
-    severity: Literal["critical", "high", "medium", "low", "info"] = "high"
-    dimension: Literal["intent_alignment", "code_quality", "completeness", "consistency", "safety"] = \
-        "consistency"
+    language: str = Field("python", description="the language ast-grep parses the files as")
+    message: str = Field(description="what the finding says")
+    severity: Literal["critical", "high", "medium", "low", "info"] = Field(
+        "high", description="critical/high reject, medium needs work, low/info are noted")
+    dimension: Literal["intent_alignment", "code_quality", "completeness", "consistency", "safety"] = Field(
+        "consistency", description="the dimension the finding counts against")
 
 
 class ReviewerSettings(BaseModel):
