@@ -15,7 +15,8 @@ class ModelChoice(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    backend: Literal["embedded", "openai", "scripted", "none"] | None = Field(None, description="as model.backend")
+    backend: Literal["embedded", "openai", "scripted", "none"] | None = Field(
+        None, description="as model.backend")
     name: str | None = Field(None, description="as model.name")
     path: Path | None = Field(None, description="as model.path")
     context_window: int | None = Field(None, ge=512, le=1_048_576, description="as model.context_window")
