@@ -30,12 +30,18 @@ def check(repo: Path) -> subprocess.CompletedProcess:
     return review(repo, "--base", "main", "--no-run-tests", "--fresh")
 
 
-def test_a_dismissal_lasts_while_its_code_moves_and_ends_when_it_changes(tmp_path):
+def shell_branch(tmp_path: Path) -> Path:
+    """main with run(cmd), and the branch feature making it run a command line through the shell."""
     (tmp_path / "home").mkdir()
     repo = make_git_repo(tmp_path / "repo", {"app.py": BASE})
     git(repo, "switch", "-qc", "feature")
     (repo / "app.py").write_text(SHELL)
     git(repo, "commit", "-qam", "run through the shell")
+    return repo
+
+
+def test_a_dismissal_lasts_while_its_code_moves_and_ends_when_it_changes(tmp_path):
+    repo = shell_branch(tmp_path)
     first = check(repo)
     assert first.returncode == 50 and "ruff/S602" in first.stdout, first.stdout + first.stderr
     line = SHELL.splitlines().index("    return subprocess.run('ls ' + cmd, shell=True)") + 1
@@ -74,11 +80,7 @@ def test_a_dismissal_lasts_while_its_code_moves_and_ends_when_it_changes(tmp_pat
 
 
 def test_a_finding_the_review_does_not_have_is_refused(tmp_path):
-    (tmp_path / "home").mkdir()
-    repo = make_git_repo(tmp_path / "repo", {"app.py": BASE})
-    git(repo, "switch", "-qc", "feature")
-    (repo / "app.py").write_text(SHELL)
-    git(repo, "commit", "-qam", "run through the shell")
+    repo = shell_branch(tmp_path)
     check(repo)
     refused = review(repo, "dismiss", "ruff/S602@other.py:1", "--reason", "x")
     assert refused.returncode == 2 and "ACODE-REVIEW-062" in refused.stderr and "ruff/S602@app.py:" in refused.stderr
