@@ -192,7 +192,7 @@ class Search:
             old_text, new_text = ((old_text, f"{new_text} ({returned})") if side is before
                                   else (f"{old_text} ({returned})", new_text))
         found = {"input": text, "old": old_text, "new": new_text, "found_by": source, "what": what,
-                 "kind": kind, "test": _pasteable(self.spec, steps, what, kind)}
+                 "kind": kind, "steps": steps}  # the test to paste is written for the one reported
         rank = _rank(what, before, after)
         if rank <= self.accept:
             self.found, self.found_rank = found, rank
@@ -301,6 +301,9 @@ def run(spec: dict) -> dict:
         return {"status": "not_run", "why": f"it {exc} (the sandbox forbids it; not compared)",
                 "tried": search.tried}
     difference = search.found or doctests.difference(spec, checks) or search.fallback
+    if difference is not None and "steps" in difference:  # replayed and written once, for the one reported
+        steps = difference.pop("steps")
+        difference["test"] = _pasteable(spec, steps, difference["what"], difference["kind"])
     if difference is None and not search.tried:
         why = (f"its class cannot be built without arguments ({old if not bare else new})"
                if not bare and not stateful else "no input was tried within its time box")
