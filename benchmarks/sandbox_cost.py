@@ -82,8 +82,16 @@ def measure(count: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100, help="runs of each command each way")
+    parser.add_argument("--record", action="store_true",
+                        help="also keep the result as a dated record in benchmarks/results/")
     args = parser.parse_args()
-    print(json.dumps(measure(args.count), indent=2))
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    result = measure(args.count)
+    print(json.dumps(result, indent=2))
+    if args.record:
+        from results_record import write_record  # run as a script: benchmarks/ is on the path
+
+        print(f"recorded in {write_record('sandbox-cost', result, load_before=load_before)}", file=sys.stderr)
 
 
 if __name__ == "__main__":
