@@ -160,8 +160,10 @@ def test_with_the_defaults_no_sample_follows_two_echoes(tmp_path):
     from acode.agent.fixing.rewrite import UNCHANGED, FileView, close_fence, parse_reply
 
     repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
-    # the whole-file framings alone (test_line_edits_... below has the one-line asks between them)
-    data = fix_one_shot(repo, PROMPT, ACODE_AGENT__FIX__LINE_EDIT_CALLS="0", ACODE_AGENT__FIX__MUTANTS="0")
+    # the whole-file framings alone (test_line_edits_... below has the one-line asks between them, and
+    # test_a_real_function_reply_... the function asks)
+    data = fix_one_shot(repo, PROMPT, ACODE_AGENT__FIX__LINE_EDIT_CALLS="0", ACODE_AGENT__FIX__MUTANTS="0",
+                        ACODE_AGENT__FIX__FUNCTION_ASKS="0")
     replies = [s["text"] for s in data["trajectory"] if s["type"] == "model"]
     read = [parse_reply(close_fence(r), [FileView("calc.py", CALC)], [FileView("test_calc.py", TESTS)])
             for r in replies]
