@@ -105,9 +105,11 @@ def _git_credentials_hidden(checkout: Path, bound: Sequence[Path]) -> list[str]:
 def tools_under_tmp(env: dict[str, str]) -> list[Path]:
     """The Python environment and ``PATH`` folders that lie under ``/tmp``, which the fresh ``/tmp`` inside
     would hide (a checkout cloned into /tmp, as CI does, has its .venv there): shown read-only. A venv's
-    ``bin`` brings the whole venv."""
+    ``bin`` brings the whole venv. acode's own import root is shown too: an editable install's source lies
+    outside its venv, and commands acode runs import from it (the fixer's test spectrum runner)."""
     tmp = Path("/tmp").resolve()
-    candidates = [sys.prefix, env.get("VIRTUAL_ENV", ""), *env.get("PATH", "").split(os.pathsep)]
+    own_root = str(Path(__file__).resolve().parents[1])
+    candidates = [sys.prefix, own_root, env.get("VIRTUAL_ENV", ""), *env.get("PATH", "").split(os.pathsep)]
     found: list[Path] = []
     for raw in candidates:
         if not raw:
