@@ -60,7 +60,8 @@ def test_a_review_the_tests_decide_never_loads_the_model(repo):
     assert "give every test the same result" in result["plan"]["regression_note"]
     assert result["tokens"]["calls"] == 0
     assert loads == 0 and "preparing the model" not in stderr
-    assert result["packing"]["included"] == ["limits.py"]  # the diff was still counted with its tokenizer
+    # no model step ran, so the diff was never packed for one (issue 48: no tokenizer, no backend needed)
+    assert result["packing"]["included"] == []
 
 
 def test_a_review_whose_likelihood_check_asks_the_model_loads_it_and_says_so(repo):
