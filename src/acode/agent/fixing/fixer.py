@@ -107,9 +107,9 @@ class Attempts(ShortAsks, FunctionAsks):
     tests judge it like any candidate, so the fixer cannot do worse than that call); the same prompt
     asking only for the function the failing test reaches, greedy then sampled, while the clock allows
     (function_asks.py); the same prompt asking only for the wrong line (greedy, then samples); the
-    crashed statements guarded or raising the
-    exception the test expects (crash_edits.py) and one-token edits of the shown functions (of the
-    suspects on a real project), which need no model call (mutants.py); each suspect function shown
+    crashed statements guarded or raising the exception the test expects (crash_edits.py) and one-token
+    edits of the shown functions (of the suspects on a real project), which need no model call
+    (mutants.py); each suspect function shown
     alone, with its line ask and samples (short_asks.py), after which no whole file is asked for; else
     the fixer's own framing, the last failure fed back (greedy while ``greedy_attempts`` last), and
     samples of the framing used last (still in the KV cache), never of one whose last reply was the
