@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -133,8 +134,10 @@ def hidden_check(task: FixTask, root: Path) -> bool:
 
 def visible_check(root: Path) -> tuple[bool, str]:
     try:
+        # os.environ given explicitly, as acode's shell gives it: without env= the child inherits the C
+        # environment, where readline may have put a COLUMNS that changes how pytest cuts its summary lines
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root,
-                              capture_output=True, text=True, timeout=60, check=False)
+                              capture_output=True, text=True, timeout=60, check=False, env=dict(os.environ))
     except subprocess.TimeoutExpired:
         return False, "timed out"
     return done.returncode == 0, done.stdout  # whole: the one call cuts it as acode does (trim_output)
