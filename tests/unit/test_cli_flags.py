@@ -105,9 +105,12 @@ def _slow_review_repo(tmp_path):
     repo = repo_with_branch(tmp_path / "repo", {"pages.py": SOUND}, {"pages.py": BUGGY})
     script = tmp_path / "script.yml"
     nothing = {"json": {"findings": []}}
-    script.write_text(yaml.safe_dump([nothing, {"sleep": 0.6, "json": {"findings": []}}] + [nothing] * 4))
+    script.write_text(yaml.safe_dump([nothing, {"sleep": 2.0, "json": {"findings": []}}] + [nothing] * 4))
+    # no tests and no behavioural diff: only model calls spend the limit, so the first one is read in time
+    # however loaded the machine is
     config = {"model": {"backend": "scripted", "script": str(script)},
-              "reviewer": {"require_candidates": False, "strategy": "per_dimension", "timeout_seconds": 0.5}}
+              "reviewer": {"require_candidates": False, "strategy": "per_dimension", "timeout_seconds": 1.5,
+                           "run_tests": False, "behaviour": {"enabled": False}}}
     (repo / ".acode").mkdir()
     (repo / ".acode" / "config.yml").write_text(yaml.safe_dump(config))
     return repo
