@@ -18,6 +18,12 @@ CI_VARIABLES = {"GITHUB_ACTIONS", "GITHUB_BASE_REF", "GITHUB_HEAD_REF", "GITHUB_
                 "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "CI_MERGE_REQUEST_DIFF_BASE_SHA",
                 "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "BITBUCKET_PR_DESTINATION_BRANCH",
                 "SYSTEM_PULLREQUEST_TARGETBRANCH"}
+# scripts/test.sh runs the suite on every core (pytest-xdist). A model then gets its share of the cores:
+# llama.cpp's threads wait for each other at every layer, so two models of two threads each on two cores
+# run several times slower than two of one thread (acode.llm.embedded.default_threads reads the load
+# average, which lags behind a worker that has just started).
+WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+MODEL_THREADS = str(max(1, (os.cpu_count() or 1) // WORKERS)) if WORKERS > 1 else None
 
 
 @pytest.fixture(autouse=True)
@@ -27,6 +33,8 @@ def _isolated_user_config(tmp_path_factory, monkeypatch):
         if name.startswith("ACODE_") and name != "ACODE_CACHE_DIR" or name in CI_VARIABLES:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ACODE_CONFIG_HOME", str(tmp_path_factory.mktemp("user-config")))
+    if MODEL_THREADS:
+        monkeypatch.setenv("ACODE_MODEL__THREADS", MODEL_THREADS)
 
 
 @pytest.fixture
@@ -101,7 +109,8 @@ def scripted():
 def real_model_settings():
     from acode.config.model import ModelSettings
 
-    return ModelSettings(backend="embedded", name=REAL_MODEL, context_window=4096)
+    threads = int(MODEL_THREADS) if MODEL_THREADS else None
+    return ModelSettings(backend="embedded", name=REAL_MODEL, context_window=4096, threads=threads)
 
 
 @pytest.fixture(scope="session")
