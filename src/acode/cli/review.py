@@ -68,6 +68,12 @@ _SUGGEST = typer.Option(
     "on two cores. Default (reviewer.strategy: checks_only): the regression check and the evidence only.",
 )
 _JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+_DESCRIBE = typer.Option(
+    False, "--describe",
+    help="Print a pull-request description instead of the review: files and functions changed, behaviour "
+    "differences, tests added or affected, risk (all from the checks, no model), and a short summary by the "
+    "model (left out, with the reason, when the model cannot give one). Markdown; --json for JSON; -o FILE.",
+)
 _FORMAT = typer.Option(
     None, "--format", "-f",
     help="markdown | sarif | github (workflow annotations) | gitlab (Code Quality JSON) | junit | rdjson "
@@ -109,6 +115,7 @@ def review(
     model: str = _MODEL,
     backend: str = _BACKEND,
     trust: bool = _TRUST,
+    describe: bool = _DESCRIBE,
     fresh: bool = typer.Option(
         False, "--fresh", help="Review again even when a stored review has the same change and settings."
     ),
@@ -253,6 +260,7 @@ def run_review(
     staged: bool = False,
     suggest: bool | None = None,
     trust: bool = False,
+    describe: bool = False,
 ) -> int:
     from acode.review.change import git_context
 
@@ -267,6 +275,9 @@ def run_review(
             "ACODE-REVIEW-042", f"--format {fmt!r} is not known",
             hint=f"use one of {', '.join(f for f in REPORT_FORMATS if f)} (or --json)",
         )
+    if describe and fmt not in (None, "markdown"):
+        raise UsageError("ACODE-REVIEW-043", f"--describe writes Markdown or JSON, not --format {fmt}",
+                         hint="acode review --describe [--json] [-o FILE]")
     start = Path.cwd()
     root = git_context.repo_root(start)
     settings = settings_for(root, trust=trust, notice=False, **model_overrides(model, backend))
@@ -320,7 +331,13 @@ def run_review(
     dismissed, note = base_dismissals(context)
     if note:
         err_console.print(note, markup=False, highlight=False)
-    service = ReviewService(rs, settings.model, run_tests=rs.run_tests if run_tests is None else run_tests,
+    run_tests = rs.run_tests if run_tests is None else run_tests
+    if describe:
+        from acode.cli.review_describe import describe_and_emit
+
+        return describe_and_emit(context, settings, rs, run_tests=run_tests, dismissed=dismissed,
+                                 json_out=json_out, output=output, fresh=force)
+    service = ReviewService(rs, settings.model, run_tests=run_tests,
                             db_path=ProjectPaths(context.root).db_file, source="review", dismissed=dismissed)
     stored = None if force else service.reusable(context)
     if stored is not None:

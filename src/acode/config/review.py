@@ -224,6 +224,18 @@ class RepoRule(BaseModel):
         "consistency", description="the dimension the finding counts against")
 
 
+class PathInstruction(BaseModel):
+    """Plain-language guidance for the review's model steps about the files of some paths
+    (review.judging.instructions): told to the model only where it looks at a change to those files."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    paths: list[str] = Field(min_length=1, description="globs of the files it is for (fnmatch on the "
+                             "repository-relative path, as reviewer.rules: * crosses folders, src/api/**)")
+    text: str = Field(min_length=1, max_length=600, description="what the model is told, e.g. \"handlers "
+                      "must check the caller's permission before reading the database\"")
+
+
 class ReviewerSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -254,6 +266,11 @@ class ReviewerSettings(BaseModel):
     max_diff_chars: int = Field(10_000, ge=200, description="per-file diff cut, with a visible marker")
     rules: list[RepoRule] = Field(default_factory=list, description="the project's own rules: ast-grep "
                                   "patterns scoped to paths; a match on a changed line is a finding")
+    instructions: list[PathInstruction] = Field(
+        default_factory=list, description="the project's plain-language instructions per path glob, passed "
+        "into the model steps' prompts (proposals and their checks, the behaviour question, the regression "
+        "check) about changes to those files only; a change that edits .acode/config.yml is reviewed with "
+        "its base's")
     context_lines: int = Field(3, ge=0, le=50, description="unchanged lines around each change")
     output_reserve: float = Field(0.25, gt=0.0, lt=0.9, description="share of the window kept for answers")
     max_findings_per_dimension: int = Field(

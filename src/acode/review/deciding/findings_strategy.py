@@ -147,7 +147,7 @@ def _behaviour_stage(run: ReviewRun) -> None:
         run.evidence.findings = ask_about_differences(
             run.model, run.evidence.findings, behaviour, run.context.effective_intent(),
             margin=run.settings.behaviour.question_margin, timeout=run.remaining, progress=run.say,
-            standing=run.evidence.findings)
+            standing=run.evidence.findings, instructions=run.settings.instructions)
     finally:
         run.result.evidence = run.evidence.findings
 
@@ -197,7 +197,7 @@ def _regression_stage(run: ReviewRun, assessed: Assessed) -> None:
     try:
         compare_regions(run.context, run.model, settings.regression, regions, timeout=run.remaining,
                         progress=run.say, out=assessed.regression, seconds_left=seconds_left,
-                        fixed=fixed_lines(run.evidence.findings))
+                        fixed=fixed_lines(run.evidence.findings), instructions=settings.instructions)
     finally:
         note = regions.note(settings.regression.max_edit_lines)
         if note:

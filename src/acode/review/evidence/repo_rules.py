@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from acode.config.review import RepoRule
+from acode.config.review import PathInstruction, RepoRule
 from acode.review.change.diff import added_lines
 from acode.review.change.git_context import read_new_text
 from acode.review.models import Finding, ReviewContext
@@ -29,7 +29,7 @@ def ast_grep_binary() -> str | None:
     return shutil.which("ast-grep") or (str(beside) if beside.is_file() else None)
 
 
-def applies(rule: RepoRule, path: str) -> bool:
+def applies(rule: RepoRule | PathInstruction, path: str) -> bool:
     return any(fnmatch.fnmatchcase(path, glob) for glob in rule.paths)
 
 

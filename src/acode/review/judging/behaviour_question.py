@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from acode.config.review import PathInstruction
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
 from acode.prompts import render
 from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
 from acode.review.evidence.behaviour_findings import ASK, RULE
+from acode.review.judging.instructions import instructions_for
 from acode.review.judging.proposals import PKG
 from acode.review.judging.regression import RULE as REGRESSION_RULE
 from acode.review.judging.verification import yes_probability
@@ -26,12 +28,15 @@ from acode.secrets import redact
 def ask_about_differences(model: ChatModel, findings: list[Finding], diff: BehaviourDiff, intent: str, *,
                           margin: float, timeout: Callable[[], float],
                           progress: Callable[[str], None] = lambda _: None,
-                          standing: Sequence[Finding] = ()) -> list[Finding]:
+                          standing: Sequence[Finding] = (),
+                          instructions: Sequence[PathInstruction] = ()) -> list[Finding]:
     """``findings`` with every difference that waits for it judged by the model: the same question asked of
     the old outcome and of the new; new − old log-odds below ``-margin`` -> high (the old one is right),
     above ``margin`` -> info, not counted (the new one is); in between, or unreadable, medium. Not asked
     where a finding of ``standing`` already counts high in the same function: the answer could only add a
-    second reason to reject (or dismiss this one and leave the other), at two model calls."""
+    second reason to reject (or dismiss this one and leave the other), at two model calls.
+    ``instructions``: the project's (reviewer.instructions); a question is told those of its function's
+    file."""
     docs = {(r.function.path, r.function.line): r for r in diff.results}
     out = []
     for finding in findings:
@@ -50,7 +55,8 @@ def ask_about_differences(model: ChatModel, findings: list[Finding], diff: Behav
         logits = {}
         for side in ("old", "new"):
             question = render(PKG, "behaviour_question.j2", intent=redact(intent.strip())[:600],
-                              function=result.function.qualname,
+                              function=result.function.qualname, path=result.function.path,
+                              instructions=instructions_for(instructions, result.function.path),
                               docstring=redact(result.function.docstring)[:600],
                               call=result.difference["input"], outcome=result.difference[side])
             answer = model.complete([Message.system(render(PKG, "system.j2")), Message.user(question)],

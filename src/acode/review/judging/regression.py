@@ -24,10 +24,10 @@ against what it set out to do rather than against the old behaviour alone.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from acode.config.review import RegressionSettings
+from acode.config.review import PathInstruction, RegressionSettings
 from acode.errors import ModelError
 from acode.llm.protocol import ChatModel
 from acode.llm.scoring import TextScore, scorer_of
@@ -37,6 +37,7 @@ from acode.review.change.git_context import read_new_text, read_old_text
 from acode.review.change.preamble import preamble
 from acode.review.change.project_tests import ProjectTests, around_names
 from acode.review.change.regions import Region, changed_regions
+from acode.review.judging.instructions import instructions_for
 from acode.review.judging.metered import MeteredModel
 from acode.review.judging.proposals import PKG
 from acode.review.judging.verification import yes_probability
@@ -127,9 +128,15 @@ def _inside(region: Region, spans: list[tuple[int, int]]) -> bool:
     return any(all(start <= n <= end for n in lines) for start, end in spans)
 
 
-def _header_text(context: ReviewContext, settings: RegressionSettings, mark: str) -> str:
+def _header_text(context: ReviewContext, settings: RegressionSettings, mark: str,
+                 instructions: list[str] = ()) -> str:
+    """Comment lines before both versions: the intent's first lines, then the project's instructions for
+    the file (``instructions``: their texts)."""
     header = intent_header(context.effective_intent()) if settings.intent else []
-    return render(PKG, "regression_intent.j2", mark=mark, lines=header) + "\n\n" if header else ""
+    told = [line.strip() for text in instructions for line in text.splitlines() if line.strip()]
+    if not header and not told:
+        return ""
+    return render(PKG, "regression_intent.j2", mark=mark, lines=header, instructions=told) + "\n\n"
 
 
 def _estimated_seconds(model: MeteredModel, region: Region, header: str, method: str) -> float:
@@ -146,7 +153,8 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
                     plan: RegionPlan, *, timeout: Callable[[], float],
                     progress: Callable[[str], None] = lambda _: None, out: list[Finding],
                     seconds_left: Callable[[], float | None] = lambda: None,
-                    fixed: dict[str, set[int]] | None = None) -> None:
+                    fixed: dict[str, set[int]] | None = None,
+                    instructions: Sequence[PathInstruction] = ()) -> None:
     """Compare each planned region, appending its finding to ``out`` as soon as it is measured (so a
     review that runs out of time keeps the regions it compared). With ``seconds_left`` the plan is checked
     again before each region at the speed measured so far (the first region's prefix is read on its own
@@ -155,12 +163,14 @@ def compare_regions(context: ReviewContext, model: MeteredModel, settings: Regre
     while the measured speed says they fit the time left (the prior is often slower than the machine).
     ``fixed``: lines (per file) where the
     deterministic evidence shows the change removing a known vulnerability or adding a safety call; a
-    region holding one is measured but not counted (see ``FIXED``)."""
+    region holding one is measured but not counted (see ``FIXED``). ``instructions``: the project's
+    (reviewer.instructions); each region is headed with those of its file."""
     scorer = scorer_of(model) if plan.method == "likelihood" else None
     calibrated = False
     planned = len(plan.regions)
     for index, region in enumerate(plan.regions + plan.deferred, 1):
-        header = _header_text(context, settings, _comment_mark(region.path))
+        header = _header_text(context, settings, _comment_mark(region.path),
+                              instructions_for(instructions, region.path))
         if header:
             region = replace(region, prefix=header + region.prefix)
         left = seconds_left()

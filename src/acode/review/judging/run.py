@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from acode.config.review import ReviewerSettings
+from acode.config.review import PathInstruction, ReviewerSettings
 from acode.errors import ModelTimeoutError
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
@@ -26,6 +26,7 @@ from acode.review.evidence.gathering import BehaviourPlan, Evidence, cut_notes, 
 from acode.review.evidence.locating import locate
 from acode.review.evidence.test_runs import SuiteContrast, SuitePlan, plan_test_run
 from acode.review.judging.exploring import explore
+from acode.review.judging.instructions import instructions_by_files
 from acode.review.judging.metered import MeteredModel
 from acode.review.judging.proposals import PKG, base_messages, line_choices, proposal_model
 from acode.review.judging.time_plan import Pace
@@ -165,7 +166,7 @@ class ReviewRun:
         """The shared prefix of every model call: system prompt, then the change as context."""
         around = self.around.text() if with_callers else ""
         return base_messages(self.system, context_text(self.context, self.packed, self.evidence.findings,
-                                                       self.looked, around))
+                                                       self.looked, around, self.settings.instructions))
 
     def shown_files(self) -> list[ChangedFile]:
         """The files whose diffs the model saw (findings are grounded against these only)."""
@@ -232,13 +233,17 @@ def redacted_files(context: ReviewContext) -> list[ChangedFile]:
 
 
 def context_text(context: ReviewContext, packed: PackedDiffs, evidence: list[Finding], looked: str = "",
-                 around: str = "") -> str:
+                 around: str = "", instructions: Sequence[PathInstruction] = ()) -> str:
+    """The change as the model steps share it; ``instructions`` (reviewer.instructions): those of the files
+    the diffs show, each with its files."""
+    shown = packed.summary.included or [f.path for f in context.files]
     return render(
         PKG, "context.j2", intent=redact(context.effective_intent()), commits=context.commits,
         sections={k: redact(v) for k, v in context.sections.items()}, files=context.files,
         omitted=omitted_note(packed.summary),
         evidence=[f for f in evidence if f.file or f.rule.startswith("tests/")], looked=looked,
         around=redact(around), diffs=packed.text or "(no diff could be shown)",
+        instructions=instructions_by_files(instructions, shown),
     )
 
 
@@ -257,7 +262,8 @@ def _pack(context: ReviewContext, evidence: list[Finding], model: ChatModel, set
         render(PKG, "single_call.j2", dimensions=[], max_findings=9, candidates=True, several_files=True),
         render(PKG, "dimension.j2", name="code_quality", title="x", max_findings=9, candidates=True,
                several_files=True),
-        context_text(context.model_copy(update={"files": files}), empty, evidence, around=around),
+        context_text(context.model_copy(update={"files": files}), empty, evidence, around=around,
+                     instructions=settings.instructions),
     )) + 64
     if settings.lookaround.enabled:
         overhead += settings.lookaround.max_calls * settings.lookaround.max_result_chars // 3

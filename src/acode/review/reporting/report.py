@@ -19,7 +19,7 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
 
 
-def _title(result: ReviewResult) -> str:
+def review_title(result: ReviewResult) -> str:
     if result.target == "uncommitted":
         return "uncommitted changes"
     if result.target == "staged":
@@ -68,7 +68,8 @@ def render_terminal(result: ReviewResult, console: Any, *, reused: tuple[int, st
     if reused is not None:
         console.print(f"[bold yellow]{escape(reused_line(*reused, result))}[/]")
     took = "" if reused is not None else f", {result.duration_seconds:.1f} s"
-    console.print(f"[bold]Review of {escape(_title(result))}[/]  [dim]model {escape(result.model)}{took}[/]")
+    title = escape(review_title(result))
+    console.print(f"[bold]Review of {title}[/]  [dim]model {escape(result.model)}{took}[/]")
     for dim in result.dimensions:
         level = dim.level or dim.status
         console.print(f" [{STYLES[dim.level]}]{MARKS[dim.level]}[/] {dim.name.replace('_', ' '):<17} "
@@ -174,7 +175,7 @@ def describe_behaviour(record: dict | None) -> list[str]:
 def render_markdown(result: ReviewResult) -> str:
     """The review as Markdown (``-f markdown``, GitHub's job summary). Every text that comes from the change
     or the model goes through ``escaping.md_text`` / ``md_code``: it cannot add HTML, links or lines."""
-    lines = [f"# Review of {md_text(_title(result))}", "",
+    lines = [f"# Review of {md_text(review_title(result))}", "",
              f"**Decision: {result.decision.verdict}**"
              + {"timeout": " (timed out: nothing assessed)",
                 "partial": " (partial: decided on what was assessed, see Skipped)",
