@@ -134,3 +134,30 @@ def test_the_gitlab_job_reviews_a_merge_request_and_saves_its_reports(tmp_path, 
     assert any(issue["check_name"] == "secret/aws-access-key" for issue in report) == fails
     assert "AKIAABCDEFGHIJKLMNOP" not in log
     assert (artifacts / "acode-review.xml").read_text().startswith("<?xml")
+
+
+def test_the_actions_review_script_writes_the_description_with_describe_true(tmp_path):
+    """The action's Review step, its script run by bash as the runner runs it (the inputs in the
+    environment), with describe "true" on a pull request's branch and no model (the default)."""
+    import yaml
+
+    acode_bin = Path(sys.executable).parent / "acode"
+    if not acode_bin.is_file():
+        pytest.skip("NOT RUN: the `acode` command is not installed beside this Python")
+    steps = yaml.safe_load((PROJECT / "action.yml").read_text())["runs"]["steps"]
+    script = next(step["run"] for step in steps if step.get("id") == "review")
+    repo = _merge_request(tmp_path, SOUND + "\n\ndef bye():\n    return 'bye'\n")
+    outputs, summary = tmp_path / "github-output", tmp_path / "step-summary.md"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ACODE_", "GITHUB_"))}
+    env.update(HOME=str(tmp_path / "home"), PATH=f"{acode_bin.parent}{os.pathsep}{os.environ['PATH']}",
+               BASE="main", SARIF="acode-review.sarif", LOCAL_MODEL="", MODEL_BASE_URL="", MODEL_NAME="",
+               ACODE_API_KEY="", DESCRIBE="true", DESCRIPTION="pr-body.md", GITHUB_OUTPUT=str(outputs),
+               GITHUB_STEP_SUMMARY=str(summary), ACODE_REVIEWER__RUN_TESTS="false")
+    done = subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "description=pr-body.md" in outputs.read_text().splitlines()
+    body = (repo / "pr-body.md").read_text()
+    assert "### Files changed (1)" in body and "adds `bye`" in body
+    assert "summary left out: no model is configured (model.backend: none)" in body
+    assert "# Review of feature against main" in summary.read_text() and "### Risk:" in summary.read_text()

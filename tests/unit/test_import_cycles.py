@@ -114,6 +114,7 @@ REVIEW_STAGES = (
     ("acode.review.deciding",),
     ("acode.review.reporting",),
     ("acode.review.service",),
+    ("acode.review.describing",),  # a description: a checks-only review through the service, then a summary
 )
 
 
