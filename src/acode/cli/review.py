@@ -23,6 +23,7 @@ from acode.cli.common import (
     project_root,
     settings_for,
 )
+from acode.cli.review_fix import FIX, apply_fixes, print_fixes
 from acode.errors import (
     EXIT_OK,
     EXIT_REVIEW_REJECTED,
@@ -116,6 +117,7 @@ def review(
     backend: str = _BACKEND,
     trust: bool = _TRUST,
     describe: bool = _DESCRIBE,
+    fix: bool = FIX,
     fresh: bool = typer.Option(
         False, "--fresh", help="Review again even when a stored review has the same change and settings."
     ),
@@ -142,6 +144,7 @@ def review_again(
     model: str = _MODEL,
     backend: str = _BACKEND,
     trust: bool = _TRUST,
+    fix: bool = FIX,
 ) -> None:
     """Review again even if the change is the same as last time."""
     _review_and_exit(force=True, **locals())
@@ -261,6 +264,7 @@ def run_review(
     suggest: bool | None = None,
     trust: bool = False,
     describe: bool = False,
+    fix: bool = False,
 ) -> int:
     from acode.review.change import git_context
 
@@ -275,6 +279,9 @@ def run_review(
             "ACODE-REVIEW-042", f"--format {fmt!r} is not known",
             hint=f"use one of {', '.join(f for f in REPORT_FORMATS if f)} (or --json)",
         )
+    if describe and fix:
+        raise UsageError("ACODE-REVIEW-044", "--fix applies a review's fixes; --describe makes no review",
+                         hint="run `acode review --fix` and `acode review --describe` one after the other")
     if describe and fmt not in (None, "markdown"):
         raise UsageError("ACODE-REVIEW-043", f"--describe writes Markdown or JSON, not --format {fmt}",
                          hint="acode review --describe [--json] [-o FILE]")
@@ -341,8 +348,9 @@ def run_review(
                             db_path=ProjectPaths(context.root).db_file, source="review", dismissed=dismissed)
     stored = None if force else service.reusable(context)
     if stored is not None:
+        fixes = apply_fixes(context, stored.result) if fix else None
         _emit(stored.result, json_out=json_out, fmt=fmt, output=output, review_id=stored.id,
-              reused_at=stored.created_at)
+              reused_at=stored.created_at, fixes=fixes)
         _step_summary(stored.result)
         return exit_code_for(stored.result)
 
@@ -359,7 +367,8 @@ def run_review(
         result = service.review(context, chat_model, tools=tools, behaviour=True,
                                 progress=lambda text: status.update(text))
     review_id = service.store(result)
-    _emit(result, json_out=json_out, fmt=fmt, output=output, review_id=review_id)
+    fixes = apply_fixes(context, result) if fix else None
+    _emit(result, json_out=json_out, fmt=fmt, output=output, review_id=review_id, fixes=fixes)
     _step_summary(result)
     return exit_code_for(result)
 
@@ -381,6 +390,7 @@ def _emit(
     output: Path | None,
     review_id: int | None,
     reused_at: str | None = None,
+    fixes: list | None = None,
 ) -> None:
     from acode.fsutil import atomic_write_text
     from acode.review.reporting.ci_formats import RENDERERS
@@ -403,7 +413,8 @@ def _emit(
         atomic_write_text(output, text + "\n")
         err_console.print(f"report written to {output}")
     if json_out:
-        print(render_json(result, review_id=review_id, reused_at=reused_at))
+        print(render_json(result, review_id=review_id, reused_at=reused_at,
+                          fixes=None if fixes is None else [o.as_dict() for o in fixes]))
     elif text is not None and not output:
         from acode.shown import under_github_actions, visible, workflow_safe
 
@@ -415,3 +426,5 @@ def _emit(
         render_terminal(result, console, reused=reused)
         if review_id is not None and reused is None:
             console.print(f"[dim]stored as review #{review_id} (`acode review show {review_id}`)[/]")
+    if fixes is not None and not json_out:
+        print_fixes(fixes, err_console if (fmt or output) else console)

@@ -83,6 +83,31 @@ class ReviewContext(BaseModel):
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
+class TextEdit(BaseModel):
+    """One edit of a fix: 1-based lines and columns (columns count characters), the end exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    content: str = ""
+
+
+class SuggestedFix(BaseModel):
+    """A fix the evidence carries (ruff's own), as its edits and as the whole lines it replaces: lines
+    ``line``..``end_line`` of the file become ``replacement`` (GitHub's suggestion semantics; empty: the
+    lines go). ``file_sha256``: the text the fix was made for, so it is never applied to another."""
+
+    source: Literal["ruff"] = "ruff"
+    applicability: Literal["safe", "unsafe", "display-only"]
+    message: str = ""
+    edits: list[TextEdit] = Field(default_factory=list)
+    line: int
+    end_line: int
+    replacement: str
+    file_sha256: str
+
+
 class Finding(BaseModel):
     dimension: str
     source: FindingSource
@@ -100,6 +125,7 @@ class Finding(BaseModel):
     status: FindingStatus = "confirmed"
     metrics: dict[str, float] = Field(default_factory=dict)  # the numbers a check measured (regression check)
     fingerprint: str = ""  # rule + file + normalised code (evidence.dismissed): what a dismissal names
+    fix: SuggestedFix | None = None  # a fix the evidence carries (ruff's): suggestion blocks, `review --fix`
 
     @property
     def counts(self) -> bool:

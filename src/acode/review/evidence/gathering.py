@@ -22,11 +22,12 @@ from acode.review.evidence.behaviour_diff import BehaviourDiff, Limits, run_beha
 from acode.review.evidence.behaviour_findings import behaviour_findings
 from acode.review.evidence.history import history_findings
 from acode.review.evidence.repo_rules import rule_findings
-from acode.review.evidence.ruff import compare_versions
+from acode.review.evidence.ruff import RuffHit, compare_versions
 from acode.review.evidence.structural import added_helpers, structural_changes
+from acode.review.evidence.suggested_fixes import build_fix
 from acode.review.evidence.test_runs import SuiteContrast, SuitePlan, contrast
 from acode.review.evidence.type_runs import TypeContrast
-from acode.review.models import ChangedFile, Finding, ReviewContext
+from acode.review.models import ChangedFile, Finding, ReviewContext, SuggestedFix, TextEdit
 from acode.sandbox import Sandbox
 from acode.secrets import redact
 from acode.test_files import is_test_path
@@ -174,8 +175,20 @@ def ruff_findings(context: ReviewContext) -> list[Finding]:
                 dimension=rule.dimension, source="ruff", rule=f"ruff/{hit.code}", severity=rule.severity,  # type: ignore[arg-type]
                 message=f"{hit.message} ({rule.why})", file=path, line=hit.line, end_line=hit.end_line,
                 quote=redact(text.strip()), suggestion=hit.fix, confidence=1.0,
+                fix=_ruff_fix(targets[path][1], hit),
             ))
     return findings
+
+
+def _ruff_fix(text: str, hit: RuffHit) -> SuggestedFix | None:
+    """Ruff's own fix of a finding, as the lines it replaces (None: ruff has none, or it does not fit). Not
+    kept when its text holds what the redaction hides: reports and the store keep only redacted text, and a
+    fix read back from them would write the redaction into the code."""
+    if not hit.edits:
+        return None
+    edits = [TextEdit(line=a, column=b, end_line=c, end_column=d, content=e) for a, b, c, d, e in hit.edits]
+    fix = build_fix(text, edits, applicability=hit.applicability, message=hit.fix)
+    return fix if fix is not None and redact(fix.replacement) == fix.replacement else None
 
 
 def structural_findings(context: ReviewContext) -> list[Finding]:

@@ -39,6 +39,8 @@ class RuffHit:
     fix: str
     column: int = 0  # 1-based start and end columns of the flagged code (0: unknown)
     end_column: int = 0
+    applicability: str = ""  # of ruff's fix: safe, unsafe, display-only ("" when it has none)
+    edits: tuple[tuple[int, int, int, int, str], ...] = ()  # (line, column, end line, end column, content)
 
 
 def run_ruff(files: dict[str, str], timeout: float = 120.0) -> list[RuffHit] | None:
@@ -70,11 +72,25 @@ def run_ruff(files: dict[str, str], timeout: float = 120.0) -> list[RuffHit] | N
             path = Path(item["filename"]).resolve().relative_to(root).as_posix()
             start = (item.get("location") or {}).get("row") or 1
             end = (item.get("end_location") or {}).get("row") or start
+            fix = item.get("fix") or {}
             hits.append(RuffHit(path, item.get("code") or "invalid-syntax", item.get("message", ""), start,
-                                end, (item.get("fix") or {}).get("message") or "",
+                                end, fix.get("message") or "",
                                 (item.get("location") or {}).get("column") or 0,
-                                (item.get("end_location") or {}).get("column") or 0))
+                                (item.get("end_location") or {}).get("column") or 0,
+                                fix.get("applicability") or "", _edits(fix)))
         return hits
+
+
+def _edits(fix: dict) -> tuple[tuple[int, int, int, int, str], ...]:
+    """Ruff's fix edits as (line, column, end line, end column, content); () when any is incomplete."""
+    edits = []
+    for edit in fix.get("edits") or []:
+        start, end = edit.get("location") or {}, edit.get("end_location") or {}
+        where = (start.get("row"), start.get("column"), end.get("row"), end.get("column"))
+        if not all(isinstance(n, int) and n > 0 for n in where) or not isinstance(edit.get("content"), str):
+            return ()
+        edits.append((*where, edit["content"]))
+    return tuple(edits)
 
 
 def compare_versions(files: dict[str, tuple[str | None, str, set[int]]]

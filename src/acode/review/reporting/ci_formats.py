@@ -17,6 +17,7 @@ from xml.etree import ElementTree
 
 from acode.review.models import Finding, ReviewResult
 from acode.review.reporting.escaping import gh_data, gh_property
+from acode.review.reporting.suggestions import offered, rdjson_suggestion
 from acode.secrets import redact
 
 _GITHUB_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "notice", "info": "notice"}
@@ -129,7 +130,12 @@ def to_rdjson(result: ReviewResult) -> dict[str, Any]:
     diagnostics = []
     for f in counting(result):
         location: dict[str, Any] = {"path": f.file or "."}
-        if f.line:
+        fix = offered(f)
+        suggestion = rdjson_suggestion(fix) if fix is not None else None
+        if suggestion is not None:
+            # reviewdog's GitHub reporter takes a suggestion only on the diagnostic's own lines
+            location["range"] = suggestion["range"]
+        elif f.line:
             location["range"] = {"start": {"line": f.line},
                                  "end": {"line": max(f.end_line or f.line, f.line)}}
         diagnostics.append({
@@ -137,6 +143,7 @@ def to_rdjson(result: ReviewResult) -> dict[str, Any]:
             "location": location,
             "severity": _RDJSON_SEVERITY[f.severity],
             "code": {"value": f.rule},
+            **({"suggestions": [suggestion]} if suggestion is not None else {}),
             "original_output": f"{f.severity} {f.rule}: {redact(f.message)}",
         })
     return {"source": {"name": "acode review"}, "severity": "ERROR" if not result.approved else "INFO",

@@ -10,6 +10,7 @@ from acode import __version__
 from acode.review.evidence.dismissed import DISMISSED_FILE
 from acode.review.models import Finding, ReviewResult, Severity
 from acode.review.reporting.escaping import md_cell, md_code, md_fenced, md_text
+from acode.review.reporting.suggestions import markdown_block, offered, sarif_fix
 from acode.secrets import redact, redact_data
 
 MARKS = {"excellent": "✔", "good": "✔", "acceptable": "~", "needs_work": "!", "poor": "✘", None: "?"}
@@ -83,7 +84,9 @@ def render_terminal(result: ReviewResult, console: Any, *, reused: tuple[int, st
                           f"[{'red' if f.severity in ('critical', 'high') else 'yellow'}]{f.severity:<8}[/] "
                           f"{escape(_where(f))} [dim]{escape(f.rule)}{conf}[/] {escape(redact(f.message))}")
             if f.suggestion:
-                console.print(f"           [dim]fix:[/] {escape(redact(f.suggestion))}")
+                applies = " [dim](a safe fix: `acode review --fix` applies it)[/]" if (
+                    f.fix is not None and f.fix.applicability == "safe") else ""
+                console.print(f"           [dim]fix:[/] {escape(redact(f.suggestion))}{applies}")
             if f.test:
                 console.print(f"           [dim]{TEST_LABEL}:[/]")
                 for line in redact(f.test).splitlines():
@@ -197,6 +200,11 @@ def render_markdown(result: ReviewResult) -> str:
                 lines.append(f"  - line: {md_code(f.quote)}")
             if f.suggestion:
                 lines.append(f"  - suggestion: {md_text(f.suggestion)}")
+            fix = offered(f)
+            if fix is not None:
+                span = f"line {fix.line}" if fix.end_line == fix.line else f"lines {fix.line}-{fix.end_line}"
+                label = f"  - fix ({fix.source}, {fix.applicability}), replacing {span} of {md_code(f.file)}:"
+                lines += [label, "", *markdown_block(fix, indent="    "), ""]
             if f.test:
                 lines += [f"  - {TEST_LABEL}:", "", *md_fenced(f.test, "python", indent="    "), ""]
     if waived_count(result):
@@ -223,8 +231,10 @@ def render_markdown(result: ReviewResult) -> str:
     return "\n".join(lines)
 
 
-def render_json(result: ReviewResult, *, review_id: int | None = None, reused_at: str | None = None) -> str:
-    """``reused_at``: when the stored review shown (``review_id``) was made, if it was not made now."""
+def render_json(result: ReviewResult, *, review_id: int | None = None, reused_at: str | None = None,
+                fixes: list[dict] | None = None) -> str:
+    """``reused_at``: when the stored review shown (``review_id``) was made, if it was not made now;
+    ``fixes``: what `acode review --fix` applied and left (the key is there only with --fix)."""
     data = redact_data(result.model_dump(mode="json"))
     reused_from = None
     if reused_at is not None and review_id is not None:
@@ -232,6 +242,8 @@ def render_json(result: ReviewResult, *, review_id: int | None = None, reused_at
                        "message": reused_line(review_id, reused_at, result)}
     data = {"id": review_id, "reused": reused_from is not None, "reused_from": reused_from,
             "approved": result.approved, **data}
+    if fixes is not None:
+        data["fixes"] = redact_data(fixes)
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
@@ -257,6 +269,9 @@ def to_sarif(result: ReviewResult) -> dict[str, Any]:
         }
         if f.confidence is not None:
             entry["properties"]["confidence"] = f.confidence
+        fix = offered(f)
+        if fix is not None:
+            entry["fixes"] = [sarif_fix(f, fix)]
         if f.file:
             location: dict[str, Any] = {"artifactLocation": {"uri": f.file, "uriBaseId": "SRCROOT"}}
             if f.line:
@@ -272,6 +287,7 @@ def to_sarif(result: ReviewResult) -> dict[str, Any]:
             "tool": {"driver": {"name": "acode-review", "version": __version__,
                                 "semanticVersion": __version__, "rules": list(rules.values())}},
             "results": results,
+            "columnKind": "unicodeCodePoints",  # the fixes' columns, as ruff counts them
             "properties": {"decision": result.decision.verdict, "status": result.status,
                            "diffsCut": result.cut, "reasons": [redact(r) for r in result.decision.reasons],
                            "model": result.model, "levels": {d.name: d.level for d in result.dimensions},
