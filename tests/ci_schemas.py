@@ -27,10 +27,12 @@ GITLAB_CODE_QUALITY = {
 }
 
 # reviewdog's Diagnostic Format (rdjson), from its protocol definition: diagnostics with a message, a
-# location (path, optional range of 1-based positions), a severity name and an optional code.
+# location (path, optional range of 1-based positions), a severity name, an optional code and optional
+# suggestions (a range and the text that replaces it).
 _POSITION = {"type": "object", "required": ["line"], "additionalProperties": False,
              "properties": {"line": {"type": "integer", "minimum": 1},
                             "column": {"type": "integer", "minimum": 1}}}
+_RANGE = {"type": "object", "required": ["start"], "properties": {"start": _POSITION, "end": _POSITION}}
 RDJSON = {
     "type": "object", "required": ["diagnostics"],
     "properties": {
@@ -42,9 +44,10 @@ RDJSON = {
             "properties": {
                 "message": {"type": "string", "minLength": 1},
                 "location": {"type": "object", "required": ["path"],
-                             "properties": {"path": {"type": "string"},
-                                            "range": {"type": "object", "required": ["start"],
-                                                      "properties": {"start": _POSITION, "end": _POSITION}}}},
+                             "properties": {"path": {"type": "string"}, "range": _RANGE}},
+                "suggestions": {"type": "array", "items": {
+                    "type": "object", "required": ["range", "text"], "additionalProperties": False,
+                    "properties": {"range": _RANGE, "text": {"type": "string"}}}},
                 "severity": {"enum": ["UNKNOWN_SEVERITY", "ERROR", "WARNING", "INFO"]},
                 "code": {"type": "object", "required": ["value"],
                          "properties": {"value": {"type": "string"}}},
