@@ -86,10 +86,11 @@ def _edits(fix: dict) -> tuple[tuple[int, int, int, int, str], ...]:
     edits = []
     for edit in fix.get("edits") or []:
         start, end = edit.get("location") or {}, edit.get("end_location") or {}
-        where = (start.get("row"), start.get("column"), end.get("row"), end.get("column"))
-        if not all(isinstance(n, int) and n > 0 for n in where) or not isinstance(edit.get("content"), str):
+        where = [start.get("row"), start.get("column"), end.get("row"), end.get("column")]
+        content = edit.get("content")
+        if not all(isinstance(n, int) and n > 0 for n in where) or not isinstance(content, str):
             return ()
-        edits.append((*where, edit["content"]))
+        edits.append((int(where[0]), int(where[1]), int(where[2]), int(where[3]), content))
     return tuple(edits)
 
 

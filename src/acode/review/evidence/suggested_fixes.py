@@ -49,8 +49,9 @@ def build_fix(text: str, edits: list[TextEdit], *, applicability: str, message: 
         previous_start = start
     if replacement and replacement.endswith("\n") != segment.endswith("\n"):
         return None
-    return SuggestedFix(applicability=applicability, message=message, edits=edits, line=first, end_line=last,
-                        replacement=replacement, file_sha256=text_sha256(text))  # type: ignore[arg-type]
+    return SuggestedFix(applicability=applicability,  # type: ignore[arg-type]  # checked above
+                        message=message, edits=edits, line=first, end_line=last, replacement=replacement,
+                        file_sha256=text_sha256(text))
 
 
 def _offset(lines: list[str], line: int, column: int) -> int | None:
