@@ -87,10 +87,11 @@ def _edits(fix: dict) -> tuple[tuple[int, int, int, int, str], ...]:
     for edit in fix.get("edits") or []:
         start, end = edit.get("location") or {}, edit.get("end_location") or {}
         where = [start.get("row"), start.get("column"), end.get("row"), end.get("column")]
+        numbers = [n for n in where if isinstance(n, int) and n > 0]
         content = edit.get("content")
-        if not all(isinstance(n, int) and n > 0 for n in where) or not isinstance(content, str):
+        if len(numbers) != 4 or not isinstance(content, str):
             return ()
-        edits.append((int(where[0]), int(where[1]), int(where[2]), int(where[3]), content))
+        edits.append((numbers[0], numbers[1], numbers[2], numbers[3], content))
     return tuple(edits)
 
 
