@@ -115,6 +115,7 @@ REVIEW_STAGES = (
     ("acode.review.reporting",),
     ("acode.review.service",),
     ("acode.review.describing",),  # a description: a checks-only review through the service, then a summary
+    ("acode.review.fixing",),  # `review --fix`: a review's safe fixes written into the working tree
 )
 
 

@@ -15,7 +15,7 @@ FIX = typer.Option(
 
 
 def apply_fixes(context: Any, result: Any) -> list[Any]:
-    from acode.review.applying_fixes import apply_safe_fixes
+    from acode.review.fixing import apply_safe_fixes
 
     return apply_safe_fixes(context, result)
 

@@ -176,3 +176,8 @@ def test_a_fix_as_whole_lines_is_ruffs_fix(code, text, tmp_path):
     edits = [TextEdit(line=a, column=b, end_line=c, end_column=d, content=e) for a, b, c, d, e in hits[0].edits]
     fix = build_fix(text, edits, applicability="safe", message="")
     assert fix is not None and apply_fix(text, fix) == ruff_fixed(text, code, tmp_path)
+
+
+def test_fix_with_describe_is_a_usage_error(project):
+    done = acode(project, "--describe", "--fix")
+    assert done.returncode == 2 and "ACODE-REVIEW-044" in done.stderr, done.stderr
