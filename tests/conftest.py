@@ -4,8 +4,10 @@ and the real embedded 0.5B model (session-scoped: loading it costs a few seconds
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,11 @@ CI_VARIABLES = {"GITHUB_ACTIONS", "GITHUB_BASE_REF", "GITHUB_HEAD_REF", "GITHUB_
                 "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "CI_MERGE_REQUEST_DIFF_BASE_SHA",
                 "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "BITBUCKET_PR_DESTINATION_BRANCH",
                 "SYSTEM_PULLREQUEST_TARGETBRANCH"}
+# No test inherits the terminal size of whoever runs the suite (pytest-xdist's workers start with
+# COLUMNS=80): taken away before any test module imports acode, whose consoles read it once; a test that
+# needs a width sets it.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
 # scripts/test.sh runs the suite on every core (pytest-xdist). A model then gets its share of the cores:
 # llama.cpp's threads wait for each other at every layer, so two models of two threads each on two cores
 # run several times slower than two of one thread (acode.llm.embedded.default_threads reads the load
@@ -33,8 +40,25 @@ def _isolated_user_config(tmp_path_factory, monkeypatch):
         if name.startswith("ACODE_") and name != "ACODE_CACHE_DIR" or name in CI_VARIABLES:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ACODE_CONFIG_HOME", str(tmp_path_factory.mktemp("user-config")))
+    for name in ("COLUMNS", "LINES"):
+        monkeypatch.delenv(name, raising=False)
     if MODEL_THREADS:
         monkeypatch.setenv("ACODE_MODEL__THREADS", MODEL_THREADS)
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    """How this process takes Ctrl-C is the same for every test. An ignored SIGINT is inherited by every
+    child a later test starts (and a handler left by an event loop swallows the next test's Ctrl-C), so a
+    test that leaves one changed is named and the handler put back."""
+    numbers = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM)
+    saved = {number: signal.getsignal(number) for number in numbers}
+    yield
+    for number, handler in saved.items():
+        if handler is not None and signal.getsignal(number) != handler:
+            warnings.warn(f"the test left {signal.Signals(number).name} handled by "
+                          f"{signal.getsignal(number)!r}; put back", stacklevel=1)
+            signal.signal(number, handler)
 
 
 @pytest.fixture
