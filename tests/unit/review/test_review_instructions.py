@@ -109,3 +109,27 @@ def test_the_shared_context_names_each_instruction_with_the_shown_files_it_is_fo
     assert f"- for src/api/users.py: {API_RULE}" in text
     assert "British English" not in text
     assert "instructions" not in context_text(context, packed, [])
+
+
+def test_the_behaviour_question_is_told_the_instructions_of_its_functions_file_only():
+    from acode.llm.scripted import ScriptedModel
+    from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
+    from acode.review.evidence.behaviour_findings import ASK, RULE
+    from acode.review.evidence.behaviour_inputs import ChangedFunction
+    from acode.review.judging.behaviour_question import ask_about_differences
+    from acode.review.models import Finding
+
+    told = [PathInstruction(paths=["src/api/**"], text=API_RULE)]
+    for path, expected in (("src/api/users.py", True), ("src/other/util.py", False)):
+        function = ChangedFunction(path=path, module="m", qualname="handle", kind="function", line=1,
+                                   end_line=4)
+        diff = BehaviourDiff([FunctionResult(function, "differs", difference={
+            "input": "handle(u, db)", "old": "returns None", "new": "returns 'row'"})])
+        finding = Finding(dimension="intent_alignment", source="behaviour", rule=RULE, severity="medium",
+                          message="differs", file=path, line=1, metrics={ASK: 1.0})
+        model = ScriptedModel(["yes", "no"])
+        ask_about_differences(model, [finding], diff, "Tidy up", margin=1.0, timeout=lambda: 30.0,
+                              instructions=told)
+        questions = [call["messages"][-1].content for call in model.calls]
+        assert len(questions) == 2
+        assert all((API_RULE in q and f"instructions for {path}" in q) == expected for q in questions)
