@@ -1,7 +1,7 @@
-"""A description of one change: its facts from a review made without a model (checks only; a stored one of
-the same change and settings is reused, as `acode review` with model.backend none stores it; its own is not
-stored, so `acode review show` keeps showing the last review), then the model's summary, or the one line
-saying why there is none. A description never fails for the model."""
+"""A description of one change: its facts from a review made without a model (checks only; a complete
+stored one of the same change and settings is reused, as `acode review` with model.backend none stores it;
+its own is not stored, so `acode review show` keeps showing the last review), then the model's summary, or
+the one line saying why there is none. A description never fails for the model."""
 
 from __future__ import annotations
 

@@ -43,8 +43,10 @@ def summarise(model: ChatModel, context: ReviewContext, facts: ChangeFacts, *, t
     started = time.monotonic()
     budget = min(DIFF_TOKENS, max(200, model.context_window // 4))
     diffs = pack_diffs(redacted_files(context), model.count_tokens, budget).text or "(no diff could be shown)"
+    behaviour = [d.model_copy(update={key: redact(getattr(d, key)) for key in ("call", "before", "after")})
+                 for d in facts.behaviour]
     prompt = render(PKG, "describe_summary.j2", intent=redact(facts.intent)[:800], files=facts.files,
-                    behaviour=facts.behaviour, diffs=diffs, limit=SUMMARY_CHARS)
+                    behaviour=behaviour, diffs=diffs, limit=SUMMARY_CHARS)
     metered = MeteredModel(model)  # the tokens it generated, for the record
     answer = complete_json(metered, [Message.system(render(PKG, "system.j2")), Message.user(prompt)],
                            SummaryAnswer, max_tokens=ANSWER_TOKENS, timeout=timeout)
