@@ -103,3 +103,12 @@ def test_describe_takes_markdown_or_json_only(tmp_path):
     repo = branch(tmp_path)
     done = describe(repo, [], "--format", "sarif")
     assert done.returncode == 2 and "ACODE-REVIEW-043" in done.stderr
+
+
+def test_a_summary_the_bound_cut_mid_sentence_keeps_its_whole_sentences():
+    from acode.review.describing.summary import whole_sentences
+
+    cut = "Adds `last_page`.  The `page` function\nnow starts at zero. The `last_page` function uses"
+    assert whole_sentences(cut) == "Adds `last_page`. The `page` function now starts at zero."
+    assert whole_sentences("One sentence the bound cut") == "One sentence the bound cut"
+    assert whole_sentences("Done. ") == "Done."

@@ -50,5 +50,15 @@ def summarise(model: ChatModel, context: ReviewContext, facts: ChangeFacts, *, t
     metered = MeteredModel(model)  # the tokens it generated, for the record
     answer = complete_json(metered, [Message.system(render(PKG, "system.j2")), Message.user(prompt)],
                            SummaryAnswer, max_tokens=ANSWER_TOKENS, timeout=timeout)
-    return Summary(text=" ".join(answer.summary.split()), model=model.name,
+    return Summary(text=whole_sentences(answer.summary), model=model.name,
                    seconds=round(time.monotonic() - started, 1), generated_tokens=metered.stats.generated)
+
+
+def whole_sentences(text: str) -> str:
+    """``text`` on one line, without a last sentence the bound cut off (the 1.5B fills the 300 characters
+    and stops mid-sentence); as it is when no sentence ends before that."""
+    flat = " ".join(text.split())
+    if flat.endswith((".", "!", "?")):
+        return flat
+    end = max(flat.rfind(". "), flat.rfind("! "), flat.rfind("? "))
+    return flat[:end + 1] if end > 0 else flat
