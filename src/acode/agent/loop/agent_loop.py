@@ -22,7 +22,9 @@ from typing import Any, Protocol
 
 from acode.agent.approval.policy import ApprovalPolicy
 from acode.agent.loop.middleware import AgentState, Middleware
+from acode.agent.loop.model_reply import interpret
 from acode.agent.loop.observer import LoopObserver, Observers
+from acode.agent.loop.open_calls import cancel_open_calls
 from acode.agent.loop.outcome import ActionNotDone, ChangeNotMade, unmade_change
 from acode.agent.loop.result import AgentResult, ModelStep, ToolStep
 from acode.agent.loop.solver_door import SolverDoor
@@ -37,12 +39,10 @@ from acode.agent.loop.stops import (
 from acode.agent.loop.tool_runner import PreparedCall, ToolRunner
 from acode.errors import ModelError, ModelOutputError, ModelTimeoutError
 from acode.llm.protocol import ChatModel
-from acode.llm.structured import parse_tool_text
 from acode.llm.types import Completion, Message, ToolCall
 from acode.tools.base import ToolContext, ToolRegistry, ToolResult, TurnInterrupted
 
 ModelCall = tuple[Completion, str | None, float]  # the completion, a format problem, seconds
-CANCELLED = json.dumps({"error": "cancelled: the user interrupted this call before it finished"})
 
 
 class Solver(Protocol):
@@ -212,7 +212,7 @@ class AgentLoop:
                                                            schema=schema)
             text, calls = completion.text, list(completion.tool_calls)
             if problem is None:
-                text, calls, problem = self._interpret(completion)
+                text, calls, problem = interpret(completion, self.registry)
             self.record_model(run, completion, calls, problem, seconds)
             if problem is not None:
                 self._format_error(run, completion.text, problem)
@@ -293,24 +293,6 @@ class AgentLoop:
                 completion = replaced
         return completion, problem, seconds
 
-    def _interpret(self, completion: Completion) -> tuple[str, list[ToolCall], str | None]:
-        """(answer text, tool calls, format problem). Parses envelopes a backend left in the text."""
-        if completion.tool_calls:
-            return completion.text, list(completion.tool_calls), None
-        text = completion.text.strip()
-        if not text:
-            return "", [], "empty answer: reply with one tool call, or a plain-text answer when done"
-        if text.startswith(("{", "```")) or "<tool_call>" in text:
-            answer, calls = parse_tool_text(text, self.registry.names())
-            if calls:
-                return "", calls, None
-            if answer != text:
-                return answer, [], None
-            if text.startswith("{"):
-                cut = " (it was cut off at max_tokens)" if completion.finish_reason == "length" else ""
-                return "", [], f"your answer was not a valid tool call{cut}: reply with one tool call as JSON"
-        return completion.text, [], None
-
     def record_model(
         self, run: _Run, completion: Completion, calls: list[ToolCall], problem: str | None, seconds: float
     ) -> None:
@@ -373,19 +355,7 @@ class AgentLoop:
 
     def _close_open_calls(self, run: _Run) -> None:
         """Every tool call in the history gets a result, so the session stays valid to resume."""
-        for message in close_open_tool_calls(run.state.history):
-            run.result.trajectory.append(
-                ToolStep(
-                    turn=run.state.turn,
-                    call_id=message.tool_call_id or "",
-                    name=message.name or "",
-                    arguments={},
-                    decision="cancelled",
-                    ok=False,
-                    output=message.content,
-                    error="cancelled",
-                )
-            )
+        run.result.trajectory.extend(cancel_open_calls(run.state.history, run.state.turn))
         self.observers.on_history(run.state)
 
     # -- helpers -----------------------------------------------------------------------------
@@ -397,17 +367,3 @@ class AgentLoop:
         run.result.stop_reason = stop.reason
         run.result.message = stop.message
         run.result.answer = stop.partial
-
-
-def close_open_tool_calls(history: list[Message], content: str = CANCELLED) -> list[Message]:
-    """Append a result for each tool call of the last assistant message that has none; returns them."""
-    for index in range(len(history) - 1, -1, -1):
-        message = history[index]
-        if message.role == "assistant" and message.tool_calls:
-            answered = {m.tool_call_id for m in history[index + 1 :] if m.role == "tool"}
-            added = [Message.tool(c, content) for c in message.tool_calls if c.id not in answered]
-            history.extend(added)
-            return added
-        if message.role == "user":
-            return []
-    return []

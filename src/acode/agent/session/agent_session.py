@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from acode.agent.approval.policy import MODES, Approver
-from acode.agent.loop.agent_loop import AgentLoop, close_open_tool_calls
+from acode.agent.loop.agent_loop import AgentLoop
 from acode.agent.loop.middleware import Middleware
 from acode.agent.loop.observer import LoopObserver
+from acode.agent.loop.open_calls import close_open_tool_calls
 from acode.agent.loop.result import AgentResult, ToolStep
 from acode.agent.loop.tool_runner import ToolRunner
 from acode.agent.middlewares.checkpoints import Checkpoints, RestoredEdit
