@@ -16,15 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acode.agent.fixing.answers import Candidate, candidate_key, failure_message, success_answer
+from acode.agent.fixing.candidate_checks import Refused, WiderChecks, run_tests
 from acode.agent.fixing.crash_edits import crash_edits, read_crashes
 from acode.agent.fixing.detect import FixPlan, plan_fix
-from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples, new_failures
-from acode.agent.fixing.files_run import NEIGHBOURS, files_run
+from acode.agent.fixing.files_run import files_run
 from acode.agent.fixing.framings import build_framings
 from acode.agent.fixing.function_asks import FunctionAsks
 from acode.agent.fixing.mutants import deletion_candidates, mutant_candidates
-from acode.agent.fixing.neighbours import NeighbourCheck, suite_command
-from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
+from acode.agent.fixing.outcome import TestOutcome, trim_output
 from acode.agent.fixing.rewrite import UNCHANGED, close_fence, feedback_message, parse_reply, reply_stop
 from acode.agent.fixing.short_asks import ShortAsks
 from acode.agent.fixing.static_fixes import static_fixes
@@ -42,12 +41,6 @@ NEEDED_TOOLS = {"write_file", "run_shell_command"}
 # A candidate's test run may hang (a loop condition changed): it stops after this many times the original
 # run's seconds, not sooner than agent.fix.test_seconds_min (a hanging test prints nothing)
 TEST_TIME_FACTOR = 5
-SUITE = "run the project's whole test suite"
-EXAMPLES = "run the docstring examples"
-
-
-class _Refused(Exception):
-    """A write or a test run the approval policy, a rule or a hook did not allow."""
 
 
 class TestDrivenFixer:
@@ -66,14 +59,14 @@ class TestDrivenFixer:
         plan = plan_fix(request, workspace, configured_command=self.settings.test_command)
         if plan is None:
             return None
-        first = self._run_tests(door, plan.test_command)
+        first = run_tests(door, plan.test_command)
         if first is None or not first[0].runnable:
             return None
         before, seconds = first
         limit = max(self.settings.test_seconds_min, TEST_TIME_FACTOR * seconds)
         # the files run whole, and traced: tracing every call slows it (pyparsing's 1,800 tests: 46 s, 124 s)
         files_limit = max(self.settings.files_seconds_min, 2 * limit)
-        run = partial(self._run_tests, door)
+        run = partial(run_tests, door)
         neighbours, suspected = files_run(run, plan, before, workspace, files_limit,
                                           check_neighbours=self.settings.check_neighbours,
                                           spectrum=self.settings.spectrum, time_factor=TEST_TIME_FACTOR)
@@ -84,21 +77,9 @@ class TestDrivenFixer:
         if not targets and not asks:
             return None  # nothing that fits the prompt (a file past max_file_lines): the tool loop's work
         attempts = Attempts(self.settings, door, request, plan, before, targets, workspace, limit, asks)
-        attempts.neighbours = neighbours
+        attempts.checks.neighbours = neighbours
         attempts.test_seconds = seconds
         return attempts.work()
-
-    @staticmethod
-    def _run_tests(door: SolverDoor, command: str, limit: float | None = None,
-                   description: str = "run the tests") -> tuple[TestOutcome, float] | None:
-        """What the test command printed, and its seconds; None when the run was refused."""
-        arguments: dict[str, object] = {"command": command, "description": description}
-        if limit is not None:
-            arguments["timeout_seconds"] = round(limit, 1)
-        step = door.tool("run_shell_command", arguments)
-        if step.decision != "allowed" or not step.ok:
-            return None
-        return read_outcome(step.output), step.seconds
 
 
 class Attempts(ShortAsks, FunctionAsks):
@@ -151,12 +132,9 @@ class Attempts(ShortAsks, FunctionAsks):
         self.stop = reply_stop(self.views, self.partial)
         self.best: Candidate | None = None
         self.passing: Candidate | None = None  # passes the tests, fails its own examples
-        self.neighbours: NeighbourCheck | None = None  # the named tests' files, run whole before any edit
         self.breaking: tuple[Candidate, list[str]] | None = None  # the first that passed and broke others
-        # the whole suite, for a candidate no model wrote: its run on the original files once first needed
-        self.suite_command = suite_command(plan.test_command, plan.tests)
-        self.suite: NeighbourCheck | None = None
-        self.examples_before: dict[str, str | None] = {}  # an examples command -> its output on the originals
+        self.checks = WiderChecks(door, settings, plan, test_limit, self.original, restore=self._write,
+                                  write=self._write_through_tools)
         self.tried: set[tuple[tuple[str, str], ...]] = set()
         # candidates that do not count against max_attempts, by kind: ruff's fixes, line edits, suspect asks
         self.uncounted: Counter[str] = Counter()
@@ -173,7 +151,7 @@ class Attempts(ShortAsks, FunctionAsks):
         try:
             answer = self._attempts()
             finished = True
-        except _Refused:
+        except Refused:
             self._restore_files()
             return None  # a write or test run was refused (approval, rules, a hook): the tool loop goes on
         finally:
@@ -270,7 +248,7 @@ class Attempts(ShortAsks, FunctionAsks):
         sources = [(a.view, a.lines) for a in self.asks] or [(v, None) for v in self.views]
         # a deletion only where the whole suite judges it too: on small projects they passed the shown
         # tests more often wrongly than rightly (docs/agent.md)
-        deleting = self.settings.deletions if self.suite_command is not None else 0
+        deleting = self.settings.deletions if self.checks.suite_command is not None else 0
         edits = [*mutant_candidates(sources, self.settings.mutants), *deletion_candidates(sources, deleting)]
         for path, mutant in edits:
             answer = self._judge_uncounted("mutant", {path: mutant.text}, mutant.describe(path))
@@ -296,12 +274,12 @@ class Attempts(ShortAsks, FunctionAsks):
         shown, only the suspects, there is no whole-file prompt to tell it in)."""
         self.tried.add(key)
         candidate = Candidate(contents, self._try(contents), len(self.tried), note)
-        if candidate.outcome.ok and (broke := self._broken_neighbours()):
+        if candidate.outcome.ok and (broke := self.checks.broken_neighbours()):
             self.breaking = self.breaking or (candidate, broke[0])
             return None, {"broke": broke[1]}
         if candidate.outcome.ok:
-            examples = self._examples(contents)
-            if examples is None and not may_keep and (broke := self._broken_by(self._suite(contents), SUITE)):
+            examples = self.checks.examples(contents)
+            if examples is None and not may_keep and (broke := self.checks.broken_suite(contents)):
                 self.breaking = self.breaking or (candidate, broke[0])  # a guess the named files let through
                 return None, {"broke": broke[1]}
             if examples is None:
@@ -314,49 +292,12 @@ class Attempts(ShortAsks, FunctionAsks):
         output = trim_output(candidate.outcome.output)
         return None, {"output": output}
 
-    def _broken_neighbours(self) -> tuple[list[str], str] | None:
-        """The other tests of the named tests' files that the written candidate breaks (and that run's
-        output), or None when none did (or there is no such check)."""
-        return self._broken_by(self.neighbours, NEIGHBOURS)
-
-    def _broken_by(self, check: NeighbourCheck | None, description: str) -> tuple[list[str], str] | None:
-        if check is None:
-            return None
-        run = TestDrivenFixer._run_tests(self.door, check.command, check.seconds, description)
-        if run is None:
-            raise _Refused("the test command was refused")
-        broke = check.broken(run[0])
-        return (broke, trim_output(run[0].output)) if broke else None
-
-    def _suite(self, contents: dict[str, str]) -> NeighbourCheck | None:
-        """The whole suite's check (neighbours.suite_command), its run on the original files made the first
-        time it is needed (the written candidate put back after it); None where the named tests' files
-        are not checked either, or that run did not finish with a result to compare with."""
-        if self.suite is None and self.suite_command is not None and self.neighbours is not None:
-            seconds = min(900.0, max(120.0, 4 * self.neighbours.seconds))
-            run = self._run_on_originals(contents, self.suite_command, seconds, SUITE)
-            if run is None:
-                raise _Refused("the test command was refused")
-            if run[0].exit_code in (0, 1):
-                self.suite = NeighbourCheck(self.suite_command, run[0], seconds)
-            else:
-                self.suite_command = None  # a timeout or a collection error: nothing to compare with
-        return self.suite
-
-    def _run_on_originals(self, contents: dict[str, str], command: str, seconds: float,
-                          description: str) -> tuple[TestOutcome, float] | None:
-        """``command`` run on the original files, the written candidate (``contents``) put back after it:
-        a baseline made only once a candidate needs it."""
-        self._write({})
-        run = TestDrivenFixer._run_tests(self.door, command, seconds, description)
-        self._write_through_tools(contents)
-        return run
-
     def _success(self, candidate: Candidate, *, examples_fail: bool = False) -> str:
         which = candidate.which(self.uncounted["line"], self.settings.max_attempts)
+        neighbours = self.checks.neighbours
         return success_answer(self.all_views, candidate, self.plan.test_command, which,
                               examples_fail=len(self.tried) if examples_fail else 0,
-                              files_checked=self.neighbours.command if self.neighbours else None)
+                              files_checked=neighbours.command if neighbours else None)
 
     def _failure(self) -> str:
         best = self.best if self.best is not None and self.best.outcome.better_than(self.before) else None
@@ -403,36 +344,16 @@ class Attempts(ShortAsks, FunctionAsks):
 
     def _try(self, contents: dict[str, str]) -> TestOutcome:
         self._write_through_tools(contents)
-        run = TestDrivenFixer._run_tests(self.door, self.plan.test_command, self.test_limit)
+        run = run_tests(self.door, self.plan.test_command, self.test_limit)
         if run is None:
-            raise _Refused("the test command was refused")
+            raise Refused("the test command was refused")
         return run[0]
 
     def _write_through_tools(self, contents: dict[str, str]) -> None:
         for path, text in contents.items():
             step = self.door.tool("write_file", {"file_path": path, "content": text})
             if step.decision != "allowed" or not step.ok:
-                raise _Refused(step.error or step.decision)
-
-    def _examples(self, contents: dict[str, str]) -> str | None:
-        """The output of the candidate's failing docstring examples, or None when they pass (or there
-        are none, or they could not run)."""
-        command = examples_command(self.plan.test_command, files_with_examples(contents))
-        if not self.settings.check_examples or command is None:
-            return None
-        run = TestDrivenFixer._run_tests(self.door, command, self.test_limit, EXAMPLES)
-        if run is None:
-            return None
-        if not examples_failed(run[0].exit_code):
-            return None
-        if self.neighbours is None:  # a small project: the examples the bug broke judge too (examples.py)
-            return run[0].output
-        if command not in self.examples_before:  # the same examples on the original files, once
-            before = self._run_on_originals(contents, command, self.test_limit, EXAMPLES)
-            self.examples_before[command] = before[0].output if before is not None else None
-        originals = {p: self.original[p].decode("utf-8", "replace") for p in contents if p in self.original}
-        return run[0].output if new_failures(run[0].output, self.examples_before[command], originals,
-                                             contents) else None
+                raise Refused(step.error or step.decision)
 
     # -- ending --------------------------------------------------------------------------------
     def _restore_files(self) -> None:
