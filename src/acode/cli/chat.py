@@ -239,9 +239,9 @@ def run_chat(
         history=FileHistory(str(history_file)), completer=chat_input.completer(), complete_while_typing=False
     )
     out.print(
-        f"[bold]acode[/] - {getattr(session.loop.model, 'name', '')} - approval mode "
+        f"[bold]acode[/] - {getattr(session.model, 'name', '')} - approval mode "
         f"[bold]{session.state.approval_mode}[/] - session {session.id}\n"
-        f"[dim]sandbox: {escape(sandbox_summary(session.loop.ctx.sandbox))}[/]\n"
+        f"[dim]sandbox: {escape(sandbox_summary(session.sandbox))}[/]\n"
         "[dim]/help for commands, Ctrl-C cancels a step, Ctrl-D quits[/]"
     )
     if options.resume:

@@ -56,11 +56,11 @@ def agent_run(chat: ChatContext, args: str) -> None:
     settings = chat.session.settings
     runner = make_task_runner(
         load_agents(_root(chat), chat.session.extensions),
-        lambda: chat.session.loop.model,
+        lambda: chat.session.model,
         default_registry,
         rules=settings.agent.rules,
-        loop_config=chat.session.loop.config,
-        sandbox=chat.session.loop.ctx.sandbox,
+        loop_config=chat.session.loop_config,
+        sandbox=chat.session.sandbox,
     )
 
     def announce(state: Any) -> None:

@@ -11,7 +11,6 @@ from typing import Any
 from rich.markup import escape
 
 from acode.cli.slash import ChatContext, register
-from acode.llm.types import ToolCall
 
 
 def session_stats(store: Any, session_id: str) -> dict[str, Any]:
@@ -80,14 +79,13 @@ def mcp(chat: ChatContext, args: str) -> None:
 
 
 def _needs(chat: ChatContext, tool: Any) -> str:
-    loop = chat.session.loop
-    decision = loop.policy.decide(chat.session.state, ToolCall(name=tool.name, arguments={}), tool, loop.ctx)
+    decision = chat.session.tool_decision(tool)
     return {"allow": "runs", "ask": "asks first", "deny": "denied"}.get(decision.action, decision.action)
 
 
 @register("tools", "The tools the model is offered now, and whether each runs, asks first or is denied")
 def tools(chat: ChatContext, args: str) -> None:
-    registry = chat.session.loop.registry
+    registry = chat.session.tools
     mode = chat.session.state.approval_mode
     chat.console.print(f"{len(registry.names())} tools (approval mode {mode}):", highlight=False)
     for tool in registry:

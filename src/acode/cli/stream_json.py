@@ -173,7 +173,7 @@ def run_stream(
     writer.emit(
         InitEvent(
             session_id=session.id,
-            model=str(getattr(session.loop.model, "name", "") or settings.model.name),
+            model=str(getattr(session.model, "name", "") or settings.model.name),
             backend=settings.model.backend,
             approval_mode=session.state.approval_mode,
             cwd=str(root),

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from acode.agent.approval.policy import READ_ONLY_FILES
 from acode.agent.session.at_refs import expand_at_refs
 from acode.cli.slash import ChatContext, register
 from acode.tools.base import ToolContext
@@ -32,7 +31,7 @@ class WorkingSet:
 
     def guard(self, session: Any) -> None:
         """Tell the approval policy which paths are read-only for the next prompt."""
-        session.loop.ctx.state[READ_ONLY_FILES] = list(self.read_only)
+        session.guard_read_only(self.read_only)
 
     def add(self, refs: list[str], *, read_only: bool) -> None:
         target, other = (self.read_only, self.editable) if read_only else (self.editable, self.read_only)

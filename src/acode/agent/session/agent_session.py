@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from acode.agent.approval.policy import MODES, Approver
-from acode.agent.loop.agent_loop import AgentLoop
+from acode.agent.approval.policy import MODES, READ_ONLY_FILES, Approver, ToolDecision
+from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
 from acode.agent.loop.middleware import Middleware
 from acode.agent.loop.observer import LoopObserver
 from acode.agent.loop.open_calls import close_open_tool_calls
@@ -38,12 +38,14 @@ from acode.audience import EDITS_UNDONE_NOTE, RESTORED_ACK
 from acode.config.settings import Settings
 from acode.errors import UsageError
 from acode.extensions.manifest import Extension
+from acode.llm.protocol import ChatModel
 from acode.llm.types import Message, ToolCall
 from acode.store.sessions import SessionStore
-from acode.tools.base import ToolResult
+from acode.tools.base import Tool, ToolRegistry, ToolResult
 
 if TYPE_CHECKING:
     from acode.agent.session.added_tools import AddedTools
+    from acode.command_sandbox import CommandSandbox
 
 INTERRUPTED = json.dumps({"error": "interrupted: the session ended before this call finished"})
 
@@ -164,6 +166,33 @@ class AgentSession:
     @property
     def id(self) -> str:
         return self.state.session_id
+
+    # -- the loop's parts the CLI shows or hands on ------------------------------------------------
+    @property
+    def model(self) -> ChatModel:
+        return self.loop.model
+
+    @property
+    def tools(self) -> ToolRegistry:
+        return self.loop.registry
+
+    @property
+    def loop_config(self) -> LoopConfig:
+        return self.loop.config
+
+    @property
+    def sandbox(self) -> CommandSandbox | None:
+        """Where the model's commands run; None: as the user."""
+        return self.loop.ctx.sandbox
+
+    def tool_decision(self, tool: Tool) -> ToolDecision:
+        """What the approval policy would decide now for a call of ``tool``."""
+        call = ToolCall(name=tool.name, arguments={})
+        return self.loop.policy.decide(self.state, call, tool, self.loop.ctx)
+
+    def guard_read_only(self, paths: list[str]) -> None:
+        """The files, folders/ and globs the approval policy keeps read-only from the next prompt on."""
+        self.loop.ctx.state[READ_ONLY_FILES] = list(paths)
 
     def send(self, prompt: str | None, *, shown: str | None = None) -> AgentResult:
         """``shown``: what a person sees as their words when ``prompt`` is not what they typed."""
