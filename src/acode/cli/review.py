@@ -14,6 +14,7 @@ from typing import Any
 
 import typer
 
+from acode.cli import review_options as opt
 from acode.cli.common import (
     console,
     err_console,
@@ -46,49 +47,6 @@ review_app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-_BASE = typer.Option(
-    None, "--base", "-b", help="Base branch (default: origin's default branch, else main, else master)."
-)
-_UNCOMMITTED = typer.Option(False, "--uncommitted", help="Review the working tree and index against HEAD.")
-_STAGED = typer.Option(
-    False, "--staged", help="Review only what is staged (what `git commit` would record): for pre-commit."
-)
-_COMMIT = typer.Option(None, "--commit", help="Review one commit.")
-_INTENT = typer.Option(None, "--intent", help="What the change should do (default: the commit messages).")
-_RUN_TESTS = typer.Option(
-    None, "--run-tests/--no-run-tests",
-    help="Run the tests related to the change on both sides of it (reviewer.test_command, default "
-    "python -m pytest -q on those files); a test the change breaks rejects it. Default (reviewer.run_tests: "
-    "auto): run them only inside the sandbox (bubblewrap: no network, read-only files); --run-tests runs "
-    "them even where there is no sandbox, --no-run-tests never.",
-)
-_SUGGEST = typer.Option(
-    None, "--suggest/--no-suggest",
-    help="Also ask the model for its own findings (reviewer.strategy single_call): each is checked by a "
-    "yes/no question and shown as advice unless the check firmly confirms it. About 30 s more with the 1.5B "
-    "on two cores. Default (reviewer.strategy: checks_only): the regression check and the evidence only.",
-)
-_JSON = typer.Option(False, "--json", help="Print the result as JSON.")
-_DESCRIBE = typer.Option(
-    False, "--describe",
-    help="Print a pull-request description instead of the review: files and functions changed, behaviour "
-    "differences, tests added or affected, risk (all from the checks, no model), and a short summary by the "
-    "model (left out, with the reason, when the model cannot give one). Markdown; --json for JSON; -o FILE.",
-)
-_FORMAT = typer.Option(
-    None, "--format", "-f",
-    help="markdown | sarif | github (workflow annotations) | gitlab (Code Quality JSON) | junit | rdjson "
-    "(reviewdog); printed, or written with -o.",
-)
-_OUTPUT = typer.Option(None, "--output", "-o", help="Write the report to this file.")
-_MODEL = typer.Option(None, "--model", "-m", help="Bundled model name, server model name or a .gguf path.")
-_BACKEND = typer.Option(
-    None, "--backend", help="embedded | openai | scripted | none (no model: the review runs its checks only)"
-)
-_TRUST = typer.Option(
-    False, "--trust", help="Trust this project's own settings for this review (its test_command)."
-)
-
 
 @contextmanager
 def _errors_for_people():
@@ -103,20 +61,20 @@ def _errors_for_people():
 @review_app.callback()
 def review(
     ctx: typer.Context,
-    base: str = _BASE,
-    uncommitted: bool = _UNCOMMITTED,
-    staged: bool = _STAGED,
-    commit: str = _COMMIT,
-    intent: str = _INTENT,
-    run_tests: bool | None = _RUN_TESTS,
-    suggest: bool | None = _SUGGEST,
-    json_out: bool = _JSON,
-    fmt: str = _FORMAT,
-    output: Path = _OUTPUT,
-    model: str = _MODEL,
-    backend: str = _BACKEND,
-    trust: bool = _TRUST,
-    describe: bool = _DESCRIBE,
+    base: str = opt.BASE,
+    uncommitted: bool = opt.UNCOMMITTED,
+    staged: bool = opt.STAGED,
+    commit: str = opt.COMMIT,
+    intent: str = opt.INTENT,
+    run_tests: bool | None = opt.RUN_TESTS,
+    suggest: bool | None = opt.SUGGEST,
+    json_out: bool = opt.JSON,
+    fmt: str = opt.FORMAT,
+    output: Path = opt.OUTPUT,
+    model: str = opt.MODEL,
+    backend: str = opt.BACKEND,
+    trust: bool = opt.TRUST,
+    describe: bool = opt.DESCRIBE,
     fix: bool = FIX,
     fresh: bool = typer.Option(
         False, "--fresh", help="Review again even when a stored review has the same change and settings."
@@ -131,19 +89,19 @@ def review(
 
 @review_app.command("run", rich_help_panel="Sub-commands")
 def review_again(
-    base: str = _BASE,
-    uncommitted: bool = _UNCOMMITTED,
-    staged: bool = _STAGED,
-    commit: str = _COMMIT,
-    intent: str = _INTENT,
-    run_tests: bool | None = _RUN_TESTS,
-    suggest: bool | None = _SUGGEST,
-    json_out: bool = _JSON,
-    fmt: str = _FORMAT,
-    output: Path = _OUTPUT,
-    model: str = _MODEL,
-    backend: str = _BACKEND,
-    trust: bool = _TRUST,
+    base: str = opt.BASE,
+    uncommitted: bool = opt.UNCOMMITTED,
+    staged: bool = opt.STAGED,
+    commit: str = opt.COMMIT,
+    intent: str = opt.INTENT,
+    run_tests: bool | None = opt.RUN_TESTS,
+    suggest: bool | None = opt.SUGGEST,
+    json_out: bool = opt.JSON,
+    fmt: str = opt.FORMAT,
+    output: Path = opt.OUTPUT,
+    model: str = opt.MODEL,
+    backend: str = opt.BACKEND,
+    trust: bool = opt.TRUST,
     fix: bool = FIX,
 ) -> None:
     """Review again even if the change is the same as last time."""
@@ -159,9 +117,9 @@ def _review_and_exit(**options: Any) -> None:
 @review_app.command("show", rich_help_panel="Sub-commands")
 def show(
     review_id: int = typer.Argument(None, help="Review id (default: the latest)."),
-    json_out: bool = _JSON,
-    fmt: str = _FORMAT,
-    output: Path = _OUTPUT,
+    json_out: bool = opt.JSON,
+    fmt: str = opt.FORMAT,
+    output: Path = opt.OUTPUT,
 ) -> None:
     """Show a stored review."""
     with _errors_for_people():
@@ -204,7 +162,7 @@ def dismiss(
 @review_app.command("history", rich_help_panel="Sub-commands")
 def history(
     limit: int = typer.Option(20, "--limit", "-n", help="How many reviews to list."),
-    json_out: bool = _JSON,
+    json_out: bool = opt.JSON,
 ) -> None:
     """List stored reviews, newest first (reviews made by `acode run` included)."""
     with _errors_for_people():

@@ -52,11 +52,6 @@ def detect(env: Mapping[str, str] | None = None) -> CiTarget | None:
     return None
 
 
-def in_ci(env: Mapping[str, str] | None = None) -> bool:
-    env = os.environ if env is None else env
-    return env.get("CI", "").lower() in ("true", "1", "yes")
-
-
 def _has_commit(root: Path, rev: str) -> bool:
     return commit_sha(root, rev) is not None
 
