@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,13 @@ CI_VARIABLES = {"GITHUB_ACTIONS", "GITHUB_BASE_REF", "GITHUB_HEAD_REF", "GITHUB_
 # needs a width sets it.
 for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
+# The suite runs as a foreground process does, however it was started: a shell without job control starts
+# `cmd &` with SIGINT and SIGQUIT ignored, every child inherits that, and the tests that press Ctrl-C on a
+# child (or on this process) would wait for nothing. tests/unit/test_child_signals.py ignores them itself.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 # scripts/test.sh runs the suite on every core (pytest-xdist). A model then gets its share of the cores:
 # llama.cpp's threads wait for each other at every layer, so two models of two threads each on two cores
 # run several times slower than two of one thread (acode.llm.embedded.default_threads reads the load
@@ -44,21 +50,6 @@ def _isolated_user_config(tmp_path_factory, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     if MODEL_THREADS:
         monkeypatch.setenv("ACODE_MODEL__THREADS", MODEL_THREADS)
-
-
-@pytest.fixture(autouse=True)
-def _signal_handlers_restored():
-    """How this process takes Ctrl-C is the same for every test. An ignored SIGINT is inherited by every
-    child a later test starts (and a handler left by an event loop swallows the next test's Ctrl-C), so a
-    test that leaves one changed is named and the handler put back."""
-    numbers = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM)
-    saved = {number: signal.getsignal(number) for number in numbers}
-    yield
-    for number, handler in saved.items():
-        if handler is not None and signal.getsignal(number) != handler:
-            warnings.warn(f"the test left {signal.Signals(number).name} handled by "
-                          f"{signal.getsignal(number)!r}; put back", stacklevel=1)
-            signal.signal(number, handler)
 
 
 @pytest.fixture
