@@ -151,6 +151,12 @@ def run(cmd: list[str], cwd: Path | None = None) -> str:
 
 # --- PyPI -------------------------------------------------------------------------------------------
 
+def partial_tree(tree: Path) -> Path:
+    """Where ``tree`` is extracted before it is moved into place: its own name plus ``.part`` (not
+    ``with_suffix``, which makes python-dotenv-1.1.0 and -1.1.1 share ``python-dotenv-1.1.part``)."""
+    return tree.parent / f"{tree.name}.part"
+
+
 def sdist_tree(name: str, version: str) -> Path:
     """The extracted sdist of NAME==VERSION (downloaded once into the cache)."""
     tree = CACHE / "trees" / f"{name}-{version}"
@@ -162,7 +168,7 @@ def sdist_tree(name: str, version: str) -> Path:
         run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
              "-d", str(downloads), f"{name}=={version}"])
     archive = next(downloads.glob("*"))
-    tmp = tree.with_suffix(".part")
+    tmp = partial_tree(tree)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     if archive.name.endswith(".zip"):
@@ -287,7 +293,7 @@ def git_tree(repo: Path, sha: str) -> Path:
     full = run(["git", "rev-parse", sha], cwd=repo).strip()
     tree = CACHE / "trees" / f"acode-{full[:12]}"
     if not tree.exists():
-        tmp = tree.with_suffix(".part")
+        tmp = partial_tree(tree)
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         data = subprocess.run(["git", "archive", "--format=tar", full], cwd=repo, check=True,

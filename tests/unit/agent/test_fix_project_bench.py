@@ -179,3 +179,13 @@ def test_both_arms_run_with_the_same_thread_count():
                    "ACODE_MODEL__THREADS": "1"}
     # a --set of its own wins
     assert fix_report.settings_env(["model.threads=2"], threads=1)["ACODE_MODEL__THREADS"] == "2"
+
+
+def test_two_versions_that_share_a_prefix_are_extracted_apart(tmp_path):
+    """python-dotenv 1.1.0 and 1.1.1 were both extracted into python-dotenv-1.1.part: two set builders
+    at once corrupted each other's trees."""
+    trees = [tmp_path / f"python-dotenv-{version}" for version in ("1.1.0", "1.1.1", "1.10")]
+    partial = [rcs.partial_tree(tree) for tree in trees]
+    assert len(set(partial)) == 3
+    assert [p.name for p in partial] == [f"{t.name}.part" for t in trees]
+    assert {p.parent for p in partial} == {tmp_path}
