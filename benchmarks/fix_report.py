@@ -129,7 +129,8 @@ def cpu_seconds() -> float:
     """CPU seconds of this process (every thread: the one call's model) and of its children that ended
     (an acode run and the test runs it waited for). Unlike wall seconds, two arms' CPU seconds hardly move
     with what else the machine runs: with two benchmark runs on 2 cores the wall-clock ratio of the same
-    work moved 5x between repeats (docs/agent.md, eighth measurement)."""
+    work moved 5x between repeats (benchmarks/results/history/2026-11-25-fix-untuned-bugs.md, eighth
+    measurement)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.process_time() + children.ru_utime + children.ru_stime
 

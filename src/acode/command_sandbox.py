@@ -13,7 +13,7 @@ verify commands and the queue's workers wrap every command with ``CommandSandbox
 
 Where bubblewrap is missing or cannot start, commands run as the user under the rules and approval modes
 alone; ``unavailable_line`` says so once. The user's own ``!`` commands, hooks, MCP servers and acode's own
-git calls are not wrapped (docs/tools.md, "Sandbox").
+git calls are not wrapped (docs/guide/tools.md, "Sandbox").
 """
 
 from __future__ import annotations

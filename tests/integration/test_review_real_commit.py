@@ -10,7 +10,7 @@ code with it). Nothing runs this code here (no behavioural diff, no tests, no hi
 guess is a reason to look (`medium`), not a rejection: a likelihood guess is never high on its own. The default review also asks the model for proposals; on the 0.5B their checks are not a
 reliable signal, so this test reviews with `strategy: checks_only` (the regression check and the
 deterministic evidence) and a limit large enough for a loaded CI machine. benchmarks/real_commits.py
-measures the default review on the whole real-commit set, per project and model (docs/review.md).
+measures the default review on the whole real-commit set, per project and model (benchmarks/results/history/).
 """
 
 from __future__ import annotations

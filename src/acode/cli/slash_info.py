@@ -61,7 +61,9 @@ def mcp(chat: ChatContext, args: str) -> None:
     connections = list(manager.connections) if manager else []
     problems = [p for p in (added.problems if added else []) if p.startswith("MCP server")]
     if not connections and not problems:
-        chat.console.print("no MCP servers configured (mcp_servers in .acode/config.yml; see docs/agents.md)")
+        chat.console.print(
+            "no MCP servers configured (mcp_servers in .acode/config.yml; see docs/guide/agents.md)"
+        )
         return
     for conn in connections:
         settings = conn.settings

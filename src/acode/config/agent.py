@@ -21,8 +21,8 @@ class ToolRules(BaseModel):
 
 
 class FixConfig(BaseModel):
-    """Test-driven fixing (docs/agent.md): for a request to fix or change code when a test command is known,
-    the harness runs the tests, asks for whole corrected files and lets the tests choose."""
+    """Test-driven fixing (docs/guide/fixing.md): for a request to fix or change code when a test command is
+    known, the harness runs the tests, asks for whole corrected files and lets the tests choose."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -53,7 +53,8 @@ class PipelineSettings(BaseModel):
     max_steps: int = Field(8, ge=1, description="steps a plan may have")
     agent_max_turns: int = Field(12, ge=1, description="agent turns per step")
     whole_file_steps: bool = Field(
-        True, description="a step that names .py files first asks for them whole in one call (docs/run.md)"
+        True,
+        description="a step that names .py files first asks for them whole in one call (docs/guide/run.md)",
     )
     plan_max_tokens: int = Field(700, ge=64, description="tokens of the plan at most")
     timeouts: StageTimeouts = Field(default_factory=StageTimeouts)

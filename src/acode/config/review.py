@@ -70,7 +70,7 @@ class RegressionSettings(BaseModel):
         "the backend can, else question",
     )
     # Defaults chosen by benchmarks/review_accuracy.py --tune on the bundled 1.5B (even HumanEvalPack tasks
-    # and even real commits); the 0.5B chose the same. See docs/review.md, "Measured".
+    # and even real commits); the 0.5B chose the same. See benchmarks/results/history/.
     statistic: Literal["sum", "mean"] = Field(
         "mean",
         description="compare the mean log-probability per token of the two versions, or the sum "
@@ -108,8 +108,8 @@ class RegressionSettings(BaseModel):
         description="put the project's own tests of the changed function (those of the reviewed version "
         "that call it; the ones the change adds first) before both versions, so each is read against what "
         "the project says the code must do. Off by default: on real commits with the 0.5B it did not change "
-        "the accuracy measurably and it adds up to ~400 prompt tokens per compared edit (docs/review.md, "
-        "Measured)",
+        "the accuracy measurably and it adds up to ~400 prompt tokens per compared edit "
+        "(benchmarks/results/history/)",
     )
     intent: bool = Field(
         True,
@@ -123,7 +123,7 @@ class RegressionSettings(BaseModel):
         "and medium; where it did not run, every edit is compared, each guess at most medium); all: "
         "every edit, a guess no executed evidence backs counting medium (a reason to look). A likelihood "
         "guess is never high on its own: on real fixes of real projects it rejected sound changes "
-        "(docs/review.md, Measured)",
+        "(benchmarks/results/history/)",
     )
     when_tests_agree: Literal["skip", "run"] = Field(
         "skip",
@@ -131,7 +131,7 @@ class RegressionSettings(BaseModel):
         "every test, some passing), whether or not a test names the changed code, nor when they ran out of "
         "time with the change (nothing compared; the project has tests all the same): on real commits of "
         "tested projects the 1.5B's likelihood preferred the buggy version as often as the fix "
-        "(docs/review.md, Measured); run: compare anyway",
+        "(benchmarks/results/history/); run: compare anyway",
     )
 
 

@@ -1,4 +1,5 @@
-"""Settings of the sandbox the commands acode runs for a model run in (acode.command_sandbox, docs/tools.md).
+"""Settings of the sandbox the commands acode runs for a model run in (acode.command_sandbox,
+docs/guide/tools.md).
 
 ``sandbox: workspace-write`` (the default), ``read-only`` or ``off``; the short form is the mode, the long
 form a mapping (``sandbox: {mode: read-only, network: true}``). Weakening it (``off``, ``network: true``)

@@ -76,5 +76,5 @@ def read_manifest(path: Path, scope: str) -> Extension:
         raise ConfigError(
             "ACODE-EXT-001",
             f"the extension manifest {path} is invalid: {first}",
-            hint="it must be a JSON object with at least 'name' (see docs/agents.md)",
+            hint="it must be a JSON object with at least 'name' (see docs/guide/agents.md)",
         ) from None

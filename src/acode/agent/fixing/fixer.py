@@ -83,7 +83,7 @@ class TestDrivenFixer:
 
 
 class Attempts(ShortAsks, FunctionAsks):
-    """One fixing session: the state of the attempts for one request. In order (docs/agent.md):
+    """One fixing session: the state of the attempts for one request. In order (docs/guide/fixing.md):
     ruff's fixes that change behaviour (no model call); the one call as anyone would make it (greedy: the
     tests judge it like any candidate, so the fixer cannot do worse than that call); the same prompt
     asking only for the function the failing test reaches, greedy then sampled, while the clock allows
@@ -247,7 +247,7 @@ class Attempts(ShortAsks, FunctionAsks):
         count against max_attempts, no model call."""
         sources = [(a.view, a.lines) for a in self.asks] or [(v, None) for v in self.views]
         # a deletion only where the whole suite judges it too: on small projects they passed the shown
-        # tests more often wrongly than rightly (docs/agent.md)
+        # tests more often wrongly than rightly (docs/guide/fixing.md)
         deleting = self.settings.deletions if self.checks.suite_command is not None else 0
         edits = [*mutant_candidates(sources, self.settings.mutants), *deletion_candidates(sources, deleting)]
         for path, mutant in edits:

@@ -1,4 +1,4 @@
-"""The short asks after the one call (docs/agent.md): the one wrong line of the shown files, then each
+"""The short asks after the one call (docs/guide/fixing.md): the one wrong line of the shown files, then each
 suspect function of the test spectrum alone, the one wrong line of a suspect given back unchanged, and
 their samples. A mixin of ``fixer.Attempts``: the asks use the session's state and its calls (the
 model, the judging of a candidate, the token budget), declared below."""

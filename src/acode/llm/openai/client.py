@@ -244,7 +244,7 @@ class ServerClient:
                 status=status,
                 body=body,
                 hint="it stayed busy for longer than the request may wait: raise model.timeout_seconds, run "
-                "fewer jobs at once, or give the server more capacity (docs/servers.md)",
+                "fewer jobs at once, or give the server more capacity (docs/guide/servers.md)",
                 retry_after=_seconds(retry_after),
             )
         if status in (401, 403):
@@ -277,7 +277,7 @@ class ServerClient:
             f"the model server at {url} rejected the request (HTTP {status}): {detail}",
             status=status,
             body=body,
-            hint="the server may not support a feature acode asked for; see docs/servers.md",
+            hint="the server may not support a feature acode asked for; see docs/guide/servers.md",
         )
 
     def _unreachable(self, url: str, exc: Exception, *, attempts: int) -> ServerError:

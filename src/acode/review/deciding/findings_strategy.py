@@ -135,8 +135,9 @@ class _Step:
 
 
 def _behaviour_stage(run: ReviewRun) -> None:
-    """The model's yes/no question about each behavioural difference no rule decided (docs/review.md), but
-    for a function where a finding of the evidence already counts high."""
+    """The model's yes/no question about each behavioural difference no rule decided
+    (docs/design/review-evidence.md), but for a function where a finding of the evidence already counts
+    high."""
     behaviour = run.evidence.behaviour
     if behaviour is None or not any(ASK in f.metrics for f in run.evidence.findings):
         return
@@ -212,7 +213,7 @@ def _executed_evidence_decides(run: ReviewRun) -> str:
     change makes failing tests pass, it breaks tests that pass on the base, or (``when_tests_agree: skip``)
     the project's tests ran on both sides and give every test the same outcome, or ran out of time. Inside
     a project whose tests run, the model's likelihood was measured no better than chance, whether or not a
-    test names the changed code (docs/review.md)."""
+    test names the changed code (docs/design/review-evidence.md)."""
     if tests_confirm(run.evidence.findings):
         return "the project's tests confirm the change (they fail on the base and pass with it)"
     if tests_break(run.evidence.findings):  # the verdict is already made on a fact; a guess adds only time

@@ -4,9 +4,9 @@ took out, and lines it takes out that the commit put in.
 A change that undoes a commit whose message names a fix puts a fixed bug back. That is how a bad merge, a
 stale branch or an agent that "simplifies" code re-introduces a bug, and it is the case the other signals
 miss most: a fix often comes without a test, and a small model reading the two versions cannot tell which
-one is right (docs/review.md, real commits). The history can: it says which version the project moved
-away from, and why. Read from git only (one ``git log -p`` per changed file, the last ``MAX_COMMITS``
-commits that touched it), deterministic, a few milliseconds a file.
+one is right (benchmarks/results/history/, real commits). The history can: it says which version the
+project moved away from, and why. Read from git only (one ``git log -p`` per changed file, the last
+``MAX_COMMITS`` commits that touched it), deterministic, a few milliseconds a file.
 """
 
 from __future__ import annotations

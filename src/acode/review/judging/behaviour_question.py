@@ -125,7 +125,7 @@ def backed_or_medium(finding: Finding, evidence: Sequence[Finding]) -> Finding:
     question did not dismiss (two independent signals: the behaviour changed, and the model prefers the old
     text), or a high finding of the deterministic evidence stands on the same line. Otherwise it is
     ``medium``: a reason to look. Measured on real fixes of real projects with the tests off: a guess on
-    its own rejected sound fixes as often as it caught reverted ones (docs/review.md, Measured)."""
+    its own rejected sound fixes as often as it caught reverted ones (benchmarks/results/history/)."""
     if finding.rule != REGRESSION_RULE or finding.severity != "high" or finding.status != "confirmed":
         return finding
     line = finding.line or 0
