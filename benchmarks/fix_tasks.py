@@ -18,6 +18,9 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from acode.command_sandbox import command_env
+from acode.sandbox import find_sandbox
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "humanevalpack-python.jsonl"
 NOVEL = Path(__file__).resolve().parent / "data" / "novel_bugs.jsonl"
 PROMPT = ("The tests in {test} fail because {module} has a bug. Fix the bug in {module} so that the tests "
@@ -132,12 +135,19 @@ def hidden_check(task: FixTask, root: Path) -> bool:
     return run_python(source + "\n\n" + task.hidden_test, root)[0]
 
 
+def agent_shell_env() -> dict[str, str]:
+    """The environment acode's shell gives a command here, so that both arms read the same test output:
+    ``os.environ`` given explicitly (without env= the child inherits the C environment, where readline may
+    have put a COLUMNS that changes how pytest cuts its lines), reduced as the default sandbox reduces it
+    where bubblewrap runs (a variable it drops, such as a CI runner's own, can change pytest's output)."""
+    env = dict(os.environ)
+    return command_env(env) if find_sandbox()[0] is not None else env
+
+
 def visible_check(root: Path) -> tuple[bool, str]:
     try:
-        # os.environ given explicitly, as acode's shell gives it: without env= the child inherits the C
-        # environment, where readline may have put a COLUMNS that changes how pytest cuts its summary lines
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root,
-                              capture_output=True, text=True, timeout=60, check=False, env=dict(os.environ))
+                              capture_output=True, text=True, timeout=60, check=False, env=agent_shell_env())
     except subprocess.TimeoutExpired:
         return False, "timed out"
     return done.returncode == 0, done.stdout  # whole: the one call cuts it as acode does (trim_output)

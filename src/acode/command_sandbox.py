@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 
 # Inside the workspace, read-only even in workspace-write: what acode or git later runs outside the sandbox.
 PROTECTED_IN_WORKSPACE = (".git/config", ".git/hooks", ".acode")
-# Beyond the review's reduced environment (acode.sandbox.KEPT_ENV): what builds and package tools read.
-EXTRA_ENV = ("SHELL", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "COLUMNS", "PYTEST_ADDOPTS", "JAVA_HOME",
+# Beyond the review's reduced environment (acode.sandbox.KEPT_ENV): what builds, test runners and package
+# tools read (CI changes how pytest cuts its assertion diffs and makes npm non-interactive; it is no secret).
+EXTRA_ENV = ("CI", "SHELL", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "COLUMNS", "PYTEST_ADDOPTS", "JAVA_HOME",
              "GOPATH", "GOFLAGS", "CARGO_HOME", "RUSTUP_HOME", "NODE_PATH")
 EXTRA_ENV_PREFIXES = ("PYTHON", "PIP_", "npm_config_", "NPM_CONFIG_", "UV_")
 # however a kept variable is named, these parts mark a secret

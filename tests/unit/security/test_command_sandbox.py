@@ -133,9 +133,11 @@ def test_inside_no_planted_token_and_no_interface_but_loopback(place, monkeypatc
     monkeypatch.setenv("HOME", str(place / "home"))
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_planted_secret_value")
     monkeypatch.setenv("MY_SERVICE_API_KEY", "planted-key")
+    monkeypatch.setenv("CI", "true")  # kept: test runners print differently under CI, as the user's CI sees
     output = run_as_model(place, "env; echo NETDEV:; cat /proc/net/dev", "workspace-write")
     env_part, net_part = output.split("\nNETDEV:\n", 1)
     assert "GITHUB_TOKEN" not in env_part and "MY_SERVICE_API_KEY" not in env_part and "PATH=" in env_part
+    assert "\nCI=true" in env_part
     interfaces = [line.split(":")[0].strip() for line in net_part.splitlines() if ":" in line
                   and not line.startswith(("Inter", " face", "[exit"))]
     assert interfaces == ["lo"], net_part
