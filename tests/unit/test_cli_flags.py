@@ -116,6 +116,7 @@ def _slow_review_repo(tmp_path):
     return repo
 
 
+@pytest.mark.slow
 def test_verbose_after_a_sub_command_is_accepted_like_before_it(tmp_path):
     repo = _slow_review_repo(tmp_path)
     quiet = acode("review", "run", "--json", "--trust", cwd=repo)

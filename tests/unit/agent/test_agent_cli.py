@@ -221,6 +221,7 @@ def test_interactive_chat_with_approval_and_slash_commands(git_repo):
     assert (git_repo / ".acode" / "chat_history").read_text().count("please write a.txt") == 1
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_the_chat_cancels_the_step_and_keeps_the_session(git_repo):
     started = git_repo / "slow-step-started"
     script = write_script(git_repo, [{"sleep": 30, "text": "too slow", "started": str(started)},

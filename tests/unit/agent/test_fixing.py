@@ -502,6 +502,7 @@ SHOWN = (
 )
 
 
+@pytest.mark.slow
 def test_a_candidate_that_breaks_its_own_examples_is_not_the_answer(git_repo):
     (git_repo / "big.py").write_text(EXAMPLES.replace("v > best", "v < best"))  # returns 0 for [1, 2]
     (git_repo / "test_big.py").write_text(SHOWN)

@@ -43,6 +43,7 @@ def test_the_calls_stop_once_they_have_generated_the_budget_times_the_first_call
     assert (project / "calc.py").read_text() == BUGGY
 
 
+@pytest.mark.slow
 def test_a_larger_budget_buys_more_calls_and_none_is_no_limit(project):
     counts = []
     for budget in (2, 4, 0):

@@ -130,6 +130,7 @@ def _fix_decode(tmp_path, monkeypatch, **fix: object):
     return result, repo
 
 
+@pytest.mark.slow
 def test_the_fixer_raises_the_expected_exception_after_the_model_echoed(tmp_path, monkeypatch):
     result, repo = _fix_decode(tmp_path, monkeypatch, crash_edits=6)
     assert result.ok and "passes now" in result.answer, result.message

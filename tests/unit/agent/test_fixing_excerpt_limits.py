@@ -71,6 +71,7 @@ def project(tmp_path, monkeypatch) -> Path:
     return make_git_repo(tmp_path / "repo", files)
 
 
+@pytest.mark.slow
 def test_a_file_under_the_line_limit_but_long_in_characters_is_shown_as_an_excerpt(project):
     source = report_module()
     assert len(source.splitlines()) < 400 and len(source) > 15000
@@ -85,6 +86,7 @@ def test_a_file_under_the_line_limit_but_long_in_characters_is_shown_as_an_excer
     assert not [t for t in result.tool_steps() if t.name not in ("write_file", "run_shell_command")]
 
 
+@pytest.mark.slow
 def test_a_long_file_found_by_its_name_is_excerpted_around_what_is_named_like_the_test(project):
     source = sessions_module()
     assert len(source.splitlines()) > 400
@@ -129,6 +131,7 @@ SHOUT = '''def shout(s):
 '''
 
 
+@pytest.mark.slow
 def test_a_file_under_the_line_limit_with_nothing_to_excerpt_around_is_shown_whole(tmp_path, monkeypatch):
     # sqlparse 0.5.1->0.5.2 (report half): formatter.py, 204 lines and 7,804 characters, found by its name
     # with nothing named like the test, was dropped by the character limit and the request went to the tool

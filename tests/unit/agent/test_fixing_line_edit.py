@@ -131,6 +131,7 @@ def test_every_line_edit_failing_leaves_the_file_as_it_was(project):
     assert (project / "calc.py").read_text() == BUGGY
 
 
+@pytest.mark.slow
 def test_a_line_edit_that_passes_the_tests_but_breaks_the_files_examples_is_not_the_answer(git_repo):
     source = 'def add(a, b):\n    """\n    >>> add(1, 1)\n    2\n    """\n    return a - b\n'
     (git_repo / "calc.py").write_text(source)
@@ -145,6 +146,7 @@ def test_a_line_edit_that_passes_the_tests_but_breaks_the_files_examples_is_not_
     assert "examples still fail" not in result.answer
 
 
+@pytest.mark.slow
 def test_a_candidate_whose_tests_hang_is_stopped_at_the_fixers_limit_and_the_next_one_tried(project):
     hangs = BUGGY.replace("    return a - b", "    while True:\n        pass")
     model = ScriptedModel([reply(hangs), diff("    return a - b", "    return a + b")])

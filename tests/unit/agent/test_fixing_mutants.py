@@ -92,6 +92,7 @@ def test_an_edit_fixes_what_every_reply_of_the_model_echoed(project):  # noqa: F
     assert len(model.calls) == 1  # the one call; the edits came before any further whole file
 
 
+@pytest.mark.slow
 def test_an_edit_that_passes_the_tests_but_breaks_the_examples_is_not_the_answer(git_repo):
     count = '''def count_even(xs):
     """How many items are even.
@@ -125,6 +126,7 @@ def test_no_edit_is_tried_when_they_are_off(project):  # noqa: F811
     assert (project / "calc.py").read_text() == BUGGY
 
 
+@pytest.mark.slow
 def test_on_a_real_project_only_the_suspect_functions_are_edited(tmp_path, monkeypatch):
     """The spectrum project: `spread`'s `+ 1`, two calls below the failing test. The edits are of the
     suspects the test spectrum names, not of every function the prompt shows, and the fix must not break
@@ -257,6 +259,7 @@ def _fix_tally(tmp_path, monkeypatch, request: str, **fix):
     return repo, send(repo, model, request, mutants=24, line_edit_calls=0, suspect_asks=0, **fix)
 
 
+@pytest.mark.slow
 def test_a_statement_too_many_is_deleted_after_the_one_token_edits_fail(tmp_path, monkeypatch):
     request = (f"These tests fail: {TALLY_NODE}. Fix the bug in the code (not the tests) so they pass (run "
                f"them with: python -m pytest -q {TALLY_NODE})")
@@ -269,6 +272,7 @@ def test_a_statement_too_many_is_deleted_after_the_one_token_edits_fail(tmp_path
     assert not result.ok and (repo / "src/tool/tally.py").read_text() == COPYING
 
 
+@pytest.mark.slow
 def test_no_statement_is_deleted_where_only_the_shown_tests_judge(tmp_path, monkeypatch):
     """A request that names no test inside a file (a small project's `python -m pytest -q`): there is no
     whole suite beyond the shown tests to catch a deletion that passes them wrongly."""

@@ -79,6 +79,7 @@ def test_only_what_failed_after_and_not_before_is_broken():
         "the run itself (exit code 2, before: 1)"]
 
 
+@pytest.mark.slow
 def test_a_candidate_that_breaks_another_test_of_the_file_is_not_the_answer(project):
     # the one call and the fixer's framing write the breaking version; the failure fed back gets the fix
     model = ScriptedModel([reply("src/tool/calc.py", BREAKING)] * 2 + [reply("src/tool/calc.py", FIXED)])
@@ -129,6 +130,7 @@ CHECK_TESTS = ("import pytest\nfrom tool.calc import scale\n\n\ndef test_negativ
                "    with pytest.raises(ValueError):\n        scale([1], -1)\n")
 
 
+@pytest.mark.slow
 def test_an_edit_without_a_model_must_not_break_a_test_of_another_file(tmp_path, monkeypatch):
     """Deleting `check(factor)` passes the named test and its file; a test of another file, which the
     named tests' files do not hold, fails with it (pyflakes 3.0.0->3.0.1: a deleted call passed its file
@@ -160,6 +162,7 @@ def label(n):
 '''
 
 
+@pytest.mark.slow
 def test_an_example_that_failed_before_in_a_definition_not_changed_is_not_the_candidates(project):
     """pyparsing's core.py: ten examples fail on the release itself; the right candidate was refused."""
     (project / "src/tool/calc.py").write_text(MODULE + LABEL)

@@ -191,6 +191,7 @@ def test_without_the_spectrum_the_module_is_not_shown(tmp_path, monkeypatch):
     assert runs[1] == "python -m pytest -q tests/test_report.py"  # the neighbours check's run, untraced
 
 
+@pytest.mark.slow
 def test_a_run_the_tracing_changed_is_neither_the_baseline_nor_evidence(tmp_path, monkeypatch):
     """python-dotenv asks sys.gettrace() whether a debugger runs it: its failing tests passed when traced.
     Such a run is no baseline for the neighbours check: the files run again, untraced."""
@@ -208,6 +209,7 @@ def test_a_run_the_tracing_changed_is_neither_the_baseline_nor_evidence(tmp_path
     assert traced(files).fullmatch(runs[1]) and runs[2] == files
 
 
+@pytest.mark.slow
 def test_each_first_suspect_is_asked_about_alone_and_its_function_merged_in(tmp_path, monkeypatch):
     """After the one call fails, each suspect function is shown alone and asked for corrected: a reply
     that is the function unchanged is no candidate, a corrected function is merged into its file and the
@@ -291,6 +293,7 @@ def test_the_suspect_asks_are_distinct_functions_shown_alone(tmp_path):
     assert [a.name for a in suspect_asks(ranked, tmp_path, 1)] == ["outer"]
 
 
+@pytest.mark.slow
 def test_a_suspect_fix_that_passes_some_failing_tests_is_built_on(tmp_path, monkeypatch):
     """Two bugs in two functions, each failing one named test: the ask about ``mean`` makes test_summary
     pass (better than before), and the ask about ``spread`` is merged into that candidate, not into the
@@ -315,6 +318,7 @@ WRONG_RANGE = 'def range_line(text):\n    return f"range: {spread(parse(text))}"
 FIXED_RANGE = 'def range_line(text):\n    return f"range {spread(parse(text)) - 1}"\n'
 
 
+@pytest.mark.slow
 def test_an_ask_whose_reply_changed_the_function_is_sampled_and_no_whole_file_follows(tmp_path, monkeypatch):
     """The greedy ask about range_line changes it (wrongly): its ask is sampled next (the prompt is still in
     the KV cache), and the sample is tested."""
@@ -335,6 +339,7 @@ def test_an_ask_whose_reply_changed_the_function_is_sampled_and_no_whole_file_fo
     assert (greedy["temperature"], sample["temperature"], sample["seed"]) == (0.0, 0.7, SUSPECT_SEED + 1)
 
 
+@pytest.mark.slow
 def test_a_function_given_back_unchanged_gets_the_one_line_ask(tmp_path, monkeypatch):
     """Where the 1.5B copies the function back, asked for its one wrong line it may name it: the line is
     changed inside that function, merged, and tested. The prompt is the function ask's until the
@@ -361,6 +366,7 @@ def test_a_function_given_back_unchanged_gets_the_one_line_ask(tmp_path, monkeyp
     assert model.calls[4]["stop"] == ["\n```\n"]
 
 
+@pytest.mark.slow
 def test_the_asks_samples_stop_at_the_token_budget_and_no_whole_file_follows_the_asks(tmp_path, monkeypatch):
     files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
     project = fixing_repo(tmp_path, monkeypatch, files)
@@ -372,6 +378,7 @@ def test_the_asks_samples_stop_at_the_token_budget_and_no_whole_file_follows_the
     assert (project / "src/tool/report.py").read_text() == REPORT
 
 
+@pytest.mark.slow
 def test_a_files_run_whose_output_is_cut_still_gives_suspects_and_a_fair_check(tmp_path, monkeypatch):
     """150 other tests of the file fail for another reason: the files' run prints more than the tool's
     8,000 characters and the named test's FAILED line is cut. The record still names every failure, so the
@@ -393,6 +400,7 @@ def test_a_files_run_whose_output_is_cut_still_gives_suspects_and_a_fair_check(t
     assert (project / "src/tool/stats.py").read_text() == SPREAD_FIXED
 
 
+@pytest.mark.slow
 def test_with_only_suspects_shown_a_failing_candidate_is_told_nowhere_and_asks_go_on(tmp_path, monkeypatch):
     """Both modules past max_file_lines: no whole-file prompt, only the suspect asks. A candidate that fails
     has no whole-file prompt to be fed back into (pyparsing 3.2.4->3.2.5 crashed there rendering one), and

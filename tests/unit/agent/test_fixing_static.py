@@ -75,6 +75,7 @@ def test_a_finding_outside_the_excerpt_is_not_tried():
     assert static_fixes(FileView("words.py", MODULE, shown_part=elsewhere)) == []
 
 
+@pytest.mark.slow
 def test_the_missing_f_is_fixed_without_a_model_call(project):
     model = ScriptedModel([])
     result = send(project, model, request("test_greet"))
@@ -84,6 +85,7 @@ def test_the_missing_f_is_fixed_without_a_model_call(project):
     assert (project / "src/tool/words.py").read_text() == MODULE.replace('"Hello', 'f"Hello')
 
 
+@pytest.mark.slow
 def test_findings_that_are_not_the_bug_cost_a_test_run_then_the_model_fixes_it(project):
     fixed = MODULE.replace("x + x + 1", "x + x")
     model = ScriptedModel([reply("src/tool/words.py", fixed)])
@@ -97,6 +99,7 @@ def test_findings_that_are_not_the_bug_cost_a_test_run_then_the_model_fixes_it(p
     assert "found=None" in written[1]
 
 
+@pytest.mark.slow
 def test_static_fixes_off_asks_the_model_first(project):
     fixed = MODULE.replace('"Hello', 'f"Hello')
     model = ScriptedModel([reply("src/tool/words.py", fixed)])

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pexpect
+import pytest
 from tests.conftest import make_git_repo
 from tests.unit.agent.test_agent_cli import ACODE, PROMPT, spawn_chat, write_script
 from tests.unit.pipeline.run_helpers import TASK, approve, good_execution, make_repo, plan, write_config
@@ -62,6 +63,7 @@ def test_run_to_a_pipe_prints_a_line_per_model_call_with_tokens_per_second(tmp_p
     assert "▶ plan · cycle" not in out.stderr  # no live line in a pipe
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_model_call_then_resume_latest_has_the_turn(tmp_path):
     repo = make_git_repo(tmp_path / "repo")
     script = write_script(repo, [{"sleep": 60, "text": "too slow"}])

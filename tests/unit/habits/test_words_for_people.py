@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pexpect
+import pytest
 from tests.conftest import make_git_repo
 from tests.unit.agent.test_agent_cli import PROMPT, cli_env, run_cli, write_script
 from tests.unit.habits.test_chat_pty import last_session_messages, quit_chat
@@ -179,6 +180,7 @@ def stored_session_with_every_reminder(repo) -> tuple[str, str]:
         store.close()
 
 
+@pytest.mark.slow
 def test_no_printer_shows_wording_meant_for_the_model(tmp_path):
     """Chat, one-shot text and its stderr, stream-json's fields for people, sessions list, resume: walked
     with sessions holding every internal note and reminder, and with live denials."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 
 import pexpect
+import pytest
 from tests.conftest import make_git_repo
 from tests.unit.agent.test_agent_cli import PROMPT, cli_env, write_script
 from tests.unit.habits.test_chat_pty import last_session_messages, quit_chat
@@ -61,6 +62,7 @@ def test_add_and_read_only_files_stay_in_every_prompt_until_dropped(tmp_path):
     assert (repo / "test_util.py").read_text() == TESTS
 
 
+@pytest.mark.slow
 def test_slash_test_hands_the_failing_tests_to_the_fixer(tmp_path):
     repo = make_git_repo(tmp_path / "repo", {"util.py": BUGGY, "test_util.py": TESTS})
     fixed = BUGGY.replace("a - b", "a + b")

@@ -132,6 +132,7 @@ def test_a_rejected_run_says_how_to_undo_its_changes_and_the_command_works(repo)
     assert (repo / "util.py").read_text() == UTIL
 
 
+@pytest.mark.slow
 def test_override_flag_and_json_summary_audit_stats(repo):
     write_config(repo, REJECTED_ONCE, pipeline={"max_cycles": 1})
     empty = run_cli(repo, "run", TASK, "--override-reason", " ")

@@ -169,6 +169,7 @@ def test_verifier_failure_goes_back_to_the_executor_with_the_output(repo):
     assert steps[-1]["index"] == 0 and steps[-1]["files_changed"] == ["util.py"]
 
 
+@pytest.mark.slow
 def test_verification_retries_are_bounded_then_the_reviewer_decides(repo):
     write_config(repo, pipeline={"max_verify_retries": 1})
     model = ScriptedModel(

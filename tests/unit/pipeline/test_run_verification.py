@@ -55,6 +55,7 @@ def summary_json(root) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_a_change_that_breaks_a_passing_test_is_not_approved(repo):
     write_config(repo, [plan("make add subtract"), write("util.py", SUBTRACTING), "done", *NO_FIX,
                         *approve_line(2, "    return a - b")], pipeline={"max_verify_retries": 1})
@@ -82,6 +83,7 @@ def test_a_change_that_breaks_a_passing_test_is_not_approved(repo):
         i["message"] for i in stored["issues"]]
 
 
+@pytest.mark.slow
 def test_a_rejection_for_a_broken_test_goes_back_to_the_planner(repo):
     """The feedback of the failing test reaches the next plan, which puts the code right: approved."""
     write_config(repo, [plan("make add subtract"), write("util.py", SUBTRACTING), "done", *NO_FIX,
@@ -99,6 +101,7 @@ def test_a_rejection_for_a_broken_test_goes_back_to_the_planner(repo):
     assert "test_util::test_add" in (run_dir / "plan_v2.md").read_text()
 
 
+@pytest.mark.slow
 def test_a_test_failing_before_the_run_is_reported_not_blamed(repo):
     (repo / "util.py").write_text(WITH_SUB)
     (repo / "test_sub.py").write_text(TEST_SUB)

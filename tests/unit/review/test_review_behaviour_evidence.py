@@ -93,6 +93,7 @@ STUCK = RETRY.replace("        done += 1\n", """        if tries > 2:
 """)
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_a_call_the_alarm_cannot_stop_is_still_a_hang_with_the_input_the_old_version_returned_on(tmp_path):
     from acode.review.change.git_context import branch_context
@@ -300,6 +301,7 @@ SLOWER = SLOW.replace("    return x\n", "    if x == 7:\n        end = time.mono
                                          "        while time.monotonic() < end:\n            pass\n    return x\n")
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_a_slow_function_that_gives_the_same_answer_is_not_a_hang(tmp_path):
     from acode.review.change.git_context import branch_context
@@ -358,6 +360,7 @@ WAITS = POOL.replace("        self.free -= 1\n", """        while self.free <= 1
 """)
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_a_sequence_the_alarm_cannot_stop_is_a_hang_with_the_calls_that_led_to_it(tmp_path):
     from acode.review.change.git_context import branch_context

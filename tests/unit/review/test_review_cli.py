@@ -177,6 +177,7 @@ def test_help_lists_options_and_subcommands():
         assert word in result.output
 
 
+@pytest.mark.slow
 def test_a_risky_call_past_the_diff_cut_rejects_and_the_cut_is_stated(tmp_path, monkeypatch):
     """Issue 14 item 3: 300 small functions, then a piped curl, an AWS key and a password. The model sees the
     first 10,000 characters; the evidence reads every added line, and the report says what was cut."""

@@ -199,6 +199,7 @@ def test_by_default_a_branchs_tests_run_in_the_sandbox_and_cannot_touch_the_chec
     assert result.decision.verdict == "REJECTED"
 
 
+@pytest.mark.slow
 def test_when_the_tests_of_the_changed_code_agree_the_likelihood_guess_is_not_run(tmp_path):
     """Executed evidence outranks the likelihood: the project's tests that name the changed function pass
     the same on both sides, so the model's preference (a coin on real commits) decides nothing; with
@@ -293,6 +294,7 @@ HANGS = GOOD.replace("return -a", "while True:\n        pass")
 HANG_LIMIT = 20
 
 
+@pytest.mark.slow
 def test_tests_that_no_longer_finish_are_a_regression_and_tests_that_now_finish_confirm_a_fix(tmp_path):
     # the related tests run on both sides even when the change's run hangs: the hang is the difference
     files = {"src/calc.py": GOOD, "tests/test_calc.py": TEST}

@@ -112,6 +112,7 @@ def calc_repo(path: Path, conftest: str) -> Path:
                             message="Tidy the test setup")
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_a_conftest_that_makes_the_tests_hang_on_both_sides_counts_against_the_change(tmp_path):
     """Before: the change's conftest.py ran on both sides (the base runs the change's test files), both timed
@@ -166,6 +167,7 @@ if any("behaviour_runner" in arg for arg in sys.argv):
     ("raise ImportError('not in this environment')", "the module does not import (ImportError"),
     ("import time\n    time.sleep(600)", "importing the module did not finish in the child's time box"),
 ], ids=["raises", "hangs"])
+@pytest.mark.slow
 def test_a_module_that_will_not_import_under_the_behavioural_runner_counts_against_the_change(
         tmp_path, action, said):
     """Before: the function was listed as "could not be run" and never held against the change: APPROVED."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 from review_fakes import repo_with_branch
 
 from acode.config.review import ReviewerSettings
@@ -48,6 +49,7 @@ def test_taking_a_typing_fix_out_again_breaks_the_type_tests(tmp_path):
     assert "type errors brought by the change" in describe_tests(evidence.tests)
 
 
+@pytest.mark.slow
 def test_a_typing_fix_with_its_type_test_is_confirmed_and_not_second_guessed(tmp_path):
     repo = repo_with_branch(tmp_path / "r", {"src/shapes.py": LOOSE, "tests/test_shapes.py": RUNTIME_TEST},
                             {"src/shapes.py": TYPED, "tests/typing/check_scale.py": TYPE_TEST},

@@ -151,6 +151,7 @@ def printed_keys_repo(path: Path) -> Path:
     return repo
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_keys_the_changes_code_prints_are_redacted_in_every_output_and_the_database(tmp_path):
     repo = printed_keys_repo(tmp_path / "repo")
