@@ -272,6 +272,10 @@ def run_review(
     except NothingToReview as nothing:
         # a hook on a commit that stages nothing, a push of the base branch itself: nothing to block
         err_console.print(f"nothing to review: {nothing.message}", markup=False, highlight=False)
+        if json_out or fmt or output:  # a CI job's artifact or a script's JSON still appears, empty
+            _emit_nothing(nothing.message, "staged" if staged else "uncommitted" if uncommitted
+                          else "commit" if commit else "branch", base or "", json_out=json_out, fmt=fmt,
+                          output=output)
         return EXIT_OK
     # The settings of the base, not of the change under review (acode.review.service.base_config).
     from acode.review.service import ReviewService, base_config, base_dismissals, with_suggestions
@@ -338,6 +342,27 @@ def _step_summary(result) -> None:
     written = write_step_summary(render_markdown(result))
     if written is not None:
         err_console.print(f"review summary added to {written} (GITHUB_STEP_SUMMARY)", markup=False)
+
+
+def _emit_nothing(why: str, target: str, base: str, *, json_out: bool, fmt: str | None,
+                  output: Path | None) -> None:
+    """The report of a review with nothing to review, in the format asked for: the file a CI job keeps as
+    its artifact, the JSON a script reads; no terminal report (the one stderr line said it)."""
+    from acode.fsutil import atomic_write_text
+    from acode.review.models import nothing_to_review
+    from acode.review.reporting.ci_formats import RENDERERS
+    from acode.review.reporting.report import render_json, render_markdown, render_sarif
+
+    result = nothing_to_review(why, target, base)
+    renderers = {"markdown": render_markdown, "sarif": render_sarif, **RENDERERS}
+    text = renderers[fmt](result) if fmt else render_json(result)
+    if output:
+        atomic_write_text(output, text + "\n")
+        err_console.print(f"report written to {output}")
+    if json_out:
+        print(render_json(result))
+    elif fmt and not output:
+        print(text)
 
 
 def _emit(

@@ -228,3 +228,12 @@ class ReviewResult(BaseModel):
     def all_findings(self) -> list[Finding]:
         """Model findings of every dimension, then the deterministic evidence."""
         return [f for d in self.dimensions for f in d.findings] + list(self.evidence)
+
+
+def nothing_to_review(why: str, target: str, base: str = "") -> ReviewResult:
+    """The report of a review that found no change (a hook on an empty commit, a push of the base itself):
+    approved, no findings, the reason as its one line, so a CI job's report file exists and parses.
+    ``target``: staged, uncommitted, commit or branch."""
+    return ReviewResult(decision=Decision(verdict="APPROVED", strategy="nothing_to_review",
+                                          reasons=[f"nothing to review: {why}"]),
+                        target=target, head_ref="HEAD" if target == "branch" else "", base_ref=base)

@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 from junitparser import JUnitXml
 from review_fakes import git
+from tests.ci_schemas import GITLAB_CODE_QUALITY, RDJSON
 from tests.conftest import make_git_repo
 
 GREET = 'def greet(name):\n    return f"hello {name}"\n'
@@ -67,6 +68,30 @@ def test_nothing_to_review_is_exit_0_with_one_line(project):
     assert on_main.returncode == 0
     assert on_main.stderr.strip().splitlines() == [
         f"nothing to review: no changes between 'main' and 'main' in {project}"]
+
+
+def test_nothing_to_review_still_writes_the_report_a_ci_job_keeps(project, tmp_path):
+    # a CI job's artifact (GitLab's code quality report, an uploaded SARIF) must exist and parse, empty
+    for fmt, name in (("sarif", "r.sarif"), ("gitlab", "gl.json"), ("rdjson", "r.rdjson"), ("junit", "j.xml"),
+                      ("markdown", "r.md")):
+        done = acode(project, "--staged", "--format", fmt, "-o", str(tmp_path / name))
+        assert (done.returncode, done.stdout) == (0, ""), done.stderr
+        assert done.stderr.startswith(f"nothing to review: nothing is staged in {project}\n"), done.stderr
+    sarif = json.loads((tmp_path / "r.sarif").read_text())
+    jsonschema.validate(sarif, _sarif_schema())
+    assert sarif["runs"][0]["results"] == []
+    gitlab = json.loads((tmp_path / "gl.json").read_text())
+    jsonschema.validate(gitlab, GITLAB_CODE_QUALITY)
+    assert gitlab == []
+    rdjson = json.loads((tmp_path / "r.rdjson").read_text())
+    jsonschema.validate(rdjson, RDJSON)
+    assert rdjson["diagnostics"] == []
+    suites = list(JUnitXml.fromfile(str(tmp_path / "j.xml")))
+    assert [case.name for suite in suites for case in suite] == ["decision"] and suites[0].failures == 0
+    assert "nothing to review: nothing is staged" in (tmp_path / "r.md").read_text()
+    scripted = json.loads(acode(project, "--json").stdout)  # on main itself: what a script reads
+    assert scripted["approved"] and scripted["decision"]["strategy"] == "nothing_to_review"
+    assert scripted["decision"]["reasons"] == [f"nothing to review: no changes between 'main' and 'main' in {project}"]
 
 
 def test_an_unreachable_server_after_the_tests_rejected_leaves_the_decision(project):

@@ -29,7 +29,8 @@ def review_title(result: ReviewResult) -> str:
         return f"commit {result.head_sha[:12]}"
     if result.target == "pipeline":
         return "the pipeline's change"
-    return f"{result.head_ref or result.head_sha[:12]} against {result.base_ref}"
+    head = result.head_ref or result.head_sha[:12]
+    return f"{head} against {result.base_ref}" if result.base_ref else head
 
 
 def by_severity(findings: list[Finding]) -> list[Finding]:
@@ -183,8 +184,9 @@ def render_markdown(result: ReviewResult) -> str:
              + {"timeout": " (timed out: nothing assessed)",
                 "partial": " (partial: decided on what was assessed, see Skipped)",
                 }.get(result.status, ""), ""]
-    lines += ([f"- {md_text(r)}" for r in result.decision.reasons]
-              + ["", "| dimension | level | notes |", "|---|---|---|"])
+    lines += [f"- {md_text(r)}" for r in result.decision.reasons]
+    if result.dimensions:
+        lines += ["", "| dimension | level | notes |", "|---|---|---|"]
     for dim in result.dimensions:
         level = dim.level or dim.status
         lines.append(f"| {dim.name.replace('_', ' ')} | {level} | {md_cell(dim.explanation)} |")
@@ -227,7 +229,7 @@ def render_markdown(result: ReviewResult) -> str:
                                                               for p, note in result.cut.items())]
     footer = (f"_model {md_text(result.model)}, {result.duration_seconds:.1f} s, prompt tokens evaluated "
               f"{result.tokens.evaluated}, reused {result.tokens.reused}_")
-    lines += ["", footer, ""]
+    lines += ["", footer, ""] if result.model else [""]  # no model: nothing was reviewed
     return "\n".join(lines)
 
 
