@@ -24,7 +24,7 @@ from acode.cli.common import (
     project_root,
     settings_for,
 )
-from acode.cli.review_fix import FIX, apply_fixes, print_fixes
+from acode.cli.review_fix import apply_fixes, print_fixes
 from acode.errors import (
     EXIT_OK,
     EXIT_REVIEW_REJECTED,
@@ -59,53 +59,18 @@ def _errors_for_people():
 
 
 @review_app.callback()
-def review(
-    ctx: typer.Context,
-    base: str = opt.BASE,
-    uncommitted: bool = opt.UNCOMMITTED,
-    staged: bool = opt.STAGED,
-    commit: str = opt.COMMIT,
-    intent: str = opt.INTENT,
-    run_tests: bool | None = opt.RUN_TESTS,
-    suggest: bool | None = opt.SUGGEST,
-    json_out: bool = opt.JSON,
-    fmt: str = opt.FORMAT,
-    output: Path = opt.OUTPUT,
-    model: str = opt.MODEL,
-    backend: str = opt.BACKEND,
-    trust: bool = opt.TRUST,
-    describe: bool = opt.DESCRIBE,
-    fix: bool = FIX,
-    fresh: bool = typer.Option(
-        False, "--fresh", help="Review again even when a stored review has the same change and settings."
-    ),
-) -> None:
+@opt.takes(opt.CONTEXT, *opt.REVIEW, opt.DESCRIBE_OPTION, opt.FIX_OPTION, opt.FRESH_OPTION)
+def review(ctx: typer.Context, **options: Any) -> None:
     if ctx.invoked_subcommand is not None:
         return
-    options = dict(locals())
-    options.pop("ctx")
     _review_and_exit(force=options.pop("fresh"), **options)
 
 
 @review_app.command("run", rich_help_panel="Sub-commands")
-def review_again(
-    base: str = opt.BASE,
-    uncommitted: bool = opt.UNCOMMITTED,
-    staged: bool = opt.STAGED,
-    commit: str = opt.COMMIT,
-    intent: str = opt.INTENT,
-    run_tests: bool | None = opt.RUN_TESTS,
-    suggest: bool | None = opt.SUGGEST,
-    json_out: bool = opt.JSON,
-    fmt: str = opt.FORMAT,
-    output: Path = opt.OUTPUT,
-    model: str = opt.MODEL,
-    backend: str = opt.BACKEND,
-    trust: bool = opt.TRUST,
-    fix: bool = FIX,
-) -> None:
+@opt.takes(*opt.REVIEW, opt.FIX_OPTION)
+def review_again(**options: Any) -> None:
     """Review again even if the change is the same as last time."""
-    _review_and_exit(force=True, **locals())
+    _review_and_exit(force=True, **options)
 
 
 def _review_and_exit(**options: Any) -> None:

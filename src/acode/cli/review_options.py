@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import typer
+
+from acode.cli.review_fix import FIX
 
 BASE = typer.Option(
     None, "--base", "-b", help="Base branch (default: origin's default branch, else main, else master)."
@@ -46,3 +53,43 @@ BACKEND = typer.Option(
 TRUST = typer.Option(
     False, "--trust", help="Trust this project's own settings for this review (its test_command)."
 )
+FRESH = typer.Option(
+    False, "--fresh", help="Review again even when a stored review has the same change and settings."
+)
+
+
+def _option(name: str, annotation: Any, option: Any) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=annotation)
+
+
+# What to review, how, and where the report goes: `acode review` and `acode review run`, in this order.
+REVIEW = (
+    _option("base", str, BASE),
+    _option("uncommitted", bool, UNCOMMITTED),
+    _option("staged", bool, STAGED),
+    _option("commit", str, COMMIT),
+    _option("intent", str, INTENT),
+    _option("run_tests", bool | None, RUN_TESTS),
+    _option("suggest", bool | None, SUGGEST),
+    _option("json_out", bool, JSON),
+    _option("fmt", str, FORMAT),
+    _option("output", Path, OUTPUT),
+    _option("model", str, MODEL),
+    _option("backend", str, BACKEND),
+    _option("trust", bool, TRUST),
+)
+DESCRIBE_OPTION = _option("describe", bool, DESCRIBE)
+FIX_OPTION = _option("fix", bool, FIX)
+FRESH_OPTION = _option("fresh", bool, FRESH)
+CONTEXT = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)
+
+
+def takes(*parameters: inspect.Parameter) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The command below takes these parameters (its own as `**options`): typer reads a command's options
+    from its signature, so giving it this one lists them as if they were written out in the function."""
+
+    def give(command: Callable[..., Any]) -> Callable[..., Any]:
+        command.__signature__ = inspect.Signature(list(parameters))  # type: ignore[attr-defined]
+        return command
+
+    return give
