@@ -26,9 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from acode.agent.loop.observer import LoopObserver
+
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 TARGET_PERCENT = 5.0
 
@@ -167,12 +168,12 @@ def main(argv: list[str] | None = None) -> int:
             report["outside_model_pct_of_step"] = round(pct, 3)
             report["within_target"] = pct < TARGET_PERCENT
     if not args.no_checks and (Path(__file__).parent / "agent_checks.py").exists():
-        from agent_checks import measure_check_overhead
+        from benchmarks.agent_checks import measure_check_overhead
 
         real_step = report.get("real", {}).get("median_model_s_per_step")
         report["self_control_checks"] = measure_check_overhead(turn_seconds=real_step)
     if not args.no_search and (Path(__file__).parent / "search_bench.py").exists():
-        from search_bench import run_search_benchmark
+        from benchmarks.search_bench import run_search_benchmark
 
         report["search"] = run_search_benchmark(repeats=1)
     text = json.dumps(report, indent=2)

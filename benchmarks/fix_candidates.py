@@ -26,11 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import fix_report
-from fix_success import oneshot_prompt
-from fix_tasks import FixTask, hidden_check, load_tasks, make_workspace, visible_check
+from benchmarks import fix_report
+from benchmarks.fix_success import oneshot_prompt
+from benchmarks.fix_tasks import FixTask, hidden_check, load_tasks, make_workspace, visible_check
 
 TEMPERATURES = (0.4, 0.8)
 BUDGET = 2.0

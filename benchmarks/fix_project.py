@@ -34,12 +34,13 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import fix_project_tasks as fpt
-import fix_report
-import real_commits_set as rcs
-from grouped import run_grouped
+from benchmarks import fix_project_tasks as fpt
+from benchmarks import fix_report
+from benchmarks import real_commits_set as rcs
+from benchmarks.grouped import run_grouped
 
 ONESHOT = ("{prompt}\n\n`{command}` prints:\n```\n{output}\n```\n\n{module}\n```python\n{source}```\n\n"
            "Reply with the whole corrected {module} in one ```python block.")

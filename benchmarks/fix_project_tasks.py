@@ -31,10 +31,11 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import real_commits_set as rcs
-from grouped import run_grouped
+from benchmarks import real_commits_set as rcs
+from benchmarks.grouped import run_grouped
 
 TASKS_FILE = rcs.CACHE / "fix_project_tasks.json"
 BUILDER_VERSION = 1  # bump when the rules below change: the cached tasks are rebuilt

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from grouped import run_grouped
+from benchmarks.grouped import run_grouped
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:

@@ -26,10 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import fix_report
-from fix_tasks import FixTask, hidden_check, load_tasks, make_workspace, visible_check
+from benchmarks import fix_report
+from benchmarks.fix_tasks import FixTask, hidden_check, load_tasks, make_workspace, visible_check
 
 ONESHOT = ("{prompt}\n\n{module}\n```python\n{source}```\n\n{test_file}\n```python\n{test}```\n\n"
            "`python -m pytest -q` prints:\n```\n{output}\n```\n\nReply with the whole corrected {module} in "

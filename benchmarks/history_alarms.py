@@ -21,7 +21,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import real_commits_set as rcs
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks import real_commits_set as rcs
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -40,6 +40,9 @@ from acode.llm.protocol import ChatModel
 from acode.llm.structured import parse_tool_text, tools_prompt
 from acode.llm.types import Message, ToolSpec
 
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 SMALL, LARGE = "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"
 TOOLS = [
     ToolSpec(
@@ -205,7 +208,7 @@ def embedded_backend(name: str) -> tuple[ChatModel, Callable[[], None]]:
 
 
 def openai_backend(name: str, workdir: Path) -> tuple[ChatModel, Callable[[], None]]:
-    from llama_server import LlamaServer
+    from benchmarks.llama_server import LlamaServer
 
     from acode.llm.bundled import resolve_model_path
     from acode.llm.openai.model import OpenAIModel

@@ -26,7 +26,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from review_scoring import review_record
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.review_scoring import review_record
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -76,7 +79,7 @@ def causes(record: dict) -> list[str]:
 def without(row: dict, rule: str, settings) -> dict:
     """The review re-decided from its record without the findings whose rule starts with ``rule`` (exact for
     evidence no other part of the review reads, such as ``history/``). A time-out stays a time-out."""
-    from review_scoring import rescore
+    from benchmarks.review_scoring import rescore
 
     kept = {key: [f for f in row[key] if not (f.get("rule") or "").startswith(rule)]
             for key in ("findings", "counting")}
@@ -194,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
                     for row in rows]
         print(json.dumps(report(rows), indent=2))
         return 0
-    import real_commits_set as rcs
+    from benchmarks import real_commits_set as rcs
 
     fixes = rcs.all_fixes(projects=set(args.projects.split(",")) if args.projects else None,
                           which="held-back" if args.held_back else "tuning")
@@ -245,5 +248,4 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.path.append(str(REPO / "src"))  # after PYTHONPATH, so a run can use a snapshot of the sources
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     raise SystemExit(main())

@@ -45,7 +45,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from review_scoring import review_record, task_parity
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.review_scoring import review_record, task_parity
 
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = {
@@ -226,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.rescore:
         return rescore_command(args)
 
-    from review_scoring import summarise
+    from benchmarks.review_scoring import summarise
 
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model
@@ -265,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def rescore_command(args: argparse.Namespace) -> int:
-    from review_scoring import load_records, rescore_rows, tune, with_evidence_from
+    from benchmarks.review_scoring import load_records, rescore_rows, tune, with_evidence_from
 
     from acode.config.review import ReviewerSettings
 
@@ -295,5 +298,4 @@ def rescore_command(args: argparse.Namespace) -> int:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(REPO / "src"))
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     raise SystemExit(main())

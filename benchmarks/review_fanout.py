@@ -28,6 +28,9 @@ import threading
 import time
 from pathlib import Path
 
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "humanevalpack-python.jsonl"
 
 
@@ -131,7 +134,7 @@ def main() -> None:
     parser.add_argument("--modes", default="server,embedded", help="server, embedded or both")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per level")
     args = parser.parse_args()
-    from llama_server import LlamaServer
+    from benchmarks.llama_server import LlamaServer
 
     from acode.config.model import ModelSettings
     from acode.llm.bundled import resolve_model_path

@@ -17,6 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 REPO = Path(__file__).resolve().parent.parent
 SOUND = 'def greet(name):\n    return f"hello {name}"\n'
 CHANGED = 'def greet(name):\n    return f"hi {name}"\n'
@@ -74,7 +77,7 @@ def main() -> None:
     result["target_s"] = 120
     print(json.dumps(result, indent=2))
     if args.record:
-        from results_record import write_record  # run as a script: benchmarks/ is on the path
+        from benchmarks.results_record import write_record
         print(f"recorded in {write_record('review-fresh-runner', result, load_before=load_before)}",
               file=sys.stderr)
 

@@ -43,6 +43,9 @@ import time
 from pathlib import Path
 from unittest import mock
 
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -292,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the code to time (default: this checkout's)")
     args = parser.parse_args(argv)
     if args.fresh_process:
-        from review_first_run import fresh_process_report
+        from benchmarks.review_first_run import fresh_process_report
 
         print(json.dumps(fresh_process_report(args.model, args.src.resolve(), args.repeat), indent=2))
         return 0

@@ -27,6 +27,9 @@ from pathlib import Path
 from acode.command_sandbox import command_sandbox
 from acode.config.sandbox import SandboxSettings
 
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 COMMANDS = {"true": "true", "python -c pass": f"{sys.executable} -c pass"}
 
 
@@ -89,7 +92,7 @@ def main() -> None:
     result = measure(args.count)
     print(json.dumps(result, indent=2))
     if args.record:
-        from results_record import write_record  # run as a script: benchmarks/ is on the path
+        from benchmarks.results_record import write_record
 
         print(f"recorded in {write_record('sandbox-cost', result, load_before=load_before)}", file=sys.stderr)
 

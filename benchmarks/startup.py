@@ -27,6 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 COMMANDS = {
     "bare python": ["-c", "pass"],
     "acode --help": ["-m", "acode", "--help"],
@@ -87,7 +90,7 @@ def main() -> None:
               "met_cpu": figures["acode --help"]["cpu_ratio"] <= 15}
     print(json.dumps(result, indent=2))
     if args.record:
-        from results_record import write_record  # run as a script: benchmarks/ is on the path
+        from benchmarks.results_record import write_record
 
         print(f"recorded in {write_record('startup', result, load_before=load_before)}", file=sys.stderr)
 

@@ -21,11 +21,15 @@ import argparse
 import json
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from trust_hostile import benign_report, hostile_report
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.trust_hostile import benign_report, hostile_report
 
 LINES = [
     "pytest -q tests/unit",

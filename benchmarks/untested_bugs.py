@@ -27,6 +27,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -62,7 +65,7 @@ def _tag(finding: dict) -> str:
 def figures(rows: list[dict]) -> dict:
     """real_commits' figures in this set's words: sound changes approved, bugs rejected (a time-out counts
     against a sound change and for a bug, as there)."""
-    from real_commits import summarise
+    from benchmarks.real_commits import summarise
 
     done = summarise(rows)
     return {"changes": len(rows), "sound_approved": done["fixes_approved"],
@@ -117,8 +120,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    import untested_bugs_set as ubs
-    from real_commits import load_model, read_records, review, reviewer_settings
+    from benchmarks import untested_bugs_set as ubs
+    from benchmarks.real_commits import load_model, read_records, review, reviewer_settings
 
     if args.summarise:
         rows = read_records(args.summarise)
@@ -196,7 +199,7 @@ def under_intent(row: dict, intent: dict | None, settings) -> dict:
     """``row`` re-decided as if the intent question had answered ``intent``: under ``no_change`` every
     behavioural difference that waited for the model's outcome question (it carries that question's
     log-odds) counts high, as ``weigh_difference`` makes it; any other verdict changes nothing."""
-    from review_scoring import rescore
+    from benchmarks.review_scoring import rescore
 
     if not intent or intent["verdict"] != "no_change":
         return row
@@ -229,5 +232,4 @@ def _commit() -> str:
 
 if __name__ == "__main__":
     sys.path.append(str(REPO / "src"))
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     raise SystemExit(main())

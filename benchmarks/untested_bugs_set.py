@@ -35,7 +35,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import real_commits_set as rcs
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks import real_commits_set as rcs
 
 REPO = Path(__file__).resolve().parents[1]
 LOGIC = REPO / "benchmarks" / "data" / "logic_pairs.jsonl"
@@ -120,7 +123,7 @@ def changes(halves: tuple[str, ...] = HALVES, sources: tuple[str, ...] = ("real"
 def build(change: Change, dest: Path) -> Path:
     """The repository of ``change`` at ``dest``: `main` one commit, the checked-out `change` one more."""
     if change.source == "logic":
-        from review_accuracy import build_repo
+        from benchmarks.review_accuracy import build_repo
 
         task = change.task or {}
         before, after = task["canonical_solution"], task["buggy_solution"]
@@ -149,5 +152,4 @@ def _tally(values) -> dict:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     print(json.dumps(describe(changes()), indent=2))

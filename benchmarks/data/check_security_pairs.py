@@ -14,7 +14,10 @@ import json
 import sys
 from pathlib import Path
 
-from check_novel_bugs import FIELDS, SOURCE, run
+if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from benchmarks.data.check_novel_bugs import FIELDS, SOURCE, run
 
 DEFAULT = Path(__file__).resolve().parent / "security_pairs.jsonl"
 MAX_CHANGED_LINES = 12
@@ -65,5 +68,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     raise SystemExit(main(sys.argv))

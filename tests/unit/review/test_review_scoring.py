@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
-from review_scoring import in_scope, objective, rescore, summarise, tune, with_evidence_from
+from benchmarks.review_scoring import in_scope, objective, rescore, summarise, tune, with_evidence_from
 
 from acode.config.review import ReviewerSettings
 
