@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.helpers.one_shot import REAL_MODEL
+from tests.helpers.repos import make_git_repo
 
 from acode.llm.scripted import ScriptedModel
 
-REAL_MODEL = "qwen2.5-coder-0.5b"
 # what `acode review` reads to find a pull/merge request's target (acode.review.change.ci_target)
 CI_VARIABLES = {"GITHUB_ACTIONS", "GITHUB_BASE_REF", "GITHUB_HEAD_REF", "GITHUB_STEP_SUMMARY", "GITLAB_CI",
                 "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "CI_MERGE_REQUEST_DIFF_BASE_SHA",
@@ -65,48 +64,6 @@ def idle_stdin():
         os.dup2(saved, 0)
         for fd in (saved, read_end, write_end):
             os.close(fd)
-
-
-def run_one_shot(repo: Path, prompt: str, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
-    """`acode -p PROMPT --approval-mode yolo --json` on the real embedded model, in its own process
-    exactly as a user runs it."""
-    argv = [sys.executable, "-m", "acode", "-p", prompt, "--approval-mode", "yolo", "--model", REAL_MODEL,
-            "--backend", "embedded", "--json"]
-    return subprocess.run(argv, check=False, cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
-
-
-def fix_one_shot(repo: Path, prompt: str, **settings: str) -> dict:
-    """``run_one_shot`` of a fixing request where `python` runs the project's pytest, with ``settings`` as
-    extra ``ACODE_*`` variables: its JSON result."""
-    import json
-
-    env = dict(os.environ) | settings
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # `python` has pytest
-    env["ACODE_MODEL__TIMEOUT_SECONDS"] = "900"
-    out = run_one_shot(repo, prompt, env, timeout=1200)
-    assert out.returncode in (0, 1), out.stderr[-2000:]
-    return json.loads(out.stdout) | {"returncode": out.returncode}
-
-
-def git(cwd: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return out.stdout.strip()
-
-
-def make_git_repo(path: Path, files: dict[str, str] | None = None, branch: str = "main") -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    git(path, "init", "-q", "-b", branch)
-    git(path, "config", "user.email", "dev@example.com")
-    git(path, "config", "user.name", "Dev")
-    git(path, "config", "commit.gpgsign", "false")
-    for name, text in (files or {"README.md": "# sample\n"}).items():
-        target = path / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-    git(path, "add", "-A")
-    git(path, "commit", "-q", "-m", "initial commit")
-    return path
 
 
 @pytest.fixture

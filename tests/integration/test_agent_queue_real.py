@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import REAL_MODEL
+from tests.helpers.one_shot import REAL_MODEL
 
 
 def acode(cwd: Path, *args: str, timeout: float = 1800) -> subprocess.CompletedProcess:

@@ -9,7 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from tests.conftest import make_git_repo, run_one_shot
+from tests.helpers.one_shot import run_one_shot
+from tests.helpers.repos import make_git_repo
 
 from acode.paths import ProjectPaths
 from acode.sandbox import find_sandbox

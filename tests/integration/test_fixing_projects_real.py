@@ -7,8 +7,9 @@ import subprocess
 import sys
 
 import pytest
-from tests.conftest import fix_one_shot, make_git_repo
-from tests.fixing_project import MEAN, TEST_BIG, big_module, project_files, traced
+from tests.helpers.fixing_project import MEAN, TEST_BIG, big_module, project_files, traced
+from tests.helpers.one_shot import fix_one_shot
+from tests.helpers.repos import make_git_repo
 
 REQUEST = "tests/test_big.py::test_mean fails; fix the bug (do not change the tests)"
 
@@ -48,7 +49,7 @@ def test_the_real_models_suspect_asks_show_one_function_and_change_only_it(tmp_p
     (and samples, within the token budget). Each reply ends at its block and is merged into its file by
     name, so whatever the 0.5B writes, only the asked function can change, and the outcome tells the
     truth."""
-    from tests.spectrum_project import FILES, REPORT, REQUEST, STATS
+    from tests.helpers.spectrum_project import FILES, REPORT, REQUEST, STATS
 
     repo = make_git_repo(tmp_path / "repo", FILES)
     # (no edit without a model: one of `spread`'s is the fix, and it would come before the asks here)

@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.conftest import fix_one_shot, make_git_repo
+from tests.helpers.one_shot import fix_one_shot
+from tests.helpers.repos import make_git_repo
 
 CALC = '''def add(a, b):
     """Return the sum of a and b."""

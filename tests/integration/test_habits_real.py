@@ -4,36 +4,18 @@ terminal, and ``-p --output-format stream-json`` whose every line matches the sh
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import jsonschema
 import pexpect
 import pytest
-from tests.conftest import REAL_MODEL, make_git_repo
+from tests.helpers.real_env import real_env
+from tests.helpers.repos import make_git_repo
 
 from acode.cli.stream_events import shipped_schema
 from acode.paths import ProjectPaths
 from acode.store.sessions import SessionStore
-
-
-def real_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        {
-            "ACODE_MODEL__BACKEND": "embedded",
-            "ACODE_MODEL__NAME": REAL_MODEL,
-            "ACODE_MODEL__MAX_TOKENS": "200",
-            "ACODE_MODEL__CONTEXT_WINDOW": "4096",
-            "ACODE_AGENT__MAX_TURNS": "4",
-            "ACODE_NEXT_SPEAKER__ENABLED": "false",
-            "PROMPT_TOOLKIT_NO_CPR": "1",
-            "TERM": "xterm",
-            "COLUMNS": "120",
-        }
-    )
-    return env
 
 
 def stats_quit_and_messages(child: pexpect.spawn, repo) -> list:

@@ -9,7 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from tests.conftest import REAL_MODEL, make_git_repo
+from tests.helpers.one_shot import REAL_MODEL
+from tests.helpers.repos import make_git_repo
 
 UTIL = "def add(a, b):\n    return a + b\n"
 

@@ -164,15 +164,12 @@ def test_streaming_hands_on_pieces_as_they_come(default_server, connect):
 
 def test_a_review_on_a_server_compares_the_versions_by_question(default_server, connect, tmp_path):
     """A server cannot score text, so the regression check asks its yes/no question per version."""
-    import sys
-    from pathlib import Path
+
+    from tests.helpers.review_fakes import BUGGY, SOUND, repo_with_branch
 
     from acode.config.review import ReviewerSettings
     from acode.review.change.git_context import branch_context
     from acode.review.service import review_change
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "review"))
-    from review_fakes import BUGGY, SOUND, repo_with_branch
 
     model = connect(default_server)
     context = branch_context(repo_with_branch(tmp_path / "r", {"pages.py": SOUND}, {"pages.py": BUGGY}))

@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from tests.conftest import make_git_repo
-from tests.integration.test_habits_real import real_env
+from tests.helpers.real_env import real_env
+from tests.helpers.repos import make_git_repo
 
 from acode.paths import ProjectPaths
 

@@ -4,18 +4,14 @@ tells an off-by-one from its fix by comparing the old and the new version."""
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import pytest
+from tests.helpers.review_fakes import BUGGY, SOUND, repo_with_branch
 
 from acode.config.review import ReviewerSettings
 from acode.llm.types import Message
 from acode.review.change.git_context import branch_context
 from acode.review.service import review_change
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "review"))
-from review_fakes import BUGGY, SOUND, repo_with_branch
 
 pytestmark = pytest.mark.real_model
 

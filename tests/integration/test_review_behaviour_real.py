@@ -7,16 +7,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
+from tests.helpers.behaviour_diff import CHANGED, HELPERS
+from tests.helpers.review_fakes import repo_with_branch
 
 from acode.sandbox import find_sandbox
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "review"))
-from review_fakes import repo_with_branch
-from test_review_behaviour_diff import CHANGED, HELPERS
 
 
 @pytest.mark.real_model

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from tests.ci_schemas import GITLAB_CODE_QUALITY
-from tests.conftest import git, make_git_repo
+from tests.helpers.ci_schemas import GITLAB_CODE_QUALITY
+from tests.helpers.repos import git, make_git_repo
 
 PROJECT = Path(__file__).resolve().parents[2]
 GITLAB_TEMPLATE = PROJECT / "ci-templates" / "gitlab" / "acode-review.gitlab-ci.yml"

@@ -5,7 +5,7 @@ failures, on a scripted model)."""
 from __future__ import annotations
 
 import pytest
-from tests.conftest import git, make_git_repo
+from tests.helpers.repos import git, make_git_repo
 
 from acode.config.review import ReviewerSettings
 from acode.review.change.git_context import branch_context

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.conftest import git, make_git_repo
+from tests.helpers.repos import git, make_git_repo
 
 pytestmark = pytest.mark.slow
 PROJECT = Path(__file__).resolve().parents[2]

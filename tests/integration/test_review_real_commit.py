@@ -15,17 +15,14 @@ measures the default review on the whole real-commit set, per project and model 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+from tests.helpers.review_fakes import repo_with_branch
 
 from acode.config.review import ReviewerSettings
 from acode.review.change.git_context import branch_context
 from acode.review.service import review_change
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "review"))
-from review_fakes import repo_with_branch
 
 pytestmark = pytest.mark.real_model
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.conftest import REAL_MODEL
+from tests.helpers.one_shot import REAL_MODEL
 
 # Small budgets: two CPU cores are shared by everyone, the 0.5B makes ~20 tokens/s. No verify retries:
 # what is measured is what the run says about the verification, not the executor's second try.

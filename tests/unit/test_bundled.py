@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from gguf_bytes import kv_string, kv_uint32, tiny_gguf
+from tests.helpers.gguf_bytes import kv_string, kv_uint32, tiny_gguf
 from typer.testing import CliRunner
 
 from acode.cli.main import app

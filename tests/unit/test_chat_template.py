@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gguf_bytes import kv_float_array, kv_string, kv_string_array, kv_uint32, tiny_gguf
+from tests.helpers.gguf_bytes import kv_float_array, kv_string, kv_string_array, kv_uint32, tiny_gguf
 
 from acode.errors import ModelError
 from acode.llm import bundled, gguf

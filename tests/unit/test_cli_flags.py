@@ -11,9 +11,9 @@ import sys
 import pexpect
 import pytest
 import yaml
-from tests.unit.agent.test_agent_cli import PROMPT, cli_env, run_cli, write_script
-from tests.unit.habits.test_chat_pty import last_session_messages, quit_chat
-from tests.unit.review.review_fakes import BUGGY, SOUND, repo_with_branch
+from tests.helpers.agent_cli import PROMPT, cli_env, run_cli, write_script
+from tests.helpers.chat import last_session_messages, quit_chat
+from tests.helpers.review_fakes import BUGGY, SOUND, repo_with_branch
 
 from acode.paths import ProjectPaths
 from acode.store.sessions import SessionStore

@@ -8,7 +8,7 @@ import json
 
 import pytest
 import yaml
-from tests.unit.security.test_trusted_folders import run
+from tests.helpers.trusted_folders import run
 
 from acode.config import load_settings
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 from benchmarks.llama_server import free_port
-from openai_fake_server import FakeOpenAIServer
+from tests.helpers.openai_fake_server import FakeOpenAIServer
 
 from acode.config.model import ModelSettings
 from acode.errors import ModelTimeoutError, ServerError

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from tests.conftest import make_git_repo
+from tests.helpers.repos import make_git_repo
 
 from acode.paths import find_project_root
 

@@ -13,47 +13,10 @@ from pathlib import Path
 
 import pexpect
 import pytest
-import yaml
+from tests.helpers.agent_cli import ACODE, PROMPT, cli_env, run_cli, spawn_chat, write_script
 
 from acode.paths import ProjectPaths
 from acode.store.sessions import SessionStore
-
-ACODE = [sys.executable, "-m", "acode"]
-PROMPT = "acode>"  # prompt_toolkit draws the trailing space as a cursor move
-
-
-def cli_env(script: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        {
-            "ACODE_MODEL__SCRIPT": str(script),
-            # the next-speaker check would ask the scripted model too; it has its own tests
-            "ACODE_NEXT_SPEAKER__ENABLED": "false",
-            "PROMPT_TOOLKIT_NO_CPR": "1",
-            "TERM": "xterm",
-            "COLUMNS": "120",
-        }
-    )
-    return env
-
-
-def write_script(folder: Path, steps: list) -> Path:
-    path = folder.parent / f"{folder.name}-script.yml"
-    path.write_text(yaml.safe_dump(steps))
-    return path
-
-
-def run_cli(repo: Path, script: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [*ACODE, *args, "--backend", "scripted"],
-        check=False,
-        cwd=repo,
-        env=cli_env(script),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def test_one_shot_json_prints_the_trajectory(git_repo):
@@ -164,21 +127,6 @@ def test_a_kill_loses_at_most_the_step_in_flight(git_repo, killed_during):
         assert roles[4:] == ["assistant", "tool", "user", "assistant"]
     else:
         assert roles[4:] == ["user", "assistant"]
-
-
-def spawn_chat(repo: Path, script: Path, *args: str) -> pexpect.spawn:
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "acode", "--backend", "scripted", *args],
-        cwd=str(repo),
-        env=cli_env(script),
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(40, 120),
-    )
-    child.expect("session")
-    child.expect(PROMPT)
-    return child
 
 
 def test_interactive_chat_with_approval_and_slash_commands(git_repo):

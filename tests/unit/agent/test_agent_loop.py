@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from agent_fakes import BrokenTool, InterruptingTool, SlowReadTool, make_loop, new_state
+from tests.helpers.agent_fakes import BrokenTool, InterruptingTool, SlowReadTool, make_loop, new_state
 
 from acode.agent.loop.middleware import Middleware, ToolDecision
 from acode.agent.loop.stops import AgentStop, LoopDetected

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from agent_fakes import registry
+from tests.helpers.agent_fakes import registry
 
 from acode.agent.loop.middleware import Middleware
 from acode.agent.session.agent_session import SessionOptions

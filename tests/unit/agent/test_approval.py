@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from agent_fakes import ReadTool, ShellTool, WriteTool, make_loop, new_state
 from pydantic import BaseModel
+from tests.helpers.agent_fakes import ReadTool, ShellTool, WriteTool, make_loop, new_state
 
 from acode.agent.approval.policy import ApprovalPolicy
 from acode.agent.loop.middleware import AgentState

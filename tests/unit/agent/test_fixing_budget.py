@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.agent.test_fixing import BUGGY, FIXED, REQUEST, TESTS, reply, session
-from tests.unit.agent.test_fixing_line_edit import PLACEHOLDER_REPLY, diff, echo
+from tests.helpers.fixing_calc import BUGGY, FIXED, REQUEST, TESTS, reply, session
+from tests.helpers.fixing_replies import PLACEHOLDER_REPLY, diff, echo
 
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Completion

@@ -5,7 +5,7 @@ and its line asks; kept only as the whole fix)."""
 from __future__ import annotations
 
 import pytest
-from tests.fixing_project import fixing_repo, reply, send
+from tests.helpers.fixing_project import fixing_repo, reply, send
 
 from acode.agent.fixing.crash_edits import Crash, crash_edits, read_crashes
 from acode.agent.fixing.rewrite import FileView

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import make_git_repo
-from tests.fixing_project import project_files, reply, send
+from tests.helpers.fixing_project import project_files, reply, send
+from tests.helpers.repos import make_git_repo
 
 from acode.agent.fixing.excerpt import excerpt
 from acode.agent.fixing.locate import Focus

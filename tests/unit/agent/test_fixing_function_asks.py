@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.unit.agent.test_fixing import BUGGY, FIXED, REQUEST, TESTS, reply, session
+from tests.helpers.fixing_calc import BUGGY, FIXED, REQUEST, TESTS, reply, session
 
 from acode.agent.fixing.function_asks import FUNCTION_STOP, reached_functions
 from acode.agent.fixing.rewrite import FileView

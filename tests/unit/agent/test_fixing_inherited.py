@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.fixing_project import fixed_by_a_line_edit, fixing_repo
+from tests.helpers.fixing_project import fixed_by_a_line_edit, fixing_repo
 
 from acode.agent.fixing.excerpt import excerpt
 from acode.agent.fixing.locate import Focus, locate

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.unit.agent.test_fixing import BUGGY, FIXED, REQUEST, TESTS, reply, session
+from tests.helpers.fixing_calc import BUGGY, FIXED, REQUEST, TESTS, reply, session
+from tests.helpers.fixing_replies import PLACEHOLDER_REPLY, diff, echo
 
 from acode.agent.fixing.line_edit import PLACEHOLDERS, apply_line_edit, read_hunk
 from acode.agent.fixing.rewrite import FileView
@@ -26,18 +27,6 @@ def project(git_repo: Path) -> Path:
     (git_repo / "calc.py").write_text(BUGGY)
     (git_repo / "test_calc.py").write_text(TESTS)
     return git_repo
-
-
-def diff(old: str, new: str) -> str:
-    return f"```diff\n-{old}\n+{new}\n```\n"
-
-
-def echo() -> str:
-    return reply(BUGGY)
-
-
-# what the real 0.5B writes for calc.py on most of its line asks: the instruction's own example block
-PLACEHOLDER_REPLY = "```diff\n-<the wrong line, as it is in calc.py>\n+<the corrected line>\n```\n"
 
 
 # -- reading and applying a reply ---------------------------------------------------------------

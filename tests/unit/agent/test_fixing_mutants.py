@@ -7,10 +7,10 @@ from __future__ import annotations
 import ast
 
 import pytest
-from tests.fixing_project import fixing_repo, reply, send
-from tests.spectrum_project import REPORT, REQUEST, STATS, TESTS
-from tests.unit.agent.test_fixing import BUGGY, FIXED, project, session  # noqa: F401
-from tests.unit.agent.test_fixing import REQUEST as CALC_REQUEST
+from tests.helpers.fixing_calc import BUGGY, FIXED, session
+from tests.helpers.fixing_calc import REQUEST as CALC_REQUEST
+from tests.helpers.fixing_project import fixing_repo, reply, send
+from tests.helpers.spectrum_project import REPORT, REQUEST, STATS, TESTS
 
 from acode.agent.fixing.mutants import body_lines, deletion_candidates, mutant_candidates, mutants
 from acode.agent.fixing.rewrite import FileView
@@ -79,7 +79,7 @@ def test_the_limit_is_shared_between_the_sources_and_only_python_is_edited():
     assert mutant_candidates([(FileView("a.py", CODE), None)], 0) == []
 
 
-def test_an_edit_fixes_what_every_reply_of_the_model_echoed(project):  # noqa: F811
+def test_an_edit_fixes_what_every_reply_of_the_model_echoed(project):
     """The calc fixture's `a - b`: the one call gives the file back unchanged, and so does every later
     call; an edit without a model call passes, and the answer says so."""
     model = ScriptedModel([reply("calc.py", BUGGY)] * 6)
@@ -117,7 +117,7 @@ def test_an_edit_that_passes_the_tests_but_breaks_the_examples_is_not_the_answer
     assert sum("--doctest-modules" in r for r in runs) >= 2  # the rejected edit's examples, then the fix's
 
 
-def test_no_edit_is_tried_when_they_are_off(project):  # noqa: F811
+def test_no_edit_is_tried_when_they_are_off(project):
     model = ScriptedModel([reply("calc.py", BUGGY)] * 6)
     s = session(project, model, mutants=0, max_model_calls=1)
     result = s.send(CALC_REQUEST)
@@ -142,7 +142,6 @@ def test_on_a_real_project_only_the_suspect_functions_are_edited(tmp_path, monke
     written = [s.arguments["file_path"] for s in result.tool_steps() if s.name == "write_file"]
     assert set(written) <= {"src/tool/stats.py", "src/tool/report.py"}
     assert "tests/test_report.py` fails on nothing that passed before" in result.answer
-
 
 
 COUNT = '''def count(xs):

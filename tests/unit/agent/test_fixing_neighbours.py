@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.fixing_project import fixing_repo, reply, send, traced
+from tests.helpers.fixing_project import fixing_repo, reply, send, traced
 
 from acode.agent.fixing.neighbours import NeighbourCheck, files_command, suite_command
 from acode.agent.fixing.outcome import TestOutcome as Outcome

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.fixing_project import (
+from tests.helpers.fixing_project import (
     CLI,
     CLI_FIXED,
     MEAN,

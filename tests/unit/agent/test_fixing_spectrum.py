@@ -12,8 +12,8 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from tests.fixing_project import fixing_repo, reply, send, traced
-from tests.spectrum_project import REPORT, REQUEST, STATS, TESTS
+from tests.helpers.fixing_project import fixing_repo, reply, send, traced
+from tests.helpers.spectrum_project import REPORT, REQUEST, STATS, TESTS
 
 from acode.agent.fixing.spectrum import RUNNER, spectrum_command, suspects
 from acode.llm.scripted import ScriptedModel

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.fixing_project import fixing_repo, reply, send
+from tests.helpers.fixing_project import fixing_repo, reply, send
 
 from acode.agent.fixing.rewrite import FileView
 from acode.agent.fixing.static_fixes import static_fixes
@@ -112,7 +112,7 @@ def test_the_suspect_functions_of_a_file_the_prompt_does_not_show_get_the_static
     """The spectrum project with its bug a missing `f` in `stats.py`, both modules past max_file_lines: the
     prompt shows no file, only the test spectrum's suspect functions. Their lines get ruff's fixes before
     any model call; the same finding in a function no failing test ran is left alone."""
-    from tests.spectrum_project import REPORT, TESTS
+    from tests.helpers.spectrum_project import REPORT, TESTS
 
     stats = ('def mean(values):\n    return sum(values) / len(values)\n\n\n'
              'def unused_label(low):\n    return "from {low}"\n\n\n'

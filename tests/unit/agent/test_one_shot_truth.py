@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from tests.unit.agent.test_agent_cli import ACODE, cli_env, run_cli, write_script
-from tests.unit.habits.test_stream_json import validator
+from tests.helpers.agent_cli import ACODE, cli_env, run_cli, write_script
+from tests.helpers.stream_json import validator
 
 UTIL = "def add(a, b):\n    return a + b\n"
 
@@ -25,7 +25,7 @@ MISSING = replace_in_util("a * b", "a")  # not in the file: the edit fails
 
 @pytest.fixture
 def repo(tmp_path):
-    from tests.conftest import make_git_repo
+    from tests.helpers.repos import make_git_repo
 
     repo = make_git_repo(tmp_path / "repo", {"util.py": UTIL})
     (repo / ".acode").mkdir()  # the project root whatever folders above hold
@@ -147,7 +147,7 @@ def test_usage_errors_before_and_while_starting_the_run_reach_stdout(repo, fmt):
 
 def test_the_fixer_finding_no_passing_candidate_is_an_error_result_with_one_reason_line(repo):
     # already so before issue 28; kept here beside the denied edit as the other "change not made"
-    from tests.unit.agent.test_fixing import BUGGY, REQUEST, TESTS, reply
+    from tests.helpers.fixing_calc import BUGGY, REQUEST, TESTS, reply
 
     (repo / "calc.py").write_text(BUGGY)
     (repo / "test_calc.py").write_text(TESTS)

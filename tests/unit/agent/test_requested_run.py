@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from tests.unit.agent.test_agent_cli import ACODE, cli_env, run_cli, write_script
+from tests.helpers.agent_cli import ACODE, cli_env, run_cli, write_script
 
 from acode.paths import ProjectPaths
 from acode.store.sessions import SessionStore
@@ -23,7 +23,7 @@ CLAIM = "Created hello.py and ran it: it prints hello."
 
 @pytest.fixture
 def repo(tmp_path):
-    from tests.conftest import make_git_repo
+    from tests.helpers.repos import make_git_repo
 
     repo = make_git_repo(tmp_path / "repo")
     (repo / ".acode").mkdir()  # the project root whatever folders above hold
@@ -142,7 +142,7 @@ def test_the_call_after_the_reminder_may_only_run_a_command(tmp_path, scripted):
     """A reminder in words alone did not do it with the real 0.5B: it answered again in the reminder's
     words. The call after it is constrained to the command tools, with no answer; the tools stay
     described so the prompt (and its cached prefix) does not change."""
-    from agent_fakes import make_loop, new_state
+    from tests.helpers.agent_fakes import make_loop, new_state
 
     model = scripted(WRITE, CLAIM, {"tool": "run_shell_command", "arguments": {"command": "python hello.py"}},
                      "hello.py printed: hello")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_fixing import BUGGY, FIXED, REQUEST, TESTS, reply
+from tests.helpers.fixing_calc import BUGGY, FIXED, REQUEST, TESTS, reply
 
 from acode.agent.fixing import TestDrivenFixer
 from acode.agent.loop.agent_loop import AgentLoop

@@ -5,29 +5,10 @@ hook-rewritten arguments judged again."""
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 
-import yaml
-from test_agent_cli import run_cli as _run_cli
-from test_agent_cli import write_script
-
-
-def run_cli(repo, script, *args, **kw):
-    """The project's own rules and hooks in these tests are the user's choice: the folder is trusted."""
-    return _run_cli(repo, script, "--trust", *args, **kw)
-
-
-def configure(repo: Path, config: dict) -> None:
-    (repo / ".acode").mkdir(exist_ok=True)
-    (repo / ".acode" / "config.yml").write_text(yaml.safe_dump(config))
-
-
-def tool_steps(out) -> list[dict]:
-    assert out.returncode == 0, out.stderr
-    return [s for s in json.loads(out.stdout)["trajectory"] if s["type"] == "tool"]
-
+from tests.helpers.agent_cli import write_script
+from tests.helpers.trust_shell import configure, run_cli, tool_steps
 
 RULES = {"agent": {"rules": {"allow_shell": ["ls", "git status"], "deny_shell": ["touch"]}}}
 

@@ -7,8 +7,8 @@ files they would touch or delete live in the test's tmp folder."""
 from __future__ import annotations
 
 import pytest
-from test_agent_cli import write_script
-from test_trust_shell_cli import configure, run_cli, tool_steps
+from tests.helpers.agent_cli import write_script
+from tests.helpers.trust_shell import configure, run_cli, tool_steps
 
 
 def run_commands(repo, commands: list[str], mode: str) -> list[dict]:

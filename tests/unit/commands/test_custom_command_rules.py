@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pexpect
-from tests.unit.agent.test_agent_cli import PROMPT, spawn_chat, write_script
+from tests.helpers.agent_cli import PROMPT, spawn_chat, write_script
 
 from acode.paths import ProjectPaths
 from acode.store.sessions import SessionStore

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import make_git_repo
-from tests.unit.agent.test_agent_cli import PROMPT, spawn_chat, write_script
-from tests.unit.habits.test_chat_pty import quit_chat
+from tests.helpers.agent_cli import PROMPT, spawn_chat, write_script
+from tests.helpers.chat import quit_chat
+from tests.helpers.repos import make_git_repo
 
 UTIL = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

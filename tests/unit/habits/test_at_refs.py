@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import os
 
-from tests.conftest import make_git_repo
-from tests.unit.agent.test_agent_cli import run_cli, write_script
+from tests.helpers.agent_cli import run_cli, write_script
+from tests.helpers.repos import make_git_repo
 
 from acode.agent.session.at_refs import expand_at_refs, find_refs
 from acode.tools.base import ToolContext

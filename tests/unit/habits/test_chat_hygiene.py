@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 import pexpect
-from tests.conftest import make_git_repo
-from tests.unit.agent.test_agent_cli import PROMPT, run_cli, spawn_chat, write_script
-from tests.unit.habits.test_chat_pty import last_session_messages, quit_chat
+from tests.helpers.agent_cli import PROMPT, run_cli, spawn_chat, write_script
+from tests.helpers.chat import last_session_messages, quit_chat
+from tests.helpers.repos import make_git_repo
 
 UTIL = "def add(a, b):\n    return a + b\n"
 

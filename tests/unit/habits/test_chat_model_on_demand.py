@@ -9,8 +9,9 @@ import sys
 
 import pexpect
 import pytest
-from tests.conftest import REAL_MODEL, make_git_repo
-from tests.unit.agent.test_agent_cli import PROMPT
+from tests.helpers.agent_cli import PROMPT
+from tests.helpers.one_shot import REAL_MODEL
+from tests.helpers.repos import make_git_repo
 
 pytestmark = pytest.mark.real_model
 

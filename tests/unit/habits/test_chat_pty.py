@@ -4,27 +4,9 @@ through ACODE_MODEL__SCRIPT, as in tests/unit/agent/test_agent_cli.py)."""
 
 from __future__ import annotations
 
-import pexpect
-from tests.conftest import make_git_repo
-from tests.unit.agent.test_agent_cli import PROMPT, spawn_chat, write_script
-
-from acode.paths import ProjectPaths
-from acode.store.sessions import SessionStore
-
-
-def last_session_messages(repo):
-    store = SessionStore(ProjectPaths(repo).db_file)
-    try:
-        return store.load_messages(store.list(limit=1)[0].id)
-    finally:
-        store.close()
-
-
-def quit_chat(child):
-    child.sendline("/quit")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+from tests.helpers.agent_cli import PROMPT, spawn_chat, write_script
+from tests.helpers.chat import last_session_messages, quit_chat
+from tests.helpers.repos import make_git_repo
 
 
 def test_at_file_in_the_chat_sends_the_content(tmp_path):

@@ -4,8 +4,8 @@ marked as acode's; /undo only while that commit is HEAD and no tracked file has 
 from __future__ import annotations
 
 import pexpect
-from tests.conftest import git, make_git_repo
-from tests.unit.agent.test_agent_cli import PROMPT, run_cli, spawn_chat, write_script
+from tests.helpers.agent_cli import PROMPT, run_cli, spawn_chat, write_script
+from tests.helpers.repos import git, make_git_repo
 
 from acode.agent.session.git_turns import TRAILER, changed_paths, snapshot_tree, undo_last_commit
 

@@ -13,7 +13,7 @@ import time
 
 import pytest
 import yaml
-from tests.unit.agent.test_agent_cli import run_cli, write_script
+from tests.helpers.agent_cli import run_cli, write_script
 
 from acode.config.mcp import McpServerSettings
 from acode.llm.types import ToolCall
@@ -166,7 +166,7 @@ def test_the_agent_calls_a_tool_of_an_http_server(http_server, git_repo):
 
 def test_slash_mcp_shows_the_http_server_and_its_tools(http_server, git_repo):
     import pexpect
-    from tests.unit.agent.test_agent_cli import PROMPT, spawn_chat
+    from tests.helpers.agent_cli import PROMPT, spawn_chat
 
     _, url = http_server
     (git_repo / ".acode").mkdir()

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import make_git_repo
+from tests.helpers.repos import make_git_repo
 
 from acode.agent.session.context_files import find_context_files
 from acode.agent.session.memory import MAX_IMPORT_DEPTH, MEMORY_SECTION, add_memory, expand_imports, hierarchy

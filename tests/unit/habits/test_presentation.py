@@ -9,10 +9,10 @@ import os
 import re
 import subprocess
 
-from tests.conftest import make_git_repo
-from tests.unit.agent.test_agent_cli import ACODE, PROMPT, spawn_chat, write_script
-from tests.unit.habits.test_chat_pty import quit_chat
-from tests.unit.review.test_review_outputs import sample_result
+from tests.helpers.agent_cli import ACODE, PROMPT, spawn_chat, write_script
+from tests.helpers.chat import quit_chat
+from tests.helpers.repos import make_git_repo
+from tests.helpers.review_results import sample_result
 
 from acode.paths import ProjectPaths
 from acode.store.reviews import ReviewStore

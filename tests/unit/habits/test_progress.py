@@ -11,9 +11,9 @@ import sys
 
 import pexpect
 import pytest
-from tests.conftest import make_git_repo
-from tests.unit.agent.test_agent_cli import ACODE, PROMPT, spawn_chat, write_script
-from tests.unit.pipeline.run_helpers import TASK, approve, good_execution, make_repo, plan, write_config
+from tests.helpers.agent_cli import ACODE, PROMPT, spawn_chat, write_script
+from tests.helpers.repos import make_git_repo
+from tests.helpers.run_helpers import TASK, approve, good_execution, make_repo, plan, write_config
 
 from acode.paths import ProjectPaths
 from acode.store.sessions import SessionStore

@@ -10,7 +10,8 @@ import sys
 import textwrap
 
 import jsonschema
-from tests.unit.agent.test_agent_cli import ACODE, cli_env, run_cli, write_script
+from tests.helpers.agent_cli import ACODE, cli_env, run_cli, write_script
+from tests.helpers.stream_json import validator
 
 from acode.cli.stream_events import SCHEMA_FILE, json_schema, shipped_schema
 
@@ -24,10 +25,6 @@ CONSUMER = textwrap.dedent("""
             print("tool:", event["tool_name"], flush=True)
     print("end of stream", flush=True)
 """)
-
-
-def validator():
-    return jsonschema.Draft202012Validator(shipped_schema())
 
 
 def test_the_shipped_schema_is_the_one_the_event_models_generate():

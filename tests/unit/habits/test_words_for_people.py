@@ -14,9 +14,9 @@ import sys
 
 import pexpect
 import pytest
-from tests.conftest import make_git_repo
-from tests.unit.agent.test_agent_cli import PROMPT, cli_env, run_cli, write_script
-from tests.unit.habits.test_chat_pty import last_session_messages, quit_chat
+from tests.helpers.agent_cli import PROMPT, cli_env, run_cli, write_script
+from tests.helpers.chat import last_session_messages, quit_chat
+from tests.helpers.repos import make_git_repo
 
 from acode.agent.loop.middleware import AgentState
 from acode.agent.session.recorder import SessionRecorder

@@ -9,9 +9,9 @@ import sys
 
 import pexpect
 import pytest
-from tests.conftest import make_git_repo
-from tests.unit.agent.test_agent_cli import PROMPT, cli_env, write_script
-from tests.unit.habits.test_chat_pty import last_session_messages, quit_chat
+from tests.helpers.agent_cli import PROMPT, cli_env, write_script
+from tests.helpers.chat import last_session_messages, quit_chat
+from tests.helpers.repos import make_git_repo
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 TESTS = "from util import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"

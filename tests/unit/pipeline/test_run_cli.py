@@ -8,7 +8,7 @@ import sys
 
 import pexpect
 import pytest
-from run_helpers import (
+from tests.helpers.run_helpers import (
     BAD_UTIL,
     GOOD_UTIL,
     TASK,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from run_helpers import (
+from tests.helpers.run_helpers import (
     BAD_UTIL,
     GOOD_UTIL,
     TEST_UTIL,

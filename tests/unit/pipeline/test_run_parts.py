@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from run_helpers import make_repo
+from tests.helpers.run_helpers import make_repo
 
 from acode.pipeline import gitops
 from acode.pipeline.metrics import compute_metrics
@@ -33,7 +33,6 @@ def test_changes_since_counts_new_modified_deleted_and_ignores_acode(tmp_path):
     assert "+b = 2" in gitops.diff_since(root, start)
     assert gitops.git(root, "diff", "--cached", "--name-only") == ""  # the user's index is untouched
     assert gitops.dirty_paths(root) and ".acode/acode.db" not in gitops.dirty_paths(root)
-
 
 
 def test_changed_files_are_the_reviews_files_with_their_diffs(tmp_path):

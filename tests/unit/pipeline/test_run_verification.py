@@ -10,7 +10,17 @@ import json
 import os
 
 import pytest
-from run_helpers import BAD_UTIL, TASK, TEST_UTIL, git, make_repo, plan, run_cli, write, write_config
+from tests.helpers.run_helpers import (
+    BAD_UTIL,
+    TASK,
+    TEST_UTIL,
+    git,
+    make_repo,
+    plan,
+    run_cli,
+    write,
+    write_config,
+)
 
 from acode.paths import ProjectPaths
 

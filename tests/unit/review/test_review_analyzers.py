@@ -4,7 +4,7 @@ added line, and new against the base version."""
 from __future__ import annotations
 
 import pytest
-from review_fakes import repo_with_branch
+from tests.helpers.review_fakes import repo_with_branch
 
 from acode.review.change.git_context import branch_context
 from acode.review.evidence.gathering import ruff_findings

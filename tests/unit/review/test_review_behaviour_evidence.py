@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import yaml
-from review_fakes import repo_with_branch
+from tests.helpers.review_fakes import repo_with_branch
 
 from acode.sandbox import find_sandbox
 

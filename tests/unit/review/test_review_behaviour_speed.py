@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from review_fakes import ASKS_CHANGE, repo_with_branch, yes_no
+from tests.helpers.review_fakes import ASKS_CHANGE, repo_with_branch, yes_no
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel

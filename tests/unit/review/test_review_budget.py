@@ -4,7 +4,7 @@ left, proposals left out when too little fits, and every omission named."""
 from __future__ import annotations
 
 import pytest
-from review_fakes import BUGGY, SOUND, repo_with_branch
+from tests.helpers.review_fakes import BUGGY, SOUND, repo_with_branch
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel

@@ -11,9 +11,9 @@ import jsonschema
 import pytest
 import yaml
 from junitparser import JUnitXml
-from review_fakes import BUGGY, SOUND, ci_clone, git, repo_with_branch
-from test_review_cli import BUG, PROPOSE_NOTHING, invoke, use_script
-from tests.ci_schemas import GITHUB_COMMAND, GITLAB_CODE_QUALITY, RDJSON
+from tests.helpers.ci_schemas import GITHUB_COMMAND, GITLAB_CODE_QUALITY, RDJSON
+from tests.helpers.review_cli import BUG, PROPOSE_NOTHING, invoke, use_script
+from tests.helpers.review_fakes import BUGGY, SOUND, ci_clone, git, repo_with_branch
 
 from acode.config.review import DIMENSIONS
 

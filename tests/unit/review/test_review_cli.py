@@ -7,15 +7,11 @@ import re
 
 import jsonschema
 import pytest
-import yaml
-from review_fakes import BUGGY, SOUND, git, repo_with_branch
+from tests.helpers.review_cli import BUG, PROPOSE_NOTHING, invoke, use_script
+from tests.helpers.review_fakes import BUGGY, SOUND, git, repo_with_branch
 from typer.testing import CliRunner
 
 from acode.cli.main import app
-
-PROPOSE_NOTHING = {"json": {"findings": []}}
-BUG = {"json": {"findings": [{"line_number": 3, "line": "start = number * size", "problem": "page 1 is skipped", "severity": "high",
-                              "suggestion": "use (number - 1) * size"}]}}
 
 
 @pytest.fixture
@@ -23,23 +19,6 @@ def repo(tmp_path, monkeypatch):
     repo = repo_with_branch(tmp_path / "repo", {"pages.py": SOUND}, {"pages.py": BUGGY})
     monkeypatch.chdir(repo)
     return repo
-
-
-def use_script(repo, steps, **reviewer):
-    """Project config: the scripted backend replaying ``steps``, plus reviewer settings."""
-    script = repo.parent / "script.yml"
-    script.write_text(yaml.safe_dump(steps))
-    # the behavioural diff (its own tests: test_review_behaviour_diff.py) asks the model a question these
-    # scripts do not answer
-    reviewer = {"behaviour": {"enabled": False}, **reviewer}
-    config = {"model": {"backend": "scripted", "script": str(script)},
-              "reviewer": {"require_candidates": False, "strategy": "per_dimension", **reviewer}}
-    (repo / ".acode").mkdir(exist_ok=True)
-    (repo / ".acode" / "config.yml").write_text(yaml.safe_dump(config))
-
-
-def invoke(*args):
-    return CliRunner().invoke(app, ["review", *args])
 
 
 def test_approved_exits_0_and_is_stored(repo):
@@ -195,7 +174,6 @@ def test_a_risky_call_past_the_diff_cut_rejects_and_the_cut_is_stated(tmp_path, 
     rules = {f["rule"] for f in data["evidence"]}
     assert {"ruff/S605", "secret/aws-access-key"} <= rules
     assert "the evidence read all" in data["cut"]["tools.py"]
-
 
 
 def test_reviewer_run_tests_in_a_project_config_needs_a_trusted_folder(repo, monkeypatch):

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import yaml
-from review_fakes import git
-from tests.conftest import make_git_repo
+from tests.helpers.repos import make_git_repo
+from tests.helpers.review_fakes import git
 
 PAGING = '''def page(items, number, size=10):
     """Page ``number`` (starting at 1) of ``items``."""

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import yaml
-from review_fakes import git
-from tests.conftest import make_git_repo
+from tests.helpers.repos import make_git_repo
+from tests.helpers.review_fakes import git
 
 HEAD = "import subprocess\n" + "".join(f"LIMIT_{i} = {i}\n" for i in range(10)) + "\n\n"
 BASE = HEAD + "def run(cmd):\n    return cmd\n"

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from review_fakes import repo_with_branch
+from tests.helpers.review_fakes import repo_with_branch
 
 from acode.review.change.git_context import branch_context
 from acode.review.evidence.gathering import gather_evidence, ruff_findings

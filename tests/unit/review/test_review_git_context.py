@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from review_fakes import git, repo_with_branch, write
+from tests.helpers.review_fakes import git, repo_with_branch, write
 
 from acode.errors import AcodeError, UsageError
 from acode.review.change import git_context

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from review_fakes import git, write
+from tests.helpers.review_fakes import git, write
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel

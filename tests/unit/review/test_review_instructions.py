@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from review_fakes import git
-from tests.conftest import make_git_repo
-from tests.unit.openai_fake_server import FakeOpenAIServer
+from tests.helpers.openai_fake_server import FakeOpenAIServer
+from tests.helpers.repos import make_git_repo
+from tests.helpers.review_fakes import git
 
 from acode.config.review import PathInstruction
 from acode.review.change.packing import pack_diffs

@@ -4,7 +4,7 @@ shown (it would give one side of the change to both)."""
 
 from __future__ import annotations
 
-from review_fakes import repo_with_branch
+from tests.helpers.review_fakes import repo_with_branch
 
 from acode.config.review import RegressionSettings
 from acode.review.change.git_context import branch_context

@@ -3,7 +3,7 @@ text for both, the tests the change adds first, then those sharing the most with
 
 from __future__ import annotations
 
-from review_fakes import repo_with_branch
+from tests.helpers.review_fakes import repo_with_branch
 
 from acode.config.review import RegressionSettings, ReviewerSettings
 from acode.llm.scripted import ScriptedModel

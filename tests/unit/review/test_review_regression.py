@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from review_fakes import BUGGY, SOUND, repo_with_branch, yes_no
+from tests.helpers.review_fakes import BUGGY, SOUND, repo_with_branch, yes_no
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel

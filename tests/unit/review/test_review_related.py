@@ -3,7 +3,7 @@ name them (run instead of the whole suite with --run-tests)."""
 
 from __future__ import annotations
 
-from review_fakes import repo_with_branch
+from tests.helpers.review_fakes import repo_with_branch
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel

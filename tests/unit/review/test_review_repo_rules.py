@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from review_fakes import git
-from tests.conftest import make_git_repo
+from tests.helpers.repos import make_git_repo
+from tests.helpers.review_fakes import git
 
 from acode.review.evidence.repo_rules import ast_grep_binary
 

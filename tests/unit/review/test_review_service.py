@@ -7,7 +7,7 @@ import os
 
 import pytest
 from pydantic import BaseModel
-from review_fakes import BUGGY, SOUND, finding, repo_with_branch, reviewer, yes_no
+from tests.helpers.review_fakes import BUGGY, SOUND, finding, repo_with_branch, reviewer, yes_no
 
 from acode.config.review import ReviewerSettings
 from acode.errors import ModelOutputError, ModelTimeoutError

@@ -3,7 +3,7 @@ trees of the old and new function."""
 
 from __future__ import annotations
 
-from review_fakes import repo_with_branch
+from tests.helpers.review_fakes import repo_with_branch
 
 from acode.review.change.git_context import branch_context
 from acode.review.evidence.gathering import structural_findings

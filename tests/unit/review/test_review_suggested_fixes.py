@@ -16,9 +16,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from review_fakes import git
-from tests.ci_schemas import RDJSON
-from tests.conftest import make_git_repo
+from tests.helpers.ci_schemas import RDJSON
+from tests.helpers.repos import make_git_repo
+from tests.helpers.review_fakes import git
 
 from acode.review.evidence.ruff import run_ruff
 from acode.review.evidence.suggested_fixes import apply_fix, build_fix, split_lines

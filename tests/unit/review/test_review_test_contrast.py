@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from review_fakes import repo_with_branch
+from tests.helpers.review_fakes import repo_with_branch
 
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel

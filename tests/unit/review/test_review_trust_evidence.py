@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from review_fakes import repo_with_branch
+from tests.helpers.review_fakes import repo_with_branch
 
 from acode.sandbox import find_sandbox
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from review_fakes import ci_clone, git, repo_with_branch
+from tests.helpers.review_fakes import ci_clone, git, repo_with_branch
 
 CALC = "def add(a, b):\n    return a + b\n"
 # a fake token of the GitHub shape (never a real one) and string-built SQL: secret/github-token, ruff/S608

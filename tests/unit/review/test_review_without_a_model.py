@@ -15,9 +15,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 from junitparser import JUnitXml
-from review_fakes import git
-from tests.ci_schemas import GITLAB_CODE_QUALITY, RDJSON
-from tests.conftest import make_git_repo
+from tests.helpers.ci_schemas import GITLAB_CODE_QUALITY, RDJSON
+from tests.helpers.repos import make_git_repo
+from tests.helpers.review_fakes import git
 
 GREET = 'def greet(name):\n    return f"hello {name}"\n'
 BROKEN = 'def greet(name):\n    return f"hi {name}"\n'

@@ -20,7 +20,7 @@ from pathlib import Path
 import pexpect
 import pytest
 import yaml
-from tests.conftest import make_git_repo
+from tests.helpers.repos import make_git_repo
 
 from acode.agent.session.agent_session import SessionOptions
 from acode.agent.session.builder import build_session

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.unit.openai_fake_server import FakeOpenAIServer
+from tests.helpers.openai_fake_server import FakeOpenAIServer
 
 from acode.config import load_settings
 

@@ -16,15 +16,21 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.helpers.run_helpers import (
+    approve,
+    events,
+    good_execution,
+    make_repo,
+    plan,
+    run_python,
+    write_config,
+)
 
 from acode.agent.session.agent_session import SessionOptions
 from acode.agent.session.builder import build_session
 from acode.config import Settings
 from acode.llm.scripted import ScriptedModel
 from acode.sandbox import find_sandbox
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pipeline"))
-from run_helpers import approve, events, good_execution, make_repo, plan, run_python, write_config
 
 SANDBOX, WHY_NOT = find_sandbox()
 pytestmark = pytest.mark.skipif(SANDBOX is None, reason=f"no sandbox here: {WHY_NOT}")

@@ -91,7 +91,7 @@ def test_stream_json_progress_and_saved_outputs_hide_secrets(git_repo):
 
 def test_log_lines_show_the_escapes_of_the_names_they_quote(tmp_path):
     """A warning names a folder (here a clone whose name holds ESC]0: it would retitle the terminal)."""
-    from tests.conftest import git, make_git_repo
+    from tests.helpers.repos import git, make_git_repo
 
     repo = make_git_repo(tmp_path / f"clone{ESC}]0;pwned{chr(7)}")
     (repo / ".acode").mkdir()

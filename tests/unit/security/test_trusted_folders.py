@@ -12,33 +12,12 @@ from pathlib import Path
 import pexpect
 import pytest
 import yaml
+from tests.helpers.trusted_folders import run
 
 from acode.config import load_settings
 from acode.config.trust import TrustStore, decide, project_commands
 from acode.errors import ConfigError
 from acode.sandbox import find_sandbox
-
-ACODE = [sys.executable, "-m", "acode"]
-
-
-def run(
-    repo: Path, *args: str, script: list | None = None, env: dict | None = None
-) -> subprocess.CompletedProcess:
-    full = dict(os.environ, ACODE_NEXT_SPEAKER__ENABLED="false", COLUMNS="250", **(env or {}))
-    if script is not None:
-        path = repo.parent / "trust-script.yml"
-        path.write_text(yaml.safe_dump(script))
-        full["ACODE_MODEL__SCRIPT"] = str(path)
-    return subprocess.run(
-        [*ACODE, *args],
-        cwd=repo,
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
 
 
 def hostile_project(repo: Path) -> Path:

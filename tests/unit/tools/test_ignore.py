@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from tests.conftest import make_git_repo
+from tests.helpers.repos import make_git_repo
 
 from acode.tools.globmatch import match_glob, match_name_or_path
 from acode.tools.ignore import IgnoreRules, candidate_files, parse_rule

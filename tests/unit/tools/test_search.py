@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from tests.conftest import make_git_repo
+from tests.helpers.repos import make_git_repo
 
 from acode.llm.types import ToolCall
 from acode.tools.base import ToolContext, ToolRegistry

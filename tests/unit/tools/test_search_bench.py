@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchmarks.search_bench import run_search_benchmark
-from tests.conftest import make_git_repo
+from tests.helpers.repos import make_git_repo
 
 
 def test_benchmark_reports_each_pattern(tmp_path):

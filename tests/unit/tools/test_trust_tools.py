@@ -6,14 +6,11 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 import time
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))
-from test_agent_cli import run_cli, write_script
+from tests.helpers.agent_cli import run_cli, write_script
 
 from acode.llm.types import ToolCall
 from acode.tools.base import ToolContext, ToolRegistry

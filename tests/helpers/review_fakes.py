@@ -50,8 +50,8 @@ def ci_clone(repo: Path, tmp_path: Path) -> Path:
     origin = tmp_path / "origin.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(origin)], check=True)
     clone = tmp_path / "job"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{origin}", str(clone)],
-                   check=True)
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{origin}",
+                    str(clone)], check=True)
     git(clone, "checkout", "-q", "--detach", "HEAD")
     for key, value in (("user.email", "ci@example.com"), ("user.name", "CI")):
         git(clone, "config", key, value)
@@ -85,10 +85,12 @@ ASKS_CHANGE = [yes_no(0.9), yes_no(0.9), yes_no(0.1), yes_no(0.1)]
 def finding(line: str, problem: str = "wrong", severity: str = "high", number: int = 3,
             file: str = "pages.py") -> dict:
     """A proposed finding; line 3 of pages.py is the changed line of SOUND -> BUGGY."""
-    return {"file": file, "line_number": number, "line": line, "problem": problem, "severity": severity, "suggestion": "fix it"}
+    return {"file": file, "line_number": number, "line": line, "problem": problem, "severity": severity,
+            "suggestion": "fix it"}
 
 
-def reviewer(proposals: dict[str, list[dict]] | None = None, p_yes: float = 0.9, *, default: list[dict] | None = None):
+def reviewer(proposals: dict[str, list[dict]] | None = None, p_yes: float = 0.9, *,
+             default: list[dict] | None = None):
     """A scripted-model step that answers like a reviewer: findings per dimension (by the task text),
     and ``yes_no(p_yes)`` for every check question."""
     proposals = proposals or {}

@@ -138,7 +138,7 @@ def traced(command: str) -> re.Pattern[str]:
 def fixing_repo(tmp_path: Path, monkeypatch, files: dict[str, str] | None = None) -> Path:
     """The project's shape with ``files`` added, as a git repository, and the Python running the tests
     first on PATH (the fixer's ``python -m pytest`` is then this one, with its pytest)."""
-    from tests.conftest import make_git_repo
+    from tests.helpers.repos import make_git_repo
 
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     return make_git_repo(tmp_path / "repo", {**project_files(), **(files or {})})
