@@ -22,7 +22,7 @@ class NoModel:
         self.context_window = context_window
 
     def complete(self, messages: Sequence[Message], **kwargs: Any) -> Completion:
-        raise NoModelError("ACODE-MODEL-020", "no model is configured (model.backend: none)",
+        raise NoModelError("ACODE-MODEL-013", "no model is configured (model.backend: none)",
                            hint="set model.backend to embedded (pip install 'acode[local]') or to openai "
                                 "with model.base_url, your server")
 

@@ -142,7 +142,7 @@ def test_a_target_that_cannot_be_fetched_says_which_fetch_to_add(repo, tmp_path,
     monkeypatch.chdir(clone)
     result = invoke()
     assert result.exit_code == 2, result.output
-    assert "ACODE-GIT-006" in result.output and "git fetch origin main" in result.output
+    assert "ACODE-GIT-010" in result.output and "git fetch origin main" in result.output
 
 
 def test_outside_a_pull_request_a_detached_head_is_still_refused(repo, monkeypatch):

@@ -174,7 +174,7 @@ def test_the_ci_base_fetch_never_runs_an_ext_remote(tmp_path, how):
     git(job, "config", "protocol.ext.allow", "always")
     out = review(job, env={"CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_BASE_REF": "main"})
     assert not marker.exists()
-    assert out.returncode == 2 and "ACODE-GIT-006" in out.stderr, out.stderr
+    assert out.returncode == 2 and "ACODE-GIT-010" in out.stderr, out.stderr
     assert "acode does not fetch from it" in out.stderr
 
 

@@ -83,7 +83,7 @@ def parse_agent_markdown(text: str, source: Path) -> AgentDefinition:
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         raise ConfigError(
-            "ACODE-AGENT-001",
+            "ACODE-AGENT-006",
             f"{source} has no YAML front matter",
             hint="start the file with a '---' line, the keys (name, description, tools, ...), and another "
                  "'---'",
@@ -92,14 +92,14 @@ def parse_agent_markdown(text: str, source: Path) -> AgentDefinition:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
         raise ConfigError(
-            "ACODE-AGENT-002", f"{source}: the front matter is not closed by a '---' line"
+            "ACODE-AGENT-007", f"{source}: the front matter is not closed by a '---' line"
         ) from None
     try:
         meta = yaml.safe_load("\n".join(lines[1:end])) or {}
     except yaml.YAMLError as exc:
-        raise ConfigError("ACODE-AGENT-003", f"{source}: the front matter is not valid YAML: {exc}") from None
+        raise ConfigError("ACODE-AGENT-008", f"{source}: the front matter is not valid YAML: {exc}") from None
     if not isinstance(meta, dict):
-        raise ConfigError("ACODE-AGENT-003", f"{source}: the front matter must be a mapping of keys")
+        raise ConfigError("ACODE-AGENT-008", f"{source}: the front matter must be a mapping of keys")
     meta.setdefault("name", source.stem)
     body = "\n".join(lines[end + 1 :]).strip()
     if not body:

@@ -89,7 +89,7 @@ def resolve_base(root: Path, target: CiTarget) -> str:
     if base is None:
         refused = (f" (origin's URL {redact(url)!r} is not https, ssh or a local path: acode does not "
                    "fetch from it)" if url and not fetchable(url) else "")
-        raise UsageError("ACODE-GIT-006",
+        raise UsageError("ACODE-GIT-010",
                          f"the target branch '{target.base}' ({target.provider} CI) is not in this clone"
                          + refused, hint=_fetch_hint(target))
     _deepen_until_merge_base(root, base, target, url)
@@ -111,7 +111,7 @@ def _deepen_until_merge_base(root: Path, base: str, target: CiTarget, url: str |
         _fetch(root, url, options=("--unshallow",))
         if merge_base():
             return
-    raise UsageError("ACODE-GIT-007",
+    raise UsageError("ACODE-GIT-011",
                      f"no common history between '{base}' and HEAD in this {target.provider} CI clone",
                      hint=_fetch_hint(target))
 

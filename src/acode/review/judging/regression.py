@@ -297,7 +297,7 @@ def _by_likelihood(model: MeteredModel, region: Region,
                    timeout: Callable[[], float]) -> tuple[dict[str, float], int]:
     scorer = scorer_of(model)
     if scorer is None:
-        raise ModelError("ACODE-REVIEW-040", f"the {model.name} backend cannot score text "
+        raise ModelError("ACODE-REVIEW-021", f"the {model.name} backend cannot score text "
                          "(reviewer.regression.method: likelihood needs the embedded model)",
                          hint="set reviewer.regression.method: question (or auto)")
     old = scorer.score_text(region.prefix, region.old_text, timeout=timeout())
