@@ -34,6 +34,7 @@ from benchmarks.fix_success import oneshot_prompt
 from benchmarks.fix_tasks import FixTask, hidden_check, load_tasks, make_workspace, visible_check
 
 TEMPERATURES = (0.4, 0.8)
+LINE_TEMPERATURE = 0.7  # agent.fix.sample_temperature, the line asks' samples in acode
 BUDGET = 2.0
 
 
@@ -45,10 +46,23 @@ def function_prompt(one_call: str, task: FixTask) -> str:
     return head + render("acode.agent", "fix_function.j2", function=(task.module, task.entry_point))
 
 
-def candidate(task: FixTask, root: Path, reply: str) -> dict[str, str] | str:
-    from acode.agent.fixing.rewrite import FileView, close_fence, parse_reply
+def line_prompt(one_call: str, task: FixTask) -> str:
+    """The one call's prompt but for its last sentence, asking for the one wrong line (fix_line.j2)."""
+    from acode.prompts import render
 
-    return parse_reply(close_fence(reply), [FileView(task.module, task.source)])
+    head = one_call[: one_call.rindex("\n\n") + 2]
+    return head + render("acode.agent", "fix_line.j2", files=[_view(task)])
+
+
+def candidate(task: FixTask, shape: str, reply: str) -> dict[str, str] | str:
+    from acode.agent.fixing.line_edit import apply_line_edit, copies_instruction
+    from acode.agent.fixing.rewrite import close_fence, parse_reply
+
+    if shape == "line":
+        if copies_instruction(reply):
+            return "copies the instruction"
+        return apply_line_edit(reply, [_view(task)])
+    return parse_reply(close_fence(reply), [_view(task)])
 
 
 def judge(task: FixTask, root: Path, text: str) -> tuple[bool, bool, float]:
@@ -62,34 +76,48 @@ def judge(task: FixTask, root: Path, text: str) -> tuple[bool, bool, float]:
     return visible, hidden, seconds
 
 
-def run_task(task: FixTask, model, work: Path, functions: int, wholes: int) -> dict:
+def run_task(task: FixTask, model, work: Path, functions: int, wholes: int, lines: int,
+             previous: dict | None = None) -> dict:
+    """Every candidate of the task in a fixed order; with ``previous`` (a record without line asks) only
+    the line asks, added to its rows."""
     from acode.agent.fixing.function_asks import FUNCTION_STOP
+    from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP
     from acode.agent.fixing.rewrite import reply_stop
     from acode.llm.types import Message
 
     root = make_workspace(task, work / str(task.number))
     one_call = oneshot_prompt(task, visible_check(root)[1])
     whole_stop = reply_stop([_view(task)], False)
-    asks = [("one call", one_call, 0.0, 0, whole_stop, 1536)]
-    asks += [("function", function_prompt(one_call, task), 0.0 if i == 0 else TEMPERATURES[(i - 1) % 2],
-              301 + i, FUNCTION_STOP, 1024) for i in range(functions)]
-    asks += [("whole", one_call, TEMPERATURES[i % 2], 1 + i, whole_stop, 1536) for i in range(wholes)]
-    seen: set[str] = set()
-    rows = []
+    asks = [] if previous else [("one call", one_call, 0.0, 0, whole_stop, 1536)]
+    if not previous:
+        asks += [("function", function_prompt(one_call, task), 0.0 if i == 0 else TEMPERATURES[(i - 1) % 2],
+                  301 + i, FUNCTION_STOP, 1024) for i in range(functions)]
+        asks += [("whole", one_call, TEMPERATURES[i % 2], 1 + i, whole_stop, 1536) for i in range(wholes)]
+    asks += [("line", line_prompt(one_call, task), 0.0 if i == 0 else LINE_TEMPERATURE, 100 + i, LINE_STOP,
+              LINE_REPLY_TOKENS) for i in range(lines)]
+    seen: dict[str, dict] = {}
+    rows = list(previous["candidates"]) if previous else []
+    if previous:  # in acode the line asks follow the one call, whose prompt the KV cache then holds
+        model.complete([Message.user(one_call)], max_tokens=1, temperature=0.0, seed=0)
     for shape, prompt, temperature, seed, stop, max_tokens in asks:
         started = time.monotonic()
         done = model.complete([Message.user(prompt)], max_tokens=max_tokens, temperature=temperature,
                               seed=seed, stop=stop)
         seconds = time.monotonic() - started
-        parsed = candidate(task, root, done.text)
+        parsed = candidate(task, shape, done.text)
         row = {"shape": shape, "temperature": temperature, "seed": seed, "model_s": round(seconds, 2),
-               "completion_tokens": done.usage.completion_tokens, "prompt_tokens": done.usage.prompt_tokens}
+               "completion_tokens": done.usage.completion_tokens, "prompt_tokens": done.usage.prompt_tokens,
+               "prompt_tokens_evaluated": done.usage.prompt_tokens_evaluated}
         text = None if isinstance(parsed, str) else parsed[task.module]
-        if text is None or text in seen:
+        first = seen.get(text) if text else None
+        if text is None or (first and first["shape"] in ("one call", shape)):
             row["dropped"] = parsed[:60] if text is None else "repeat"
             row["test_s"], row["visible"], row["hidden"] = 0.0, False, False
+        elif first:  # another shape's candidate: new to this shape alone, which pass_at_k simulates
+            row.update(same_as=first["shape"], visible=first["visible"], hidden=first["hidden"],
+                       test_s=first["test_s"])
         else:
-            seen.add(text)
+            seen[text] = row
             row["visible"], row["hidden"], test_s = judge(task, root, text)
             row["test_s"] = round(test_s, 2)
         rows.append(row)
@@ -124,6 +152,17 @@ def pass_at_k(records: list[dict], shape: str, k: int, budget: float | None, ora
                 solved += row["hidden"]
                 break
     return solved
+
+
+def _with(records: list[dict], shape: str) -> list[dict]:
+    """The records that hold candidates of ``shape`` (line asks were added to the first tasks only)."""
+    return [r for r in records if any(c["shape"] == shape for c in r["candidates"])]
+
+
+def _table(records: list[dict], shapes: list[str], ks: range, budget: float | None,
+           oracle: bool = False) -> dict:
+    return {shape: {str(k): pass_at_k(_with(records, shape), shape, k, budget, oracle) for k in ks}
+            for shape in shapes}
 
 
 def per_candidate(records: list[dict], shape: str) -> dict:
@@ -171,6 +210,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--functions", type=int, default=4)
     parser.add_argument("--wholes", type=int, default=2)
+    parser.add_argument("--lines", type=int, default=0,
+                        help="one-line asks (greedy, then samples); with --resume added to recorded tasks")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--records", type=Path, default=None)
     parser.add_argument("--resume", action="store_true")
@@ -193,30 +234,32 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="acode-fix-candidates-"))
     records = []
     for task in tasks:
-        if task.task_id not in done and model is None:
-            model = fix_report.oneshot_model(["oneshot"], args.model, threads)
-        record = done.get(task.task_id) or run_task(task, model, work, args.functions, args.wholes)
-        if task.task_id not in done and args.records:
-            with args.records.open("a") as out:
-                out.write(json.dumps(record) + "\n")
+        record = done.get(task.task_id)
+        adds_lines = bool(record and args.lines and not _with([record], "line"))  # recorded before them
+        if record is None or adds_lines:
+            model = model or fix_report.oneshot_model(["oneshot"], args.model, threads)
+            record = run_task(task, model, work, args.functions, args.wholes, args.lines,
+                              record if adds_lines else None)
+            if args.records:
+                with args.records.open("a") as out:
+                    out.write(json.dumps(record) + "\n")
         records.append(record)
         print(json.dumps({"task": task.task_id, "solved_by": [c["shape"] for c in record["candidates"]
                                                               if c["hidden"]]}), file=sys.stderr)
     one_call = statistics.median(r["one_call_s"] for r in records)
-    ks = range(1, max(args.functions, args.wholes) + 2)
+    ks = range(1, max(args.functions, args.wholes, args.lines) + 2)
+    shapes = [shape for shape in ("function", "whole", "line")
+              if any(c["shape"] == shape for r in records for c in r["candidates"])]
     report = {
         "model": args.model, "tasks_set": args.tasks, "half": args.half, "tasks": len(records),
         "threads": threads, "one_call_median_s": round(one_call, 1),
-        "pass_at_k": {shape: {str(k): pass_at_k(records, shape, k, None) for k in ks}
-                      for shape in ("function", "whole")},
-        "pass_within_2x": {shape: {str(k): pass_at_k(records, shape, k, BUDGET) for k in ks}
-                           for shape in ("function", "whole")},
-        "any_passes_at_k": {shape: {str(k): pass_at_k(records, shape, k, None, oracle=True) for k in ks}
-                            for shape in ("function", "whole")},
-        "any_passes_within_2x": {shape: {str(k): pass_at_k(records, shape, k, BUDGET, oracle=True)
-                                         for k in ks} for shape in ("function", "whole")},
+        "tasks_per_shape": {shape: len(_with(records, shape)) for shape in shapes},
+        "pass_at_k": _table(records, shapes, ks, None),
+        "pass_within_2x": _table(records, shapes, ks, BUDGET),
+        "any_passes_at_k": _table(records, shapes, ks, None, oracle=True),
+        "any_passes_within_2x": _table(records, shapes, ks, BUDGET, oracle=True),
         "per_candidate": {shape: per_candidate(records, shape)
-                          for shape in ("one call", "function", "whole")},
+                          for shape in ("one call", *shapes)},
         "per_task": {r["task"]: [(c["shape"], c["temperature"], c["hidden"], c.get("dropped", ""))
                                  for c in r["candidates"]] for r in records},
     }
