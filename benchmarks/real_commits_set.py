@@ -30,6 +30,7 @@ third-party source is committed.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import io
 import itertools
 import re
@@ -366,6 +367,51 @@ def test_env(project: str = "", acode_python: str = sys.executable) -> Path:
         (Path(site) / "acode-env.pth").write_text(theirs.strip() + "\n", encoding="utf-8")
         ready.write_text("ok\n", encoding="utf-8")
     return env / "bin"
+
+
+def runtime_requirements(tree: Path) -> list[str]:
+    """The project's declared runtime dependencies for this Python (extras left out): ``[project]
+    dependencies`` of pyproject.toml, else the sdist's ``Requires-Dist`` lines."""
+    import tomllib
+
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    declared: list[str] = []
+    pyproject = tree / "pyproject.toml"
+    if pyproject.is_file():
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+        declared = project.get("dependencies", [])
+    if not declared and (tree / "PKG-INFO").is_file():
+        declared = [line.split(":", 1)[1].strip() for line in
+                    (tree / "PKG-INFO").read_text(encoding="utf-8", errors="replace").splitlines()
+                    if line.startswith("Requires-Dist:")]
+    out = []
+    for text in declared:
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+            out.append(str(requirement))
+    return sorted(out)
+
+
+def runtime_env(tree: Path) -> Path | None:
+    """A virtual environment holding the runtime dependencies ``tree`` declares, as the environment of a
+    user of the project has them (built once in the cache, shared by every tree that declares the same);
+    None when it declares none. The behavioural diff reads it as the project's environment
+    (``VIRTUAL_ENV``): the code under review imports its dependencies from it."""
+    requirements = runtime_requirements(tree)
+    if not requirements:
+        return None
+    key = hashlib.sha256("\n".join(requirements).encode()).hexdigest()[:12]
+    env = CACHE / f"runtime-{key}"
+    if not (env / ".ready").exists():
+        shutil.rmtree(env, ignore_errors=True)
+        run([sys.executable, "-m", "venv", str(env)])
+        run([str(env / "bin" / "python"), "-m", "pip", "install", "--quiet", *requirements])
+        (env / ".ready").write_text("\n".join(requirements) + "\n", encoding="utf-8")
+    return env
 
 
 # --- repositories -----------------------------------------------------------------------------------

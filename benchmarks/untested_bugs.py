@@ -19,6 +19,7 @@ and end of the run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -84,6 +85,9 @@ def report(rows: list[dict]) -> dict:
             out[half][source] = {**figures(of_source), "by_kind": {
                 kind: figures([r for r in of_source if r["kind"] == kind])
                 for kind in sorted({r["kind"] for r in of_source})}}
+    from untested_bugs_reach import reach
+
+    out["reach"] = reach(rows)
     out["caught"] = {r["name"]: deciders(r) for r in rows
                      if r["expected"] == "REJECTED" and r["verdict"] == "REJECTED"}
     out["sound_rejected"] = {r["name"]: deciders(r) for r in rows
@@ -110,11 +114,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "--intent-only records (a difference that waited for the model counts high "
                              "where the verdict is no_change): the intent question's part, without a full "
                              "model run")
+    parser.add_argument("--no-runtime-env", action="store_true",
+                        help="review the real commits without the project's runtime dependencies installed "
+                             "(as before November 27 evening: flask's werkzeug missing where the diff runs)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a reviewer setting, as real_commits.py --set")
     parser.add_argument("--records", type=Path, help="append every review as a JSON line here")
     parser.add_argument("--summarise", type=Path, nargs="+", help="no model: the figures of records files")
     parser.add_argument("--list", action="store_true", help="no model: describe the set")
+    parser.add_argument("--per-function", action="store_true",
+                        help="with --summarise: also list every changed function of each bug on stderr "
+                             "(status, inputs tried, why it was not run)")
     return parser.parse_args(argv)
 
 
@@ -129,6 +139,10 @@ def main(argv: list[str] | None = None) -> int:
             verdicts = {r["name"]: r["intent"] for r in read_records([args.with_intent])}
             rows = [under_intent(row, verdicts.get(row["name"]), reviewer_settings(None, row["settings"]))
                     for row in rows]
+        if args.per_function:
+            from untested_bugs_reach import per_function
+
+            print("\n".join(per_function(rows)), file=sys.stderr)
         print(json.dumps(report(rows), indent=2))
         return 0
 
@@ -161,9 +175,11 @@ def main(argv: list[str] | None = None) -> int:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
                 continue
+            with project_environment(None if args.no_runtime_env or item.fix is None else item.fix.before):
+                done = review(model, repo, reviewer, False, behaviour=True)
             row = {**head, "name": item.name, "source": item.source, "project": item.project,
                    "half": item.half, "direction": item.direction, "expected": item.expected,
-                   "kind": item.kind, "load": load(), **review(model, repo, reviewer, False, behaviour=True)}
+                   "kind": item.kind, "load": load(), **done}
             rows.append(row)
             why = ", ".join(deciders(row)) if row["verdict"] == "REJECTED" else ""
             print(f"{item.name:<34} {item.half:<8} {row['verdict']:<8} (expected {item.expected}) "
@@ -175,6 +191,25 @@ def main(argv: list[str] | None = None) -> int:
         out.close()
     print(json.dumps({"benchmark": "untested_bugs", **head, "load_end": load(), **report(rows)}, indent=2))
     return 0
+
+
+@contextlib.contextmanager
+def project_environment(tree: Path | None):
+    """While a review runs, ``VIRTUAL_ENV`` names an environment with the runtime dependencies ``tree``
+    declares (``real_commits_set.runtime_env``, cached), as a user's activated environment would: the
+    behavioural diff imports the code's dependencies from it (flask's werkzeug is not in acode's)."""
+    import real_commits_set as rcs
+
+    env = rcs.runtime_env(tree) if tree is not None else None
+    kept = os.environ.pop("VIRTUAL_ENV", None)
+    if env is not None:
+        os.environ["VIRTUAL_ENV"] = str(env)
+    try:
+        yield
+    finally:
+        os.environ.pop("VIRTUAL_ENV", None)
+        if kept is not None:
+            os.environ["VIRTUAL_ENV"] = kept
 
 
 def intent_of(model, repo: Path, settings, asked: dict[str, dict]) -> dict:

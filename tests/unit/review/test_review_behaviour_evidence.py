@@ -17,10 +17,11 @@ from acode.sandbox import find_sandbox
 needs_sandbox = pytest.mark.skipif(find_sandbox()[0] is None, reason="bubblewrap cannot start here")
 
 
-def review(tmp_path, before: dict[str, str], after: dict[str, str], message: str, answers: list[str]) -> dict:
+def review(tmp_path, before: dict[str, str], after: dict[str, str], message: str, answers: list[str],
+           env: dict[str, str] | None = None) -> dict:
     """``acode review --base main --json`` of the change ``before`` -> ``after``, the scripted model giving
     ``answers`` (the intent question's four, then the yes/no question about a difference: old outcome first,
-    then new)."""
+    then new); ``env``: the review's environment variables (default: the test's)."""
     repo = repo_with_branch(tmp_path / "repo", before, after, message=message)
     script = tmp_path / "script.yml"
     script.write_text(yaml.safe_dump([{"text": a} for a in answers]))
@@ -30,7 +31,7 @@ def review(tmp_path, before: dict[str, str], after: dict[str, str], message: str
         "reviewer": {"strategy": "checks_only", "regression": {"method": "off"},
                      "behaviour": {"crosshair_seconds": 0}}}))
     done = subprocess.run([sys.executable, "-m", "acode", "review", "--base", "main", "--json", "--no-run-tests"],
-                          cwd=repo, capture_output=True, text=True, timeout=300, check=False)
+                          cwd=repo, capture_output=True, text=True, timeout=300, check=False, env=env)
     assert done.returncode in (0, 50), done.stderr[-3000:]
     return json.loads(done.stdout)
 

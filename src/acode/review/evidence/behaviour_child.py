@@ -32,6 +32,7 @@ _runner = importlib.util.module_from_spec(_spec)
 sys.modules["acode_behaviour_runner"] = _runner
 _spec.loader.exec_module(_runner)
 _s = json.load(open({spec!r}))
+sys.path.extend(p for p in _s.get("site_packages", []) if p not in sys.path)
 old = _runner.load(_s["old_root"], _s["module"], _s["qualname"], _s["kind"])[1]
 new = _runner.load(_s["new_root"], _s["module"], _s["qualname"], _s["kind"])[1]
 """
@@ -49,6 +50,26 @@ def draw(text):
     pass
 draw()
 """
+
+
+def project_site_packages(root: Path, env: dict[str, str] | None = None) -> list[str]:
+    """The site-packages of the project's own Python environment, where the code under review finds its
+    dependencies when acode is installed elsewhere (pipx, its own venv): the activated one (``VIRTUAL_ENV``,
+    as ``uv run`` sets it), else the repository's ``.venv`` or ``venv``. The runner puts it after its own
+    path, so acode's Hypothesis and CrossHair (and any package both have) come from acode's environment.
+    None when it is acode's own environment or built for another Python version (its compiled packages would
+    not load here)."""
+    env = os.environ if env is None else env
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    own = Path(sys.prefix).resolve()
+    for raw in (env.get("VIRTUAL_ENV", ""), root / ".venv", root / "venv"):
+        if not raw:
+            continue
+        venv = Path(raw).resolve()
+        site = venv / "lib" / version / "site-packages"
+        if venv != own and (venv / "pyvenv.cfg").is_file() and site.is_dir():
+            return [str(site)]
+    return []
 
 
 @dataclass

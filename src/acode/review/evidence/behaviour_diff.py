@@ -26,6 +26,7 @@ from acode.review.evidence.behaviour_child import (
     Where,
     copy_runner,
     crosshair,
+    project_site_packages,
     run_batch,
     seed_hypothesis_tables,
 )
@@ -106,7 +107,8 @@ def run_behaviour_diff(context: ReviewContext, sandbox: Sandbox | None, limits: 
         io = root / "io"
         io.mkdir()
         seed_hypothesis_tables(io)
-        where = Where(sandbox, io, [base, head, tool], head)
+        site_packages = project_site_packages(context.root)
+        where = Where(sandbox, io, [base, head, tool, *map(Path, site_packages)], head)
         results: dict[int, FunctionResult] = {}
         runnable = []
         for number, function in enumerate(functions):
@@ -122,7 +124,8 @@ def run_behaviour_diff(context: ReviewContext, sandbox: Sandbox | None, limits: 
         if runnable:
             progress(f"running the old and new {names} ({len(runnable)} function(s), one sandboxed process)")
         specs = {n: {**functions[n].spec(), "old_root": str(base), "new_root": str(head),
-                     "seconds": limits.seconds, "max_examples": limits.max_examples} for n in runnable}
+                     "seconds": limits.seconds, "max_examples": limits.max_examples,
+                     "site_packages": site_packages} for n in runnable}
         started = time.monotonic()  # the plan is for the searches (the trees are extracted by now)
         _search(functions, runnable, specs, runner, where, limits, started, results)
         for number in runnable:

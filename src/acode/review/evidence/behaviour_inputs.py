@@ -83,7 +83,9 @@ def changed_functions(path: str, old: str, new: str) -> list[ChangedFunction]:
     except (SyntaxError, ValueError):
         return []
     out = []
-    documented = docstrings_with_examples(ast.parse(new))
+    tree = ast.parse(new)
+    documented = docstrings_with_examples(tree)
+    constants = module_constants(tree)
     for qualname, (kind, node) in after.items():
         if qualname not in before or _code_of(before[qualname][1]) == _code_of(node):
             continue
@@ -93,7 +95,8 @@ def changed_functions(path: str, old: str, new: str) -> list[ChangedFunction]:
         out.append(ChangedFunction(
             path=path, module=module or "", qualname=qualname, kind=kind, line=node.lineno,
             end_line=node.end_lineno or node.lineno, docstring=doc,
-            seeds=literal_seeds([before[qualname][1], node]), examples=docstring_examples(doc, node.name),
+            seeds=literal_seeds([before[qualname][1], node], constants),
+            examples=docstring_examples(doc, node.name),
             annotated=_annotated(node, kind), neighbours=neighbours(documented, qualname)))
     return out
 
@@ -136,12 +139,32 @@ def _annotated(node: ast.FunctionDef | ast.AsyncFunctionDef, kind: str) -> bool:
     return bool(params) and all(p.annotation is not None for p in params)
 
 
-def literal_seeds(nodes: list[ast.AST]) -> list[str]:
-    """The literals of the bodies (numbers, strings, bytes), numbers also one above and below: the values a
-    condition in the code is most likely to turn on."""
+def module_constants(tree: ast.Module) -> dict[str, object]:
+    """``NAME = literal`` at the top of a module or of its classes: name -> value (a number, text, bytes)."""
+    out: dict[str, object] = {}
+    bodies = [tree.body] + [node.body for node in tree.body if isinstance(node, ast.ClassDef)]
+    for body in bodies:
+        for node in body:
+            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else (
+                node.target if isinstance(node, ast.AnnAssign) else None)
+            value = getattr(node, "value", None)
+            if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and isinstance(
+                    value.value, (int, float, str, bytes)) and not isinstance(value.value, bool):
+                out[target.id] = value.value
+    return out
+
+
+def literal_seeds(nodes: list[ast.AST], constants: dict[str, object] | None = None) -> list[str]:
+    """The literals of the bodies (numbers, strings, bytes) and the values of the module's constants they
+    name (``LIMIT``, ``self.LIMIT``), numbers also one above and below: the values a condition in the code is
+    most likely to turn on."""
+    constants = constants or {}
     seen: dict[str, None] = {}
     for node in nodes:
         for item in ast.walk(node):
+            named = getattr(item, "id", None) or getattr(item, "attr", None)
+            if isinstance(named, str) and named in constants:
+                item = ast.Constant(constants[named])
             if not isinstance(item, ast.Constant) or isinstance(item.value, bool) or item.value is None:
                 continue
             value = item.value

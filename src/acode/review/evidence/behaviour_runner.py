@@ -142,6 +142,7 @@ class Search:
         self.fallback_rank = self.found_rank = 3
         self.accept = 1  # the worst rank (``_rank``) that ends the search
         self.hang: str | None = None  # the input on which one version never returned, once found
+        self.failure = ""  # why a search for inputs stopped early (Hypothesis could not draw them)
 
     def compare(self, args: tuple, kwargs: dict, source: str) -> bool:
         """True when old and new differ on this input (recorded in ``found``, if not already)."""
@@ -247,6 +248,10 @@ class Search:
             search()
         except Differs:
             return True
+        except outcomes.IOAttempt:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the inputs could not be drawn: this search ends, not the runner
+            self.failure = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:120]}"
         return self.found is not None
 
     def better(self, strategies_by_name: dict, seconds: float) -> None:
@@ -262,6 +267,8 @@ class Search:
 
 def run(spec: dict) -> dict:
     sys.setrecursionlimit(3000)
+    # the project's own environment: what acode's lacks (``behaviour_child.project_site_packages``)
+    sys.path.extend(p for p in spec.get("site_packages", []) if p not in sys.path)
     try:
         old, old_fn, old_cls = load(spec["old_root"], spec["module"], spec["qualname"], spec["kind"])
     except Exception as exc:  # noqa: BLE001 - anything the import raises is why it could not run
@@ -273,12 +280,13 @@ def run(spec: dict) -> dict:
         return {"status": "not_run", "why": f"with the change: {_error(exc, spec['kind'])}"}
     if inspect.iscoroutinefunction(new_fn) or inspect.iscoroutinefunction(old_fn):
         return {"status": "not_run", "why": "a coroutine function (async def) is not run"}
-    try:
-        params = inputs.parameters(inspect.signature(new_fn), spec["kind"])
+    attribute = sequences.is_property(new_fn) and sequences.is_property(old_fn)
+    try:  # a property is read, not called: only call sequences on an object reach it
+        params = [] if attribute else inputs.parameters(inspect.signature(new_fn), spec["kind"])
     except (TypeError, ValueError) as exc:
         return {"status": "not_run", "why": f"no signature ({exc})"}
     seeds = inputs.literal_values(spec.get("seeds", []))
-    bare = not isinstance(old, NeedsArguments) and not isinstance(new, NeedsArguments)
+    bare = not attribute and not isinstance(old, NeedsArguments) and not isinstance(new, NeedsArguments)
     owner = ("" if spec["kind"] != "method" else OBJECT if new_cls is not None
              else spec["qualname"].split(".")[0])
     search = Search(spec, old, new, params, spec["name"], owner)
@@ -306,7 +314,8 @@ def run(spec: dict) -> dict:
         difference["test"] = _pasteable(spec, steps, difference["what"], difference["kind"])
     if difference is None and not search.tried:
         why = (f"its class cannot be built without arguments ({old if not bare else new})"
-               if not bare and not stateful else "no input was tried within its time box")
+               if not bare and not stateful else f"no input could be drawn ({search.failure})"
+               if search.failure else "no input was tried within its time box")
         return {"status": "not_run", "why": why, "tried": 0}
     if difference is None and not search.returned:
         # raising alike on every input is no evidence of the same behaviour: no input it accepts was found

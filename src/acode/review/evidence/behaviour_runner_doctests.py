@@ -73,6 +73,7 @@ def examples_of(docstring: str) -> list[doctest.Example]:
 
 
 def _globals(fn) -> dict:
+    fn = getattr(fn, "fget", None) or getattr(fn, "func", None) or fn  # a property's, a cached property's
     found = getattr(fn, "__globals__", None) or getattr(getattr(fn, "__func__", None), "__globals__", None)
     return dict(found or {})
 

@@ -83,7 +83,11 @@ def clear_attempt() -> None:
 def outcome(factory, args: tuple, kwargs: dict, seconds: float = CALL_SECONDS) -> dict:
     """What one call does: returned value or raised type (or ran out of ``seconds``), its arguments after
     the call, and how long it took."""
-    args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
+    try:
+        args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
+    except Exception as exc:  # noqa: BLE001 - an input each version cannot get a fresh copy of is not run
+        return {"kind": "raise", "type": f"uncopyable input ({type(exc).__name__})", "module": "builtins",
+                "args": (args, kwargs), "seconds": 0.0}
     sink = io.StringIO()
     started = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -100,6 +104,8 @@ def outcome(factory, args: tuple, kwargs: dict, seconds: float = CALL_SECONDS) -
         result = {"kind": "timeout", "limit": seconds}
     except RecursionError:
         result = {"kind": "raise", "type": "RecursionError", "module": "builtins"}
+    except SystemExit as exc:  # a command line exits: its code is an outcome, not the runner's end
+        result = {"kind": "raise", "type": "SystemExit", "module": "builtins", "code": _exit_code(exc.code)}
     except Exception as exc:  # noqa: BLE001 - any exception is an outcome to compare
         result = {"kind": "raise", "type": type(exc).__name__, "module": type(exc).__module__}
     finally:
@@ -110,6 +116,10 @@ def outcome(factory, args: tuple, kwargs: dict, seconds: float = CALL_SECONDS) -
     result["args"] = (args, kwargs)
     result["seconds"] = time.monotonic() - started
     return result
+
+
+def _exit_code(code) -> int | str | None:
+    return code if code is None or isinstance(code, int) else show(code)
 
 
 def same(a, b) -> bool:
@@ -165,6 +175,8 @@ def describe(result: dict) -> str:
         return f"returns {show(result['value'])}"
     if result["kind"] == "timeout":
         return f"does not finish in {result.get('limit', CALL_SECONDS):g} s"
+    if "code" in result:
+        return f"raises SystemExit({result['code']!r})"
     return f"raises {result['type']}"
 
 
@@ -174,7 +186,7 @@ def differ(old: dict, new: dict) -> str:
         return "result"
     if old["kind"] == "return" and not same(old["value"], new["value"]):
         return "result"
-    if old["kind"] == "raise" and old["type"] != new["type"]:
+    if old["kind"] == "raise" and (old["type"], old.get("code")) != (new["type"], new.get("code")):
         return "result"
     if not same(old["args"], new["args"]):
         return "arguments"

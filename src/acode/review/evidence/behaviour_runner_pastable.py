@@ -77,7 +77,10 @@ def test_text(module: str, imported: str, steps: list[dict], what: str, test_nam
             continue
         if old["kind"] == "raise":
             imports["pytest"] = "import pytest"
-            body += [f"with pytest.raises({_exception(old, module, imports)}):", f"    {call}"]
+            exited = " as exited" if "code" in old else ""
+            body += [f"with pytest.raises({_exception(old, module, imports)}){exited}:", f"    {call}"]
+            if "code" in old:  # a command that exits: with the code it exited with
+                body.append(f"assert exited.value.code == {literal(old['code'])}")
         elif old["kind"] != "return":
             raise NoTest("the old version did not finish either")
         elif not last:

@@ -13,6 +13,7 @@ Standard library and Hypothesis only, nothing of acode: the runner loads this fi
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 
@@ -33,7 +34,7 @@ def members(old_cls, new_cls, changed: str) -> dict[str, inspect.Signature | Non
         if name in out or (name != changed and name.startswith("_")) or not hasattr(old_cls, name):
             continue
         raw = inspect.getattr_static(new_cls, name)
-        if isinstance(raw, property):
+        if is_property(raw):
             out[name] = None
         elif inspect.isfunction(raw) and getattr(raw, "__module__", None) == new_cls.__module__:
             try:
@@ -43,6 +44,12 @@ def members(old_cls, new_cls, changed: str) -> dict[str, inspect.Signature | Non
         if len(out) >= MAX_METHODS:
             break
     return out
+
+
+def is_property(value) -> bool:
+    """A property or a cached one (``functools.cached_property``, or a library's own that subclasses
+    ``property``, as werkzeug's does): read as an attribute, never called."""
+    return isinstance(value, (property, functools.cached_property))
 
 
 def program_strategy(new_cls, calls: dict[str, inspect.Signature | None], changed: str, seeds: list):
