@@ -152,3 +152,42 @@ def test_the_constants_a_function_names_are_inputs_so_a_moved_boundary_is_found(
     difference = found["difference"]
     assert (difference["input"], difference["old"], difference["new"]) == (
         "accepts(4096)", "returns True", "returns False")
+
+
+SHAPES = '''class Part:
+    def __init__(self, width, height):
+        self.width, self.height = width, height
+
+
+class Shape:
+    def __init__(self, parts):
+        self.parts = parts
+
+
+def parse(text):
+    return Shape([Part(*map(int, item.split("x"))) for item in text.split(",")])
+'''
+MEASURE = '''def area(shape):
+    return sum(part.width * part.height for part in shape.parts)
+'''
+SHAPE_TESTS = '''from shapes import parse
+
+
+def test_parse():
+    assert len(parse("3x4,5x6").parts) == 2
+'''
+
+
+@needs_sandbox
+def test_inputs_of_the_projects_own_types_are_built_the_way_its_tests_build_them(tmp_path):
+    # ``area`` takes a Shape: every text and number drawn raises, so nothing was compared before
+    before = {"shapes/__init__.py": SHAPES, "shapes/measure.py": MEASURE, "tests/test_shapes.py": SHAPE_TESTS}
+    after = {"shapes/measure.py": MEASURE.replace("shape.parts)", "shape.parts[1:])")}
+    data = review(tmp_path, before, after, "Update measure.py", answers=["Yes"] * 8)
+    found = differences(data)["area"]
+    # before: not run, "every input tried (200) raised on both sides: none it accepts was found"
+    assert found["status"] == "differs", found
+    difference = found["difference"]
+    assert difference["input"] == "area(parse('3x4,5x6'))", difference
+    assert (difference["old"], difference["new"]) == ("returns 42", "returns 30")
+    assert difference["test"].startswith("# no test: an input is built by the project's own code")

@@ -30,7 +30,13 @@ from acode.review.evidence.behaviour_child import (
     run_batch,
     seed_hypothesis_tables,
 )
-from acode.review.evidence.behaviour_inputs import ChangedFunction, changed_functions, test_calls
+from acode.review.evidence.behaviour_inputs import (
+    ChangedFunction,
+    changed_functions,
+    defined_names,
+    test_calls,
+    test_makers,
+)
 from acode.review.evidence.behaviour_withheld import withheld_by_change
 from acode.review.evidence.test_runs import base_tree_of, head_tree_of
 from acode.review.models import ReviewContext
@@ -120,12 +126,14 @@ def run_behaviour_diff(context: ReviewContext, sandbox: Sandbox | None, limits: 
             else:
                 function.calls = test_calls(tests, function.qualname)
                 runnable.append(number)
+        changed = [functions[n] for n in runnable]
+        makers = test_makers(tests, _package_names(head, changed)) if changed else []
         names = ", ".join(f"{functions[n].qualname}()" for n in runnable)
         if runnable:
             progress(f"running the old and new {names} ({len(runnable)} function(s), one sandboxed process)")
         specs = {n: {**functions[n].spec(), "old_root": str(base), "new_root": str(head),
                      "seconds": limits.seconds, "max_examples": limits.max_examples,
-                     "site_packages": site_packages} for n in runnable}
+                     "site_packages": site_packages, "makers": makers} for n in runnable}
         started = time.monotonic()  # the plan is for the searches (the trees are extracted by now)
         _search(functions, runnable, specs, runner, where, limits, started, results)
         for number in runnable:
@@ -184,6 +192,24 @@ def _search(functions: list[ChangedFunction], runnable: list[int], specs: dict[i
                                           seconds=box) if batch.hang
                            else FunctionResult(functions[failed], "not_run", why=batch.stopped))
         pending = pending[len(batch.done) + 1:]
+
+
+def _package_names(head: Path, functions: list[ChangedFunction]) -> set[str]:
+    """What the changed modules and their top package's ``__init__`` define or import: the names whose
+    literal calls in the tests most likely build the inputs the changed functions take."""
+    out: set[str] = set()
+    for path in {f.path for f in functions} | {_package_init(f) for f in functions}:
+        try:
+            out |= defined_names((head / path).read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+    return out
+
+
+def _package_init(function: ChangedFunction) -> str:
+    parts = Path(function.path).parts
+    top = function.module.split(".")[0]
+    return str(Path(*parts[:parts.index(top) + 1], "__init__.py")) if top in parts else function.path
 
 
 _SKIPPED_DIRS = {"node_modules", "site-packages", "venv", "build", "dist", "__pycache__"}

@@ -18,6 +18,16 @@ from acode.review.evidence.ast_parts import strip_docstring
 MAX_SEEDS = 40
 MAX_CALLS = 20
 MAX_NEIGHBOURS = 3
+MAX_MAKERS = 24  # literal calls from the tests that build the project's objects (all callees together)
+MAKERS_PER_NAME = 3
+# callees of a test's literal calls that build no object of the project
+_NOT_MAKERS = {"parametrize", "raises", "warns", "fixture", "approx", "skip", "skipif", "xfail", "mark",
+               "param", "print", "len", "str", "int", "float", "bytes", "list", "dict", "set", "tuple",
+               "repr", "range", "isinstance", "getattr", "setattr", "hasattr", "open", "sorted", "type",
+               "format", "join", "split", "encode", "decode", "strip", "replace", "startswith", "endswith",
+               "append", "extend", "update", "get", "pop", "items", "keys", "values", "write", "read",
+               "setenv", "delenv", "chdir", "mkdir", "write_text", "read_text", "exists", "call", "main",
+               "run", "invoke"}
 
 
 @dataclass
@@ -220,6 +230,46 @@ def docstring_examples(docstring: str, name: str) -> list[dict]:
             want = ""
         out.append({**call, "want": want})
     return out
+
+
+def defined_names(source: str) -> set[str]:
+    """The functions and classes a module defines or imports at its top."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    defined = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    out = {n.name for n in tree.body if isinstance(n, defined)}
+    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    return out | {(a.asname or a.name).split(".")[0] for n in imports for a in n.names}
+
+
+def test_makers(sources: list[str], prefer: set[str] = frozenset()) -> list[dict]:
+    """Literal calls in test files of any function or class (``parse('select 1')``, ``Markdown()``), as
+    {"name", "args", "kwargs"}: how the project's tests build its objects, those of the names in ``prefer``
+    (what the changed modules and their package define) first. The runner makes each on both sides and
+    keeps what is of the project's own types (``behaviour_runner_made``)."""
+    found: dict[str, dict] = {}
+    per_name: dict[str, int] = {}
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if not isinstance(name, str) or name.startswith(("_", "assert", "test")) or name in _NOT_MAKERS:
+                continue
+            call = _literal_call(node)
+            if call is None or per_name.get(name, 0) >= MAKERS_PER_NAME:
+                continue
+            key = name + call["args"] + call["kwargs"]
+            if key not in found:
+                found[key] = {"name": name, **call}
+                per_name[name] = per_name.get(name, 0) + 1
+    return sorted(found.values(), key=lambda maker: maker["name"] not in prefer)[:MAX_MAKERS]
 
 
 def test_calls(sources: list[str], name: str) -> list[dict]:

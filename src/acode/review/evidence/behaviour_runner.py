@@ -48,6 +48,7 @@ outcomes = _sibling("behaviour_runner_outcomes")
 pastable = _sibling("behaviour_runner_pastable")
 sequences = _sibling("behaviour_runner_sequences")  # after the two it uses
 doctests = _sibling("behaviour_runner_doctests")
+made = _sibling("behaviour_runner_made")
 OBJECT = sequences.OBJECT
 
 _CONTRACT_ERRORS = {"TypeError", "AttributeError"}
@@ -56,17 +57,17 @@ MIN_SEARCH_SECONDS = 0.5  # a function's search, however little of the time plan
 IN_FLIGHT = "in-flight.json"  # beside the results: the input the new version is running on (``in_flight``)
 
 
-def _confirmed(old, new, args: tuple, kwargs: dict, before: dict, after: dict
+def _confirmed(old, new, old_in: tuple[tuple, dict], new_in: tuple[tuple, dict], before: dict, after: dict
                ) -> tuple[dict, dict, str] | None:
     """The same input again, as a difference must be seen twice: None when a version does not answer the
     same way twice (time, randomness). A version that ran out of its time gets ``HANG_PATIENCE`` times as
     long the second time: when it then finishes it was slow, not hung, and the two second runs are compared
     (``what`` '' when they agree)."""
-    def again(side, first: dict) -> dict:
+    def again(side, given: tuple[tuple, dict], first: dict) -> dict:
         longer = first["kind"] == "timeout"
-        return outcomes.outcome(side, args, kwargs, outcomes.CALL_SECONDS * (outcomes.HANG_PATIENCE if longer
-                                                                             else 1))
-    old_again, new_again = again(old, before), again(new, after)
+        return outcomes.outcome(side, *given, outcomes.CALL_SECONDS * (outcomes.HANG_PATIENCE if longer
+                                                                       else 1))
+    old_again, new_again = again(old, old_in, before), again(new, new_in, after)
     slow = [first["kind"] == "timeout" != second["kind"] for first, second in
             ((before, old_again), (after, new_again))]
     if any(slow):
@@ -89,6 +90,9 @@ def _rank(what: str, before: dict, after: dict) -> int:
 
 
 # ---------------------------------------------------------------------------------------------- loading
+
+MODULES: dict[str, dict] = {}  # root -> the project's modules imported from it (inputs built on that side)
+
 
 class NeedsArguments(str):
     """In place of a factory: the class cannot be built without arguments (the text says why)."""
@@ -126,7 +130,7 @@ def load(root: str, module: str, qualname: str, kind: str):
             found = sys.modules.get(key)
             file = str(getattr(found, "__file__", "") or "")
             if key == top or key.startswith(top + ".") or file.startswith(root):
-                del sys.modules[key]
+                MODULES.setdefault(root, {})[key] = sys.modules.pop(key)
 
 
 # ---------------------------------------------------------------------------------------------- search
@@ -150,11 +154,12 @@ class Search:
         if self.hang is not None:  # found: no other input is run (each would cost its time box again)
             return text == self.hang
         self.tried += 1
-        before = outcomes.outcome(self.old, args, kwargs)
+        old_in, new_in = made.sides(args, kwargs, 0), made.sides(args, kwargs, 1)
+        before = outcomes.outcome(self.old, *old_in)
         with outcomes.in_flight(text, before, self.spec):
-            after = outcomes.outcome(self.new, args, kwargs)
+            after = outcomes.outcome(self.new, *new_in)
             what = outcomes.differ(before, after)
-            confirmed = _confirmed(self.old, self.new, args, kwargs, before, after) if what else None
+            confirmed = _confirmed(self.old, self.new, old_in, new_in, before, after) if what else None
         if not what:
             self.returned += before["kind"] == "return"
             return False
@@ -297,7 +302,7 @@ def run(spec: dict) -> dict:
         checks += doctests.doctest_checks(spec, old_fn, new_fn)
         if bare:
             checks = doctests.docstring_checks(spec, old, new) + checks
-            by_name = inputs.strategies(new_fn, params, seeds)
+            by_name = inputs.strategies(new_fn, params, seeds, _built(spec, old_fn, new_fn))
             # the docstring's and the tests' inputs are the telling ones; a generated one may be bettered
             single = seconds / 2 if stateful else seconds  # the rest for call sequences on one object
             if not search.explicit() and search.hypothesis(by_name, single, spec.get("max_examples", 200)):
@@ -325,10 +330,27 @@ def run(spec: dict) -> dict:
             "docstring": doctests.public(checks)}
 
 
+def _built(spec: dict, old_fn, new_fn) -> list:
+    """Inputs of the project's own types, built on each side by the calls its tests make
+    (``behaviour_runner_made``); none when building them fails."""
+    try:
+        return made.made_values(spec.get("makers", []), old_fn, new_fn, MODULES.get(spec["old_root"], {}),
+                                MODULES.get(spec["new_root"], {}), spec["module"].split(".")[0],
+                                inputs.literal_values)
+    except outcomes.IOAttempt:
+        outcomes.clear_attempt()
+        return []
+    except Exception:  # noqa: BLE001 - the project's code raised while being looked into: the usual inputs
+        return []
+
+
 def _pasteable(spec: dict, steps: list[dict], what: str, kind: str) -> str:
     """The pytest test that repeats ``steps`` and asserts the old outcome, or why there is none. Checked
     first on freshly imported modules, as a user's test process would have them: an outcome that rests on
     what earlier calls left in the module (a module-level cache) is no test a fresh process repeats."""
+    if any(made.built_by_project(step["args"], step["kwargs"]) for step in steps):
+        return ("# no test: an input is built by the project's own code (as the call shows); a test "
+                "builds it the same way")
     try:
         old = _replay(spec, steps, spec["old_root"])
         new = old if kind == "hang" else _replay(spec, steps, spec["new_root"])  # a hang costs its box again

@@ -28,9 +28,11 @@ def parameters(signature: inspect.Signature, kind: str) -> list[inspect.Paramete
     return [p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
-def strategies(fn, params: list[inspect.Parameter], seeds: list):
+def strategies(fn, params: list[inspect.Parameter], seeds: list, made: list = ()):
     """One Hypothesis strategy per parameter: ``st.from_type`` of its annotation with the seeds of that
-    type mixed in; an unannotated parameter gets the seeds and small values of the common types."""
+    type mixed in; an unannotated parameter gets the seeds and small values of the common types. ``made``:
+    inputs of the project's own types (``behaviour_runner_made.Made``), for an unannotated parameter and for
+    one annotated with their class."""
     from hypothesis import strategies as st
 
     try:
@@ -60,6 +62,9 @@ def strategies(fn, params: list[inspect.Parameter], seeds: list):
                 base = generic
         typed = [s for s in seeds if hint is None or _fits(s, hint)]
         strategy = st.one_of(st.sampled_from(typed), base) if typed else base
+        built = [m for m in made if hint is None or _fits(m.values[1], hint)]
+        if built:
+            strategy = st.one_of(st.sampled_from(built), strategy)
         if param.default is not param.empty:
             strategy = st.one_of(st.just(_OMIT), strategy)
         out[param.name] = strategy
