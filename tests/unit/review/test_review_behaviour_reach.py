@@ -191,3 +191,25 @@ def test_inputs_of_the_projects_own_types_are_built_the_way_its_tests_build_them
     assert difference["input"] == "area(parse('3x4,5x6'))", difference
     assert (difference["old"], difference["new"]) == ("returns 42", "returns 30")
     assert difference["test"].startswith("# no test: an input is built by the project's own code")
+
+
+REPORT = '''class Report:
+    def __init__(self, shape):
+        self.shape = shape
+
+    def widest(self):
+        return max(part.width for part in self.shape.parts)
+'''
+
+
+@needs_sandbox
+def test_an_object_built_from_the_projects_own_values_is_run_through_call_sequences(tmp_path):
+    # a Report needs a Shape: built from the ones the tests build, then its changed method called
+    before = {"shapes/__init__.py": SHAPES, "shapes/report.py": REPORT, "tests/test_shapes.py": SHAPE_TESTS}
+    after = {"shapes/report.py": REPORT.replace("max(part.width", "min(part.width")}
+    data = review(tmp_path, before, after, "Update report.py", answers=["Yes"] * 8)
+    found = differences(data)["Report.widest"]
+    # before: not run, "its class cannot be built without arguments" / raised on every input
+    assert found["status"] == "differs", found
+    assert found["difference"]["input"] == "obj = Report(parse('3x4,5x6')); obj.widest()", found["difference"]
+    assert (found["difference"]["old"], found["difference"]["new"]) == ("returns 5", "returns 3")

@@ -46,9 +46,9 @@ def _sibling(name: str) -> ModuleType:
 inputs = _sibling("behaviour_runner_inputs")
 outcomes = _sibling("behaviour_runner_outcomes")
 pastable = _sibling("behaviour_runner_pastable")
-sequences = _sibling("behaviour_runner_sequences")  # after the two it uses
+made = _sibling("behaviour_runner_made")  # after outcomes, which it uses
+sequences = _sibling("behaviour_runner_sequences")  # after the three it uses
 doctests = _sibling("behaviour_runner_doctests")
-made = _sibling("behaviour_runner_made")
 OBJECT = sequences.OBJECT
 
 _CONTRACT_ERRORS = {"TypeError", "AttributeError"}
@@ -300,16 +300,17 @@ def run(spec: dict) -> dict:
     checks: list[dict] = []
     try:
         checks += doctests.doctest_checks(spec, old_fn, new_fn)
+        built = _built(spec, old_fn, new_fn)
         if bare:
             checks = doctests.docstring_checks(spec, old, new) + checks
-            by_name = inputs.strategies(new_fn, params, seeds, _built(spec, old_fn, new_fn))
+            by_name = inputs.strategies(new_fn, params, seeds, built)
             # the docstring's and the tests' inputs are the telling ones; a generated one may be bettered
             single = seconds / 2 if stateful else seconds  # the rest for call sequences on one object
             if not search.explicit() and search.hypothesis(by_name, single, spec.get("max_examples", 200)):
                 search.better(by_name, single / 3)
         if stateful and search.found is None:
             left = max(MIN_SEARCH_SECONDS, seconds - (time.monotonic() - started))
-            sequences.search(search, old_cls, new_cls, spec["qualname"].split(".")[-1], seeds, left)
+            sequences.search(search, old_cls, new_cls, spec["qualname"].split(".")[-1], seeds, left, built)
     except outcomes.IOAttempt as exc:
         return {"status": "not_run", "why": f"it {exc} (the sandbox forbids it; not compared)",
                 "tried": search.tried}

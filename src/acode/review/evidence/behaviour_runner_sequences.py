@@ -25,6 +25,7 @@ OBJECT = "obj"
 # the runner's sibling modules, loaded by their paths before this one (``behaviour_runner._sibling``)
 outcomes = sys.modules["acode_behaviour_runner_outcomes"]
 inputs = sys.modules["acode_behaviour_runner_inputs"]
+made = sys.modules["acode_behaviour_runner_made"]
 
 
 def members(old_cls, new_cls, changed: str) -> dict[str, inspect.Signature | None]:
@@ -52,7 +53,8 @@ def is_property(value) -> bool:
     return isinstance(value, (property, functools.cached_property))
 
 
-def program_strategy(new_cls, calls: dict[str, inspect.Signature | None], changed: str, seeds: list):
+def program_strategy(new_cls, calls: dict[str, inspect.Signature | None], changed: str, seeds: list,
+                     built: list = ()):
     """Constructor arguments, then the calls: up to BEFORE drawn calls, the changed method, up to AFTER."""
     from hypothesis import strategies as st
 
@@ -61,32 +63,34 @@ def program_strategy(new_cls, calls: dict[str, inspect.Signature | None], change
             return st.just(None)
         method = getattr(new_cls, name)
         params = inputs.parameters(signature, "method")
-        return st.fixed_dictionaries(inputs.strategies(method, params, seeds)).map(
+        return st.fixed_dictionaries(inputs.strategies(method, params, seeds, built)).map(
             lambda values, params=params: inputs.arguments(params, values))
 
     by_name = {name: st.tuples(st.just(name), arguments_of(name, sig)) for name, sig in calls.items()}
     step = st.one_of(*by_name.values())
     ctor_params = inputs.parameters(inspect.signature(new_cls), "function")
-    ctor = st.fixed_dictionaries(inputs.strategies(new_cls.__init__, ctor_params, seeds)).map(
+    ctor = st.fixed_dictionaries(inputs.strategies(new_cls.__init__, ctor_params, seeds, built)).map(
         lambda values: inputs.arguments(ctor_params, values))
     return st.tuples(ctor, st.lists(step, max_size=BEFORE), by_name[changed], st.lists(step, max_size=AFTER)
                      ).map(lambda p: (p[0], [*p[1], p[2], *p[3]]))
 
 
-def play(cls, ctor: tuple[tuple, dict], steps: list, seconds: float) -> list[dict]:
+def play(cls, ctor: tuple[tuple, dict], steps: list, seconds: float, side: int = 0) -> list[dict]:
     """The outcome of building the object and of each call on it, in turn (stopped at a call that does not
     finish: the object's state is unknown after it). A call that returns the object itself is ``self``:
-    what it holds inside may differ between two correct versions."""
-    made = outcomes.outcome(lambda: cls, *ctor, seconds)
-    out = [{**made, "value": None} if made["kind"] == "return" else made]
-    if made["kind"] != "return":
+    what it holds inside may differ between two correct versions. ``side``: whose inputs of the project's
+    own types are passed (0 old, 1 new)."""
+    built = outcomes.outcome(lambda: cls, *made.sides(*ctor, side), seconds)
+    out = [{**built, "value": None} if built["kind"] == "return" else built]
+    if built["kind"] != "return":
         return out
-    obj = made["value"]
+    obj = built["value"]
     for name, arguments in steps:
         if arguments is None:  # a property
             result = outcomes.outcome(lambda name=name: lambda: getattr(obj, name), (), {}, seconds)
         else:
-            result = outcomes.outcome(lambda name=name: getattr(obj, name), *arguments, seconds)
+            result = outcomes.outcome(lambda name=name: getattr(obj, name), *made.sides(*arguments, side),
+                                      seconds)
         if result["kind"] == "return" and result["value"] is obj:
             result["value"] = _Self()
         out.append(result)
@@ -138,14 +142,14 @@ def pasteable_steps(class_name: str, ctor: tuple[tuple, dict], steps: list, old:
     return out
 
 
-def search(found, old_cls, new_cls, changed: str, seeds: list, seconds: float) -> bool:
+def search(found, old_cls, new_cls, changed: str, seeds: list, seconds: float, built: list = ()) -> bool:
     """Call sequences for the runner's ``Search`` ``found`` (its ``drawn``, ``record``, counters and hang
     rule apply as for single calls); True when one ended the search."""
     calls = members(old_cls, new_cls, changed)
     if changed not in calls:
         return False
     try:
-        strategy = program_strategy(new_cls, calls, changed, seeds)
+        strategy = program_strategy(new_cls, calls, changed, seeds, built)
     except (TypeError, ValueError):  # a constructor without a signature
         return False
     name = new_cls.__name__
@@ -161,9 +165,9 @@ def compare(found, old_cls, new_cls, name: str, ctor: tuple[tuple, dict], steps:
         return key == found.hang
     limit = outcomes.CALL_SECONDS
     try:
-        old = play(old_cls, ctor, steps, limit)
+        old = play(old_cls, ctor, steps, limit, 0)
         with found.flight(key, old[-1]):  # a call the alarm cannot stop: the parent learns the sequence
-            new = play(new_cls, ctor, steps, limit)
+            new = play(new_cls, ctor, steps, limit, 1)
     except outcomes.IOAttempt:  # another method writes files or uses the network: not this sequence
         outcomes.clear_attempt()
         return False
@@ -175,7 +179,7 @@ def compare(found, old_cls, new_cls, name: str, ctor: tuple[tuple, dict], steps:
     longer = any(o["kind"] == "timeout" for o in old + new)
     limit *= outcomes.HANG_PATIENCE if longer else 1
     try:
-        old_again, new_again = play(old_cls, ctor, steps, limit), play(new_cls, ctor, steps, limit)
+        old_again, new_again = play(old_cls, ctor, steps, limit, 0), play(new_cls, ctor, steps, limit, 1)
     except outcomes.IOAttempt:
         outcomes.clear_attempt()
         return False
