@@ -178,13 +178,19 @@ def test_parse():
 '''
 
 
+def shapes_change(tmp_path, name: str, source: str, old: str, new: str, function: str) -> dict:
+    """The behavioural diff's result for ``function`` when ``shapes/<name>.py`` (``source``) changes
+    ``old`` to ``new`` in the shapes package, whose tests build Shapes with ``parse``."""
+    before = {"shapes/__init__.py": SHAPES, f"shapes/{name}.py": source, "tests/test_shapes.py": SHAPE_TESTS}
+    data = review(tmp_path, before, {f"shapes/{name}.py": source.replace(old, new)}, f"Update {name}.py",
+                  answers=["Yes"] * 8)
+    return differences(data)[function]
+
+
 @needs_sandbox
 def test_inputs_of_the_projects_own_types_are_built_the_way_its_tests_build_them(tmp_path):
     # ``area`` takes a Shape: every text and number drawn raises, so nothing was compared before
-    before = {"shapes/__init__.py": SHAPES, "shapes/measure.py": MEASURE, "tests/test_shapes.py": SHAPE_TESTS}
-    after = {"shapes/measure.py": MEASURE.replace("shape.parts)", "shape.parts[1:])")}
-    data = review(tmp_path, before, after, "Update measure.py", answers=["Yes"] * 8)
-    found = differences(data)["area"]
+    found = shapes_change(tmp_path, "measure", MEASURE, "shape.parts)", "shape.parts[1:])", "area")
     # before: not run, "every input tried (200) raised on both sides: none it accepts was found"
     assert found["status"] == "differs", found
     difference = found["difference"]
@@ -205,10 +211,7 @@ REPORT = '''class Report:
 @needs_sandbox
 def test_an_object_built_from_the_projects_own_values_is_run_through_call_sequences(tmp_path):
     # a Report needs a Shape: built from the ones the tests build, then its changed method called
-    before = {"shapes/__init__.py": SHAPES, "shapes/report.py": REPORT, "tests/test_shapes.py": SHAPE_TESTS}
-    after = {"shapes/report.py": REPORT.replace("max(part.width", "min(part.width")}
-    data = review(tmp_path, before, after, "Update report.py", answers=["Yes"] * 8)
-    found = differences(data)["Report.widest"]
+    found = shapes_change(tmp_path, "report", REPORT, "max(part.width", "min(part.width", "Report.widest")
     # before: not run, "its class cannot be built without arguments" / raised on every input
     assert found["status"] == "differs", found
     assert found["difference"]["input"] == "obj = Report(parse('3x4,5x6')); obj.widest()", found["difference"]
