@@ -300,17 +300,30 @@ def run(spec: dict) -> dict:
     checks: list[dict] = []
     try:
         checks += doctests.doctest_checks(spec, old_fn, new_fn)
-        built = _built(spec, old_fn, new_fn)
         if bare:
             checks = doctests.docstring_checks(spec, old, new) + checks
-            by_name = inputs.strategies(new_fn, params, seeds, built)
-            # the docstring's and the tests' inputs are the telling ones; a generated one may be bettered
-            single = seconds / 2 if stateful else seconds  # the rest for call sequences on one object
-            if not search.explicit() and search.hypothesis(by_name, single, spec.get("max_examples", 200)):
-                search.better(by_name, single / 3)
-        if stateful and search.found is None:
+        # the docstring's and the tests' inputs are the telling ones; a generated one may be bettered
+        explicit = bare and search.explicit()
+        built: list = []
+        for phase in ("drawn", "built"):
+            # values of the project's own types only where no drawn input was accepted (they cost building)
+            if phase == "built":
+                if (explicit or search.found is not None or search.returned
+                        or seconds - (time.monotonic() - started) < MIN_SEARCH_SECONDS):
+                    break
+                built = _built(spec, old_fn, new_fn)
+                if not built:
+                    break
             left = max(MIN_SEARCH_SECONDS, seconds - (time.monotonic() - started))
-            sequences.search(search, old_cls, new_cls, spec["qualname"].split(".")[-1], seeds, left, built)
+            if bare and not explicit:
+                by_name = inputs.strategies(new_fn, params, seeds, built)
+                single = left / 2 if stateful else left  # the rest for call sequences on one object
+                if search.hypothesis(by_name, single, spec.get("max_examples", 200)):
+                    search.better(by_name, single / 3)
+            if stateful and search.found is None:
+                left = max(MIN_SEARCH_SECONDS, seconds - (time.monotonic() - started))
+                changed = spec["qualname"].split(".")[-1]
+                sequences.search(search, old_cls, new_cls, changed, seeds, left, built)
     except outcomes.IOAttempt as exc:
         return {"status": "not_run", "why": f"it {exc} (the sandbox forbids it; not compared)",
                 "tried": search.tried}
