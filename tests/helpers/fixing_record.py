@@ -19,6 +19,10 @@ from acode.agent.fixing.fixer import TestDrivenFixer
 from acode.agent.loop.solver_door import SolverDoor
 
 _SECONDS = re.compile(r"\d+(?:\.\d+)?s\b")
+_TEMPORARY = re.compile(r"(/acode-[a-z]+-)[a-z0-9_]{8}\b")  # tempfile's folders: acode-spectrum-l9qsy8v8
+_SAVED = re.compile(r"shell-\d{8}-\d{6}-[0-9a-f]{6}\.txt")  # a long output kept in a file
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+>")  # an object's repr: <function f at 0x7f18cf176ca0>
+_MEASURED = {"timeout_seconds"}  # a candidate's test limit: a multiple of the first run's seconds
 _SKIPPED_PARTS = {".git", "__pycache__", ".pytest_cache", ".acode"}
 
 
@@ -68,7 +72,7 @@ class FixingRecord:
         monkeypatch.setattr(TestDrivenFixer, "solve", recorded_solve)
 
     def add(self, kind: str, value: Any) -> None:
-        self.events.append([kind, self._stable(value)])
+        self.events.append([kind, stable(value, str(self.root))])
 
     def files(self) -> dict[str, str]:
         """The project's files as they are now (their sha256), but git's, caches' and acode's own."""
@@ -82,11 +86,43 @@ class FixingRecord:
     def text(self) -> str:
         return json.dumps({"events": self.events, "files": self.files()}, indent=1, ensure_ascii=False) + "\n"
 
-    def _stable(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return _SECONDS.sub("<s>", value.replace(str(self.root), "<root>"))
-        if isinstance(value, dict):
-            return {k: self._stable(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self._stable(v) for v in value]
-        return value
+
+def stable(value: Any, root: str = "<root>") -> Any:
+    """``value`` with what varies from run to run written as placeholders (idempotent)."""
+    if isinstance(value, str):
+        value = _SECONDS.sub("<s>", value.replace(root, "<root>"))
+        value = _SAVED.sub("shell-<time>.txt", _TEMPORARY.sub(r"\1<tmp>", value))
+        return _ADDRESS.sub(" at 0x<address>>", value)
+    if isinstance(value, dict):
+        return {k: "<s>" if k in _MEASURED else stable(v, root) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [stable(v, root) for v in value]
+    return value
+
+
+def compare(before: Path, after: Path) -> list[str]:
+    """The tests whose records differ between two record files (JSON lines, one test each), each with its
+    first differing event; a test in one file only is named too."""
+    def read(path: Path) -> dict[str, Any]:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        return {r["test"]: stable(r["record"]) for r in map(json.loads, lines)}
+
+    old, new = read(before), read(after)
+    only = sorted(old.keys() ^ new.keys())
+    found = [f"{test}: only in {before if test in old else after}" for test in only]
+    for test in sorted(old.keys() & new.keys()):
+        a, b = old[test], new[test]
+        if a == b:
+            continue
+        events = [i for i, (x, y) in enumerate(zip(a["events"], b["events"], strict=False)) if x != y]
+        where = f"event {events[0]}" if events else ("events" if a["events"] != b["events"] else "files")
+        found.append(f"{test}: differs at {where}")
+    return found
+
+
+if __name__ == "__main__":  # python -m tests.helpers.fixing_record BEFORE.jsonl AFTER.jsonl
+    import sys
+
+    differences = compare(Path(sys.argv[1]), Path(sys.argv[2]))
+    print("\n".join(differences) or "the same record")
+    sys.exit(1 if differences else 0)

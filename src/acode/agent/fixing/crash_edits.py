@@ -19,9 +19,14 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from acode.agent.fixing.candidate_source import Candidates, Proposal
 from acode.agent.fixing.outcome import printed_frames
 from acode.agent.fixing.rewrite import FileView
+
+if TYPE_CHECKING:
+    from acode.agent.fixing.fixer import Attempts
 
 MAX_SITES = 3  # frames per crash, from the one that raised: the fix is rarely further up
 _SECTION = re.compile(r"^_{3,} .+ _{3,}$", re.MULTILINE)
@@ -210,3 +215,17 @@ def _checked(path: str, line: int, what: str, text: str, original: _Parsed) -> I
 def _strings(tree: ast.Module) -> Counter[str]:
     return Counter(n.value for n in ast.walk(tree)
                    if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+
+class CrashEdits:
+    """The statements the failing tests crashed in (before any edit), guarded or raising the exception a
+    test expects."""
+
+    name = "crash"
+    counts_as_attempt, keep_if_partial, needs_model = False, False, False
+
+    def candidates(self, session: Attempts) -> Candidates:
+        crashes = read_crashes(session.before.output, {v.path for v in session.all_views})
+        for edit in crash_edits(crashes, session.all_views, session.settings.crash_edits):
+            yield Proposal({edit.path: edit.text}, edit.describe())
+        return None

@@ -9,26 +9,24 @@ trajectory all apply); every model call is a turn with every middleware and a re
 from __future__ import annotations
 
 import logging
-import time
 from collections import Counter
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acode.agent.fixing import pipeline
 from acode.agent.fixing.answers import Candidate, candidate_key, failure_message, success_answer
 from acode.agent.fixing.candidate_checks import Refused, WiderChecks, run_tests
-from acode.agent.fixing.crash_edits import crash_edits, read_crashes
+from acode.agent.fixing.candidate_source import CandidateSource, Proposal, Why
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.files_run import files_run
 from acode.agent.fixing.framings import build_framings
-from acode.agent.fixing.function_asks import FunctionAsks
-from acode.agent.fixing.mutants import deletion_candidates, mutant_candidates
 from acode.agent.fixing.outcome import TestOutcome, trim_output
-from acode.agent.fixing.rewrite import UNCHANGED, close_fence, feedback_message, parse_reply, reply_stop
-from acode.agent.fixing.short_asks import ShortAsks
-from acode.agent.fixing.static_fixes import static_fixes
+from acode.agent.fixing.rewrite import close_fence, reply_stop
+from acode.agent.fixing.short_asks import LineEdits
 from acode.agent.fixing.suspect_ask import SuspectAsk, suspect_asks
 from acode.agent.fixing.targets import Target, choose_targets, spec_views
+from acode.agent.fixing.whole_file_calls import CallThread
 from acode.agent.loop.stops import AgentStop
 from acode.config.agent import FixConfig
 from acode.llm.types import Message
@@ -82,22 +80,12 @@ class TestDrivenFixer:
         return attempts.work()
 
 
-class Attempts(ShortAsks, FunctionAsks):
-    """One fixing session: the state of the attempts for one request. In order (docs/guide/fixing.md):
-    ruff's fixes that change behaviour (no model call); the one call as anyone would make it (greedy: the
-    tests judge it like any candidate, so the fixer cannot do worse than that call); the same prompt
-    asking only for the function the failing test reaches, greedy then sampled, while the clock allows
-    (function_asks.py); the same prompt asking only for the wrong line (greedy, then samples); the
-    crashed statements guarded or raising the exception the test expects (crash_edits.py) and one-token
-    edits of the shown functions (of the suspects on a real project), which need no model call
-    (mutants.py); each suspect function shown
-    alone, with its line ask and samples (short_asks.py), after which no whole file is asked for; else
-    the fixer's own framing, the last failure fed back (greedy while ``greedy_attempts`` last), and
-    samples of the framing used last (still in the KV cache), never of one whose last reply was the
-    file unchanged or a repeat. A reply that is no candidate is never written or tested. A call after
-    the first is made only while the calls so far generated less than ``token_budget`` times the first
-    call's completion tokens (tokens, not seconds: the same prompt stops at the same call on a busy
-    machine); the suspects' greedy asks are not counted."""
+class Attempts:
+    """One fixing session: the state of the attempts for one request, shared by the sources of candidates
+    (pipeline.SOURCES, in their order), and the one judge of every candidate. A call after the first is
+    made only while the calls so far generated less than ``token_budget`` times the first call's
+    completion tokens (tokens, not seconds: the same prompt stops at the same call on a busy machine); the
+    suspects' greedy asks are not counted."""
 
     def __init__(
         self,
@@ -136,7 +124,7 @@ class Attempts(ShortAsks, FunctionAsks):
         self.checks = WiderChecks(door, settings, plan, test_limit, self.original, restore=self._write,
                                   write=self._write_through_tools)
         self.tried: set[tuple[tuple[str, str], ...]] = set()
-        # candidates that do not count against max_attempts, by kind: ruff's fixes, line edits, suspect asks
+        # candidates that do not count against max_attempts, by their source's name
         self.uncounted: Counter[str] = Counter()
         self.unbudgeted = 0  # completion tokens of the suspect asks: not counted against token_budget
         self.unrestored: list[str] = []  # files the write tool did not put back (refused or failed)
@@ -145,11 +133,13 @@ class Attempts(ShortAsks, FunctionAsks):
         self.first_tokens = 0  # the first call's completion tokens (the budget's unit)
         self.first_started = self.first_seconds = 0.0  # when the first call began, and its seconds
         self.test_seconds = 0.0  # the test run's seconds before any edit
+        # the whole-file calls' thread (whole_file_calls.py): the framing used last, the failure to follow up
+        self.call_thread = CallThread(self.framings[0] if self.framings else [])
 
     def work(self) -> str | None:
         finished = False
         try:
-            answer = self._attempts()
+            answer = pipeline.run(self)
             finished = True
         except Refused:
             self._restore_files()
@@ -169,103 +159,15 @@ class Attempts(ShortAsks, FunctionAsks):
             return None
         raise AgentStop(message, reason="tests_failing")
 
-    def _attempts(self) -> str | None:
-        settings = self.settings
-        if (answer := self._static_fixes()) is not None:
-            return answer
-        if not self.views:  # no file to show whole or as an excerpt: only the suspect functions
-            return self._crash_edits() or self._mutants() or self._suspect_asks()
-        follow_up: list[Message] = []  # the last candidate's framing, its reply and why it failed
-        base = self.framings[0]
-        for call in range(1, settings.max_model_calls + 1):
-            if len(self.tried) - self.uncounted.total() >= settings.max_attempts:
-                break
-            if call > 1 and self.over_budget():
-                break
-            greedy = call <= settings.greedy_attempts
-            if call <= len(self.framings):
-                base = framing = self.framings[call - 1]
-            elif greedy and follow_up:
-                framing, follow_up = follow_up, []
-                base = next(f for f in self.framings if framing[: len(f)] == f)
-            else:  # a sample of the framing used last: its prompt is still in the KV cache
-                greedy, framing = False, self._to_sample(base)
-                if framing is None:
-                    break  # every framing echoes: its samples would too
-                base = framing
-            started = time.monotonic()
-            reply = self._ask(framing, 0.0 if greedy else settings.sample_temperature, seed=call)
-            if call == 1:
-                self.first_tokens = self.door.generated - self.spent_from
-                self.first_started, self.first_seconds = started, time.monotonic() - started
-            parsed = parse_reply(reply, self.views, self.context)
-            key = None if isinstance(parsed, str) else candidate_key(parsed)
-            self._note_stuck(framing, parsed == UNCHANGED or key in self.tried)
-            if key is not None and key not in self.tried:  # else no candidate, or one already tested
-                answer, why = self._judge(parsed, key)
-                if why is None:
-                    return answer
-                feedback = feedback_message(self.views, self.plan.test_command, partial=self.partial, **why)
-                follow_up = [*base, Message.assistant(reply), feedback]
-            if call == 1 and ((answer := self._function_asks()) is not None
-                              or (answer := self._line_edits()) is not None
-                              or (answer := self._crash_edits()) is not None
-                              or (answer := self._mutants()) is not None
-                              or (answer := self._suspect_asks()) is not None):
-                return answer
-            if call == 1 and self.suspect_framings:
-                break  # the asks and their samples are the rest of the budget: no more whole files
-        return None
-
-    def _static_fixes(self) -> str | None:
-        """Ruff's fixes that change behaviour, in the code the prompt shows and the suspect functions of
-        files it does not show (static_fixes.py): each tested before any model call, as a candidate that
-        does not count against max_attempts."""
-        if not self.settings.static_fixes:
-            return None
-        shown = {v.path for v in self.views}
-        for view in [*self.views, *(a.view for a in self.asks if a.view.path not in shown)]:
-            for fix in static_fixes(view):
-                answer = self._judge_uncounted("static", {view.path: fix.text}, note=fix.describe(view.path))
-                if answer is not None:
-                    return answer
-        return None
-
-    def _crash_edits(self) -> str | None:
-        """The statements the failing tests crashed in, guarded or raising the exception a test expects
-        (crash_edits.py): each tested as a candidate that does not count against max_attempts."""
-        crashes = read_crashes(self.before.output, {v.path for v in self.all_views})
-        for edit in crash_edits(crashes, self.all_views, self.settings.crash_edits):
-            answer = self._judge_uncounted("crash", {edit.path: edit.text}, edit.describe())
-            if answer is not None:
-                return answer
-        return None
-
-    def _mutants(self) -> str | None:
-        """One-edit variants of the suspect functions, else of the shown files' functions, then (on a real
-        project) the same with one statement deleted (mutants.py): each tested as a candidate that does not
-        count against max_attempts, no model call."""
-        sources = [(a.view, a.lines) for a in self.asks] or [(v, None) for v in self.views]
-        # a deletion only where the whole suite judges it too: on small projects they passed the shown
-        # tests more often wrongly than rightly (docs/guide/fixing.md)
-        deleting = self.settings.deletions if self.checks.suite_command is not None else 0
-        edits = [*mutant_candidates(sources, self.settings.mutants), *deletion_candidates(sources, deleting)]
-        for path, mutant in edits:
-            answer = self._judge_uncounted("mutant", {path: mutant.text}, mutant.describe(path))
-            if answer is not None:
-                return answer
-        return None
-
-    def _judge_uncounted(self, kind: str, contents: dict[str, str], note: str = "") -> str | None:
-        """A candidate that does not count against max_attempts, tested unless it was already: the
-        success answer, or None."""
-        key = candidate_key(contents)
+    def judge(self, source: CandidateSource, proposal: Proposal) -> tuple[str | None, Why]:
+        """A source's candidate, tested unless it was already (then neither an answer nor a why), counted
+        against max_attempts when its source's candidates are."""
+        key = candidate_key(proposal.contents)
         if key in self.tried:
-            return None
-        self.uncounted[kind] += 1
-        # an edit listed without a model is kept only as the fix: one that passes a few more tests, or the
-        # tests but not the file's examples, is a guess
-        return self._judge(contents, key, note, may_keep=kind not in ("mutant", "crash"))[0]
+            return None, None
+        if not source.counts_as_attempt:
+            self.uncounted[source.name] += 1
+        return self._judge(proposal.contents, key, proposal.note, may_keep=source.keep_if_partial)
 
     def _judge(self, contents: dict[str, str], key: tuple[tuple[str, str], ...], note: str = "",
                may_keep: bool = True) -> tuple[str | None, dict[str, str] | None]:
@@ -293,7 +195,7 @@ class Attempts(ShortAsks, FunctionAsks):
         return None, {"output": output}
 
     def _success(self, candidate: Candidate, *, examples_fail: bool = False) -> str:
-        which = candidate.which(self.uncounted["line"], self.settings.max_attempts)
+        which = candidate.which(self.uncounted[LineEdits.name], self.settings.max_attempts)
         neighbours = self.checks.neighbours
         return success_answer(self.all_views, candidate, self.plan.test_command, which,
                               examples_fail=len(self.tried) if examples_fail else 0,
@@ -315,7 +217,7 @@ class Attempts(ShortAsks, FunctionAsks):
         spent = self.door.generated - self.spent_from - self.unbudgeted
         return bool(factor) and spent >= factor * max(self.first_tokens, 1)
 
-    def _to_sample(self, base: list[Message]) -> list[Message] | None:
+    def to_sample(self, base: list[Message]) -> list[Message] | None:
         """The framing to sample: the one used last, unless its reply was an echo or a repeat, then another
         one that was not; None when none is left."""
         if self.settings.sample_after_echoes:
@@ -323,7 +225,7 @@ class Attempts(ShortAsks, FunctionAsks):
         order = [base, *(f for f in self.framings if f is not base)]
         return next((f for f in order if self._index(f) not in self.stuck), None)
 
-    def _note_stuck(self, framing: list[Message], stuck: bool) -> None:
+    def note_stuck(self, framing: list[Message], stuck: bool) -> None:
         index = self._index(framing)
         if index is not None:  # a framing itself, not a failure fed back
             (self.stuck.add if stuck else self.stuck.discard)(index)
@@ -331,7 +233,7 @@ class Attempts(ShortAsks, FunctionAsks):
     def _index(self, framing: list[Message]) -> int | None:
         return next((i for i, f in enumerate(self.framings) if f is framing), None)
 
-    def _ask(self, messages: list[Message], temperature: float, *, seed: int, max_tokens: int | None = None,
+    def ask(self, messages: list[Message], temperature: float, *, seed: int, max_tokens: int | None = None,
              stop: list[str] | None = None) -> str:
         text = "".join(v.text for v in self.shown)
         return close_fence(self.door.ask(

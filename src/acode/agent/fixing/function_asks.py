@@ -11,7 +11,7 @@ the file unchanged or repeats a candidate already tested is dropped before any t
 The budget is the wall clock: asks are made while the time since the one call began, plus what the next
 ask is expected to take (the longest so far with its test run; before the first, half the one call and
 a test run as long as the first one),
-stays within ``function_time_budget`` times the one call's seconds. A mixin of ``fixer.Attempts``."""
+stays within ``function_time_budget`` times the one call's seconds."""
 
 from __future__ import annotations
 
@@ -21,13 +21,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from acode.agent.fixing.candidate_source import Candidates, Proposal
 from acode.agent.fixing.rewrite import FileView, parse_reply
-from acode.config.agent import FixConfig
 
 if TYPE_CHECKING:
-    from acode.agent.fixing.outcome import TestOutcome
-    from acode.agent.loop.solver_door import SolverDoor
-    from acode.llm.types import Message
+    from acode.agent.fixing.fixer import Attempts
 
 # the end of the block asked for, or of a top-level function written on past the one asked for
 FUNCTION_STOP = ["\n```\n", "\n\n\ndef ", "\n\n\nclass ", "\n\n\n@", "\n\n\nif __name__"]
@@ -82,53 +80,37 @@ def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]
 
 
 class FunctionAsks:
-    # the session's state (fixer.Attempts sets it)
-    settings: FixConfig
-    door: SolverDoor
-    views: list[FileView]
-    context: list[FileView]
-    before: TestOutcome
-    function_framings: list[tuple[FunctionAsk, list[Message]]]
-    first_started: float  # time.monotonic() when the one call began
-    first_seconds: float  # and its seconds
-    test_seconds: float  # the test run's seconds before any edit
+    """``function_asks`` asks for the first reached function (greedy, then samples) while the time budget
+    lasts. Their tokens count against token_budget too, so the line asks after them get what is left."""
 
-    # the session's calls (fixer.Attempts defines them)
-    def _ask(self, messages: list[Message], temperature: float, *, seed: int, max_tokens: int | None = None,
-             stop: list[str] | None = None) -> str:
-        raise NotImplementedError
+    name = "function"
+    counts_as_attempt, keep_if_partial, needs_model = False, True, True
 
-    def _judge_uncounted(self, kind: str, contents: dict[str, str], note: str = "") -> str | None:
-        raise NotImplementedError
-
-    def _function_asks(self) -> str | None:
-        """``function_asks`` asks for the first reached function (greedy, then samples) while the time
-        budget lasts; the first new candidate that passes (its examples too) is the answer. Their tokens
-        count against token_budget too, so the line asks after them get what is left."""
-        if not self.function_framings:
+    def candidates(self, session: Attempts) -> Candidates:
+        if not session.views or not session.function_framings:
             return None
-        ask, framing = self.function_framings[0]
-        view = next(v for v in self.views if v.path == ask.path)
+        ask, framing = session.function_framings[0]
+        view = next(v for v in session.views if v.path == ask.path)
         costs: list[float] = []
-        for number in range(self.settings.function_asks):
-            expected = max(costs, default=self.first_seconds / 2 + self.test_seconds)
-            if not self.within_time_budget(expected):
+        for number in range(session.settings.function_asks):
+            expected = max(costs, default=session.first_seconds / 2 + session.test_seconds)
+            if not within_time_budget(session, expected):
                 break
             started = time.monotonic()
             temperature = 0.0 if number == 0 else SAMPLE_TEMPERATURES[(number - 1) % len(SAMPLE_TEMPERATURES)]
-            reply = self._ask(framing, temperature, seed=FUNCTION_SEED + number, stop=FUNCTION_STOP,
-                              max_tokens=self.door.output_tokens_for(ask.text))
-            parsed = parse_reply(reply, [view], self.context)
+            reply = session.ask(framing, temperature, seed=FUNCTION_SEED + number, stop=FUNCTION_STOP,
+                                max_tokens=session.door.output_tokens_for(ask.text))
+            parsed = parse_reply(reply, [view], session.context)
             # no candidate (the file unchanged, no block) or one already tested: no test run
             if not isinstance(parsed, str):
                 note = f"`{ask.name}` asked for alone ({'greedy' if number == 0 else f'sample {number}'})"
-                if (answer := self._judge_uncounted("function", parsed, note)) is not None:
-                    return answer
+                yield Proposal(parsed, note)
             costs.append(time.monotonic() - started)
         return None
 
-    def within_time_budget(self, expected: float) -> bool:
-        """Whether a step expected to take ``expected`` seconds ends within ``function_time_budget`` times
-        the one call's seconds, counted from when the one call began."""
-        elapsed = time.monotonic() - self.first_started
-        return elapsed + expected <= self.settings.function_time_budget * self.first_seconds
+
+def within_time_budget(session: Attempts, expected: float) -> bool:
+    """Whether a step expected to take ``expected`` seconds ends within ``function_time_budget`` times the
+    one call's seconds, counted from when the one call began."""
+    elapsed = time.monotonic() - session.first_started
+    return elapsed + expected <= session.settings.function_time_budget * session.first_seconds

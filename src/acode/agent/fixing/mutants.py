@@ -21,8 +21,13 @@ import math
 import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from acode.agent.fixing.candidate_source import Candidates, Proposal
 from acode.agent.fixing.rewrite import FileView
+
+if TYPE_CHECKING:
+    from acode.agent.fixing.fixer import Attempts
 
 # operator token -> what it may have been meant as, the likeliest first
 OPERATOR_SWAPS: dict[str, tuple[str, ...]] = {
@@ -314,3 +319,22 @@ def _ends_off_by_one(line: str) -> Iterator[str]:
                 text = f"({text})"
             for change in (" + 1", " - 1"):
                 yield line[:start] + text + change + line[end:]
+
+
+class Mutants:
+    """One-edit variants of the suspect functions, else of the shown files' functions, then (on a real
+    project) the same with one statement deleted."""
+
+    name = "mutant"
+    counts_as_attempt, keep_if_partial, needs_model = False, False, False
+
+    def candidates(self, session: Attempts) -> Candidates:
+        settings = session.settings
+        sources = [(a.view, a.lines) for a in session.asks] or [(v, None) for v in session.views]
+        # a deletion only where the whole suite judges it too: on small projects they passed the shown
+        # tests more often wrongly than rightly (docs/guide/fixing.md)
+        deleting = settings.deletions if session.checks.suite_command is not None else 0
+        edits = [*mutant_candidates(sources, settings.mutants), *deletion_candidates(sources, deleting)]
+        for path, mutant in edits:
+            yield Proposal({path: mutant.text}, mutant.describe(path))
+        return None

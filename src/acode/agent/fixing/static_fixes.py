@@ -18,8 +18,13 @@ import logging
 import subprocess
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from acode.agent.fixing.candidate_source import Candidates, Proposal
 from acode.agent.fixing.rewrite import FileView, check_candidate
+
+if TYPE_CHECKING:
+    from acode.agent.fixing.fixer import Attempts
 
 log = logging.getLogger("acode.agent.fixing")
 # RUF027: a string with {name} of a variable in scope and no f prefix; B006: a mutable default
@@ -134,3 +139,20 @@ def _apply(text: str, edits: list[dict]) -> str:
     for edit in sorted(edits, key=lambda e: offset(e["location"]), reverse=True):
         text = text[:offset(edit["location"])] + edit["content"] + text[offset(edit["end_location"]):]
     return text
+
+
+class StaticFixes:
+    """Each fix of the code the prompt shows and of the suspect functions of files it does not show, tested
+    before any model call."""
+
+    name = "static"
+    counts_as_attempt, keep_if_partial, needs_model = False, True, False
+
+    def candidates(self, session: Attempts) -> Candidates:
+        if not session.settings.static_fixes:
+            return None
+        shown = {v.path for v in session.views}
+        for view in [*session.views, *(a.view for a in session.asks if a.view.path not in shown)]:
+            for fix in static_fixes(view):
+                yield Proposal({view.path: fix.text}, fix.describe(view.path))
+        return None

@@ -1,0 +1,39 @@
+"""What every source of candidate fixes is to the fixer: a name, its policy, and the candidates it proposes.
+The sources run in the order of ``pipeline.SOURCES``; each candidate is judged by the one judge
+(``fixer.Attempts.judge``), the first that passes is the answer.
+
+A source's ``candidates(session)`` is a generator: it reads the session's state (the files, the first
+call's tokens, the best candidate so far) when it resumes, so what it proposes next may depend on how the
+last candidate fared; the judge's verdict on a proposal is sent back into it (``why = yield proposal``:
+None when it was not judged, else why it is not the answer, rewrite.feedback_message's keywords). A source
+that returns True ends the pipeline: no later source runs."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from acode.agent.fixing.fixer import Attempts
+
+
+@dataclass(frozen=True)
+class Proposal:
+    contents: dict[str, str]  # path -> the whole new text of each file it changes
+    note: str = ""  # where it came from, said in the answer (a static fix, a function asked for alone)
+
+
+Why = dict[str, str] | None
+Candidates = Generator[Proposal, Why, bool | None]
+
+
+class CandidateSource(Protocol):
+    name: str
+    counts_as_attempt: bool  # counted against agent.fix.max_attempts
+    # kept in place when it passes more tests than the files did, or passes the tests but not the file's
+    # examples; else (an edit listed without a model) it is kept only as the fix: anything less is a guess
+    keep_if_partial: bool
+    needs_model: bool  # its candidates come from model calls
+
+    def candidates(self, session: Attempts) -> Candidates: ...
