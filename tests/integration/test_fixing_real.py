@@ -82,8 +82,8 @@ def test_one_shot_fixes_a_failing_test_through_the_test_driven_path(tmp_path):
 
 @pytest.mark.real_model
 def test_a_plan_step_is_written_whole_by_the_real_model(tmp_path, real_model):
-    from acode.agent.fixing.writer import StepWriter, step_files
     from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
+    from acode.pipeline.step_writer import StepWriter, step_files
     from acode.tools.base import ToolContext
     from acode.tools.builtin import default_registry
 
@@ -110,8 +110,8 @@ def test_a_plan_step_is_written_whole_by_the_real_model(tmp_path, real_model):
 def test_a_real_step_reply_stops_at_the_fence_of_the_one_file_asked_for(tmp_path, real_model):
     """The step names the test file; util.py, named by the task, is shown and not asked back, so the
     one block asked for ends generation at its closing fence (nothing written after it)."""
-    from acode.agent.fixing.writer import StepWriter, targets_and_context
     from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
+    from acode.pipeline.step_writer import StepWriter, targets_and_context
     from acode.tools.base import ToolContext
     from acode.tools.builtin import default_registry
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 
 from acode.agent.approval.policy import ApprovalPolicy
-from acode.agent.fixing.writer import StepWriter, targets_and_context
 from acode.agent.loop.agent_loop import AgentLoop, LoopConfig
 from acode.agent.loop.middleware import AgentState, Middleware
 from acode.agent.loop.result import AgentResult
@@ -18,6 +17,7 @@ from acode.pipeline.models import StepResult
 from acode.pipeline.planner import mentioned_files
 from acode.pipeline.records import write_record_json
 from acode.pipeline.stages import RunContext, Stage, StageResult
+from acode.pipeline.step_writer import StepWriter, targets_and_context
 from acode.prompts import render
 from acode.tools.base import ToolContext, ToolRegistry, ToolResult
 

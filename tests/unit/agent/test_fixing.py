@@ -164,8 +164,8 @@ def test_questions_and_plan_mode_go_to_the_tool_loop(project):
 
 # -- whole-file plan steps (acode run's executor) --------------------------------------------------
 def step_loop(root: Path, model, paths: list[str], context: list[str] | None = None):
-    from acode.agent.fixing.writer import StepWriter
     from acode.agent.loop.agent_loop import AgentLoop
+    from acode.pipeline.step_writer import StepWriter
     from acode.tools.base import ToolContext
     from acode.tools.builtin import default_registry
 
@@ -175,7 +175,7 @@ def step_loop(root: Path, model, paths: list[str], context: list[str] | None = N
 
 
 def test_a_step_writes_its_files_whole_in_one_call(project):
-    from acode.agent.fixing.writer import step_files
+    from acode.pipeline.step_writer import step_files
 
     paths = step_files("Add is_even to calc.py and a test in test_even.py", project)
     assert paths == ["calc.py", "test_even.py"]
@@ -218,7 +218,7 @@ def test_a_step_for_a_file_without_a_fence_tag_is_not_cut_at_its_opening_fence(p
 
 
 def test_files_the_task_names_but_the_step_does_not_are_shown_and_not_asked_for(project):
-    from acode.agent.fixing.writer import targets_and_context
+    from acode.pipeline.step_writer import targets_and_context
 
     task = "add is_even to calc.py and a pytest test for it in test_even.py"
     step = "Add a test of is_even in test_even.py"
@@ -259,7 +259,7 @@ def test_an_unusable_step_reply_is_asked_again_then_left_to_the_tool_loop(projec
 
 
 def test_step_files_skip_hidden_folders_and_files_too_long_to_rewrite(project):
-    from acode.agent.fixing.writer import MAX_FILE_LINES, step_files
+    from acode.pipeline.step_writer import MAX_FILE_LINES, step_files
 
     (project / "big.py").write_text("x = 1\n" * (MAX_FILE_LINES + 1))
     assert step_files("edit big.py, .acode/x.py and ../out.py and calc.py", project) == ["calc.py"]
