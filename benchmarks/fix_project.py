@@ -169,12 +169,13 @@ def changed_definitions(fix: rcs.Fix) -> list[tuple[str, str]]:
 def locate_only(task: fpt.ProjectTask, root: Path, python: Path) -> dict:
     """What acode's fixer would choose to rewrite and show for this task (no model call): its targets, how
     much of each the prompt shows, whether they include a file the real fix changed, and where the
-    functions the fix changed rank among the test spectrum's suspects (acode.agent.fixing.spectrum)."""
+    functions the fix changed rank among the test spectrum's suspects
+    (acode.agent.fixing.localise.spectrum)."""
     from acode.agent.fixing.detect import plan_fix
-    from acode.agent.fixing.files_run import files_run
+    from acode.agent.fixing.localise.files_run import files_run
+    from acode.agent.fixing.localise.targets import choose_targets, spec_views
     from acode.agent.fixing.outcome import read_outcome
     from acode.agent.fixing.suspect_ask import suspect_asks
-    from acode.agent.fixing.targets import choose_targets, spec_views
     from acode.config.agent import FixConfig
 
     def shell(command: str, timeout: float = 300.0, _description: str = "") -> tuple:

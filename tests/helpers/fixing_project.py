@@ -127,8 +127,8 @@ def fixed_by_a_line_edit(root: Path, path: str, echoed: str, line: str, request:
 
 def traced(command: str) -> re.Pattern[str]:
     """``command`` (``python -m pytest ...``) as the fixer runs it to record the test spectrum: through
-    acode's runner, with a record file of its own (acode.agent.fixing.spectrum)."""
-    from acode.agent.fixing.spectrum import RUNNER
+    acode's runner, with a record file of its own (acode.agent.fixing.localise.spectrum)."""
+    from acode.agent.fixing.localise.spectrum import RUNNER
 
     python, arguments = command.split(" -m pytest ", 1)
     runner = re.escape(str(RUNNER))

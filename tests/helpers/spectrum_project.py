@@ -1,6 +1,6 @@
 """A small project whose bug is two calls below what its failing test imports: tool.report uses
 tool.stats, and only the failing test_range executes ``spread`` (test_summary passes through ``mean``).
-The test spectrum's project (acode.agent.fixing.spectrum, suspect_ask)."""
+The test spectrum's project (acode.agent.fixing.localise.spectrum, suspect_ask)."""
 
 STATS = '''def mean(values):
     return sum(values) / len(values)

@@ -10,7 +10,7 @@ import pytest
 from tests.helpers.fixing_calc import BUGGY, FIXED, REQUEST, TESTS, reply, session
 
 from acode.agent.fixing.detect import command_in_request, is_test_file, plan_fix
-from acode.agent.fixing.locate import locate
+from acode.agent.fixing.localise.locate import locate
 from acode.agent.fixing.outcome import implicated_files, read_outcome
 from acode.agent.fixing.rewrite import FileView, parse_reply
 from acode.llm.scripted import ScriptedModel
@@ -504,8 +504,8 @@ def test_the_same_failure_gives_the_same_prompt_whatever_the_run_took():
 
 def test_a_test_that_imports_many_modules_points_at_the_one_it_is_named_after(git_repo):
     from acode.agent.fixing.detect import FixPlan
+    from acode.agent.fixing.localise.targets import choose_targets
     from acode.agent.fixing.outcome import TestOutcome
-    from acode.agent.fixing.targets import choose_targets
 
     for module in ("pkg/__init__.py", "pkg/util.py", "pkg/cli/__init__.py", "pkg/cli/parser.py"):
         (git_repo / "src" / module).parent.mkdir(parents=True, exist_ok=True)

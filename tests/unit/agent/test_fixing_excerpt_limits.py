@@ -14,8 +14,8 @@ import pytest
 from tests.helpers.fixing_project import project_files, reply, send
 from tests.helpers.repos import make_git_repo
 
-from acode.agent.fixing.excerpt import excerpt
-from acode.agent.fixing.locate import Focus
+from acode.agent.fixing.localise.excerpt import excerpt
+from acode.agent.fixing.localise.locate import Focus
 from acode.llm.scripted import ScriptedModel
 
 TOTAL = '''def total(rows):
@@ -102,7 +102,7 @@ def test_a_long_file_found_by_its_name_is_excerpted_around_what_is_named_like_th
 
 
 def test_the_definitions_named_like_the_tests_include_a_long_class_s_methods():
-    from acode.agent.fixing.locate import focus_named_like
+    from acode.agent.fixing.localise.locate import focus_named_like
 
     source = ("class Interface:\n" + "".join(f"    def get_{i}(self):\n        return {i}\n\n"
                                              for i in range(60))

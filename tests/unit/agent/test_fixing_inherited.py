@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from tests.helpers.fixing_project import fixed_by_a_line_edit, fixing_repo
 
-from acode.agent.fixing.excerpt import excerpt
-from acode.agent.fixing.locate import Focus, locate
+from acode.agent.fixing.localise.excerpt import excerpt
+from acode.agent.fixing.localise.locate import Focus, locate
 
 # a long base class (over excerpt.CLASS_LINES) whose __str__ reads its own list, and a subclass that keeps
 # its items elsewhere: str() of the subclass is empty

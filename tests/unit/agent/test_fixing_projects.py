@@ -94,7 +94,7 @@ def test_a_name_the_package_re_exports_is_fixed_where_it_is_defined(project):
 
 
 def test_the_module_the_traceback_goes_through_comes_first(project):
-    from acode.agent.fixing.locate import locate
+    from acode.agent.fixing.localise.locate import locate
 
     (project / "src/tool/config.py").write_text(
         'DEFAULTS = {"verbose": False, "name": "tool"}\n\n\ndef option(name):\n    return DEFAULTS[name]\n'
@@ -111,7 +111,7 @@ def test_the_module_the_traceback_goes_through_comes_first(project):
 
 
 def test_a_test_that_gets_its_subject_from_a_fixture_points_at_the_test_files_imports(project):
-    from acode.agent.fixing.locate import locate
+    from acode.agent.fixing.localise.locate import locate
 
     (project / "tests/test_fixture.py").write_text(
         "import pytest\n\nfrom tool.cli import parse_args\nfrom tool import mod_2\n\n\n@pytest.fixture\n"
@@ -124,8 +124,8 @@ def test_a_test_that_gets_its_subject_from_a_fixture_points_at_the_test_files_im
 
 def test_the_module_the_failing_statement_uses_is_chosen_over_what_the_test_only_patches(project):
     from acode.agent.fixing.detect import FixPlan
+    from acode.agent.fixing.localise.targets import choose_targets
     from acode.agent.fixing.outcome import TestOutcome
-    from acode.agent.fixing.targets import choose_targets
 
     # seen on acode's own history (139 modules): the test patched one module, built a value with a
     # second and asserted on a third; all three whole made a 21,000-character prompt
@@ -148,8 +148,8 @@ def test_without_a_traceback_into_the_project_the_module_named_like_the_failing_
     response the app fixture built; no frame in flask, and the names it imports point at globals.py.
     The fix is in sessions.py."""
     from acode.agent.fixing.detect import FixPlan
+    from acode.agent.fixing.localise.targets import choose_targets
     from acode.agent.fixing.outcome import TestOutcome
-    from acode.agent.fixing.targets import choose_targets
 
     (project / "src/tool/sessions.py").write_text("def vary(headers):\n    return headers\n")
     (project / "tests/test_app.py").write_text(
@@ -165,7 +165,7 @@ def test_without_a_traceback_into_the_project_the_module_named_like_the_failing_
 
 
 def test_test_names_and_module_names_match_as_words_not_as_letters():
-    from acode.agent.fixing.locate import _same_word, _words
+    from acode.agent.fixing.localise.locate import _same_word, _words
 
     assert _words("TestHTMLBlocks") == {"html", "blocks"} and _words("test_split_begin") == {"split", "begin"}
     for test_word, module_word in [("session", "sessions"), ("groups", "grouping"), ("split", "splitter"),
@@ -191,8 +191,8 @@ def test_a_600_line_module_shows_only_the_failing_function_and_is_merged(project
 
 
 def test_an_echoed_excerpt_is_no_candidate_and_never_replaces_the_file():
-    from acode.agent.fixing.excerpt import excerpt
-    from acode.agent.fixing.locate import Focus
+    from acode.agent.fixing.localise.excerpt import excerpt
+    from acode.agent.fixing.localise.locate import Focus
 
     original = big_module()
     shown = excerpt(original, "big.py", Focus(names={"mean"}))
@@ -210,8 +210,8 @@ def test_an_echoed_excerpt_is_no_candidate_and_never_replaces_the_file():
 
 
 def test_a_long_class_shows_only_the_method_the_traceback_goes_through():
-    from acode.agent.fixing.excerpt import excerpt
-    from acode.agent.fixing.locate import Focus
+    from acode.agent.fixing.localise.excerpt import excerpt
+    from acode.agent.fixing.localise.locate import Focus
 
     methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(60))
     source = (
@@ -238,9 +238,9 @@ def test_a_long_class_shows_only_the_method_the_traceback_goes_through():
 def test_a_failing_method_of_a_test_class_of_hundreds_of_tests_is_shown_within_the_spec_budget():
     """markdown's tests/test_syntax/blocks/test_html_blocks.py: one class of 150 tests; the names of the
     others filled the room of the prompt's test part and the failing test was not shown at all."""
-    from acode.agent.fixing.excerpt import excerpt
-    from acode.agent.fixing.locate import Focus
-    from acode.agent.fixing.targets import MAX_CONTEXT_CHARS
+    from acode.agent.fixing.localise.excerpt import excerpt
+    from acode.agent.fixing.localise.locate import Focus
+    from acode.agent.fixing.localise.targets import MAX_CONTEXT_CHARS
 
     tests = "".join(f"    def test_rendering_of_case_number_{i}(self):\n        self.check({i})\n\n"
                     for i in range(150))
@@ -254,8 +254,8 @@ def test_a_failing_method_of_a_test_class_of_hundreds_of_tests_is_shown_within_t
 
 
 def test_a_long_file_the_failing_tests_do_not_reach_is_left_to_the_tool_loop(project):
-    from acode.agent.fixing.excerpt import excerpt
-    from acode.agent.fixing.locate import Focus
+    from acode.agent.fixing.localise.excerpt import excerpt
+    from acode.agent.fixing.localise.locate import Focus
 
     assert excerpt(big_module(), "big.py", Focus(names={"nothing_here"}, lines={4})) is None
     # named, but the failing test never reaches it: not rewritten blind; the tool loop answers

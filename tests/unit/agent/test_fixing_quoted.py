@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.helpers.fixing_project import fixed_by_a_line_edit, fixing_repo
 
-from acode.agent.fixing.quoted import quoted_lines
+from acode.agent.fixing.localise.quoted import quoted_lines
 
 _GETTERS = "".join(f"    def get_{i}(self):\n        return {i}\n\n" for i in range(45))
 SCHEMA = f'''class Schema:

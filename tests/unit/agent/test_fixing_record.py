@@ -14,7 +14,7 @@ import pytest
 from tests.helpers.fixing_calc import BUGGY, FIXED, REQUEST, TESTS, reply, session
 from tests.helpers.fixing_project import fixing_repo, send
 from tests.helpers.fixing_project import reply as project_reply
-from tests.helpers.fixing_record import FixingRecord
+from tests.helpers.fixing_record import FixingRecord, stable
 from tests.helpers.fixing_replies import diff, echo
 from tests.helpers.repos import make_git_repo
 from tests.helpers.spectrum_project import REPORT, STATS
@@ -83,4 +83,4 @@ def test_the_fixer_does_what_the_stored_record_says(scenario, tmp_path, monkeypa
         stored[scenario.__name__] = got
         STORED.write_text(json.dumps(stored, indent=1, ensure_ascii=False, sort_keys=True) + "\n",
                           encoding="utf-8")
-    assert got == stored[scenario.__name__]
+    assert stable(got) == stable(stored[scenario.__name__])

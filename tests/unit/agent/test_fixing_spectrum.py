@@ -1,5 +1,5 @@
-"""Executed evidence for where a bug is (acode.agent.fixing.spectrum): the recording runner on a real pytest
-project, the ranking of what the failing tests executed, and the command it is run with."""
+"""Executed evidence for where a bug is (acode.agent.fixing.localise.spectrum): the recording runner on a
+real pytest project, the ranking of what the failing tests executed, and the command it is run with."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from tests.helpers.fixing_project import fixing_repo, reply, send, traced
 from tests.helpers.spectrum_project import REPORT, REQUEST, STATS, TESTS
 
-from acode.agent.fixing.spectrum import RUNNER, spectrum_command, suspects
+from acode.agent.fixing.localise.spectrum import RUNNER, spectrum_command, suspects
 from acode.llm.scripted import ScriptedModel
 
 
@@ -253,8 +253,8 @@ def test_the_suspect_asks_are_distinct_functions_shown_alone(tmp_path):
     """A nested function is asked about as the function it is written in, a method is shown after its
     class's header lines (not with its other methods); a nested class's method and a file that does not
     parse are skipped."""
+    from acode.agent.fixing.localise.spectrum import Suspect
     from acode.agent.fixing.merge import merge_partial
-    from acode.agent.fixing.spectrum import Suspect
     from acode.agent.fixing.suspect_ask import suspect_asks
 
     methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(5))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from acode.agent.fixing.detect import FixPlan
 from acode.agent.fixing.examples import examples_command, examples_failed, files_with_examples, new_failures
-from acode.agent.fixing.files_run import NEIGHBOURS
+from acode.agent.fixing.localise.files_run import NEIGHBOURS
 from acode.agent.fixing.neighbours import NeighbourCheck, suite_command
 from acode.agent.fixing.outcome import TestOutcome, read_outcome, trim_output
 from acode.config.agent import FixConfig

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from acode.agent.fixing.detect import FixPlan
+from acode.agent.fixing.localise.spectrum import Suspect, recorded_failures, spectrum_command, suspects
 from acode.agent.fixing.neighbours import NeighbourCheck, files_command
 from acode.agent.fixing.outcome import TestOutcome, failing_ids
-from acode.agent.fixing.spectrum import Suspect, recorded_failures, spectrum_command, suspects
 from acode.command_sandbox import shared_scratch
 
 NEIGHBOURS = "run the named tests' files whole"

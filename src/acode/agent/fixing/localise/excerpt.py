@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
-from acode.agent.fixing.locate import Focus
+from acode.agent.fixing.localise.locate import Focus
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEFS = (*_FUNCS, ast.ClassDef)
