@@ -19,7 +19,7 @@ from acode.agent.fixing.fixer import TestDrivenFixer
 from acode.agent.loop.solver_door import SolverDoor
 
 _SECONDS = re.compile(r"\d+(?:\.\d+)?s\b")
-_TEMPORARY = re.compile(r"(/acode-[a-z]+-)[a-z0-9_]{8}\b")  # tempfile's folders: acode-spectrum-l9qsy8v8
+_TEMPORARY = re.compile(r"(/acode-[a-z]+-)[^/\s]+")  # tempfile's folders: acode-spectrum-l9qsy8v8
 _SAVED = re.compile(r"shell-\d{8}-\d{6}-[0-9a-f]{6}\.txt")  # a long output kept in a file
 _RUNNER = re.compile(r"\S*/spectrum_runner\.py")  # where acode's package is, and in it the runner
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+>")  # an object's repr: <function f at 0x7f18cf176ca0>
@@ -91,8 +91,8 @@ class FixingRecord:
 def stable(value: Any, root: str = "<root>") -> Any:
     """``value`` with what varies from run to run written as placeholders (idempotent)."""
     if isinstance(value, str):
-        value = _SECONDS.sub("<s>", value.replace(root, "<root>"))
-        value = _SAVED.sub("shell-<time>.txt", _TEMPORARY.sub(r"\1<tmp>", value))
+        value = _TEMPORARY.sub(r"\1<tmp>", value.replace(root, "<root>"))  # before a name's "42s" is seconds
+        value = _SAVED.sub("shell-<time>.txt", _SECONDS.sub("<s>", value))
         value = _RUNNER.sub("<spectrum_runner.py>", value)
         return _ADDRESS.sub(" at 0x<address>>", value)
     if isinstance(value, dict):
