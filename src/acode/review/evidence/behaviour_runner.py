@@ -5,8 +5,10 @@ Run as a script (``python behaviour_runner.py SPEC OUT``, all the functions of a
 time plan), never imported by acode's own process: it imports
 the code under review. It imports nothing of acode either, so a review of acode itself loads the reviewed
 ``acode`` package, not the reviewer's. Standard library, Hypothesis and (for ``crosshair``) CrossHair only,
-and two files next to it, loaded by their paths: ``behaviour_runner_inputs`` (the values to call with) and
-``behaviour_runner_outcomes`` (one guarded call and its outcome, compared and described).
+and the ``behaviour_runner_*.py`` files next to it, loaded by their paths: ``_loading`` (one tree's version
+of the function), ``_inputs`` (the values to call with), ``_outcomes`` (one guarded call and its outcome,
+compared and described), ``_made`` (values of the project's own types), ``_sequences`` (calls on one
+object), ``_doctests`` and ``_pastable`` (the test a user can paste).
 
 One process, both versions: the base tree's module is imported and the function kept, the tree's modules
 are dropped from ``sys.modules``, then the new tree's module is imported. The old function keeps its own
@@ -43,6 +45,7 @@ def _sibling(name: str) -> ModuleType:
     return module
 
 
+loading = _sibling("behaviour_runner_loading")
 inputs = _sibling("behaviour_runner_inputs")
 outcomes = _sibling("behaviour_runner_outcomes")
 pastable = _sibling("behaviour_runner_pastable")
@@ -50,6 +53,7 @@ made = _sibling("behaviour_runner_made")  # after outcomes, which it uses
 sequences = _sibling("behaviour_runner_sequences")  # after the three it uses
 doctests = _sibling("behaviour_runner_doctests")
 OBJECT = sequences.OBJECT
+MODULES, NeedsArguments, load = loading.MODULES, loading.NeedsArguments, loading.load
 
 _CONTRACT_ERRORS = {"TypeError", "AttributeError"}
 PATIENCE = 60  # inputs of the second search, for a difference where both versions return
@@ -87,50 +91,6 @@ def _rank(what: str, before: dict, after: dict) -> int:
             {before.get("type"), after.get("type")} & _CONTRACT_ERRORS):
         return 1
     return 2
-
-
-# ---------------------------------------------------------------------------------------------- loading
-
-MODULES: dict[str, dict] = {}  # root -> the project's modules imported from it (inputs built on that side)
-
-
-class NeedsArguments(str):
-    """In place of a factory: the class cannot be built without arguments (the text says why)."""
-
-
-def load(root: str, module: str, qualname: str, kind: str):
-    """(a factory of the function or of the bound method on a fresh object, the function, the class of a
-    method run on instances) for ``qualname`` of ``module`` as it is in ``root``; the factory is a
-    ``NeedsArguments`` when the class cannot be built without arguments. The root's modules are dropped from
-    ``sys.modules`` afterwards so the other side imports its own."""
-    roots = [str(Path(root) / "src"), root]
-    before = set(sys.modules)
-    sys.path[:0] = roots
-    importlib.invalidate_caches()
-    try:
-        mod = importlib.import_module(module)
-        owner, _, name = qualname.rpartition(".")
-        if kind == "method":
-            cls = getattr(mod, owner)
-            raw = inspect.getattr_static(cls, name)
-            if isinstance(raw, (staticmethod, classmethod)):
-                bound = getattr(cls, name)
-                return lambda: bound, bound, None
-            try:
-                cls()
-            except TypeError as exc:  # it needs arguments: only call sequences build it (from annotations)
-                return NeedsArguments(str(exc)), getattr(cls, name), cls
-            return (lambda: getattr(cls(), name)), getattr(cls, name), cls
-        fn = getattr(mod, qualname)
-        return (lambda: fn), fn, None
-    finally:
-        del sys.path[:len(roots)]
-        top = module.split(".")[0]
-        for key in set(sys.modules) - before:
-            found = sys.modules.get(key)
-            file = str(getattr(found, "__file__", "") or "")
-            if key == top or key.startswith(top + ".") or file.startswith(root):
-                MODULES.setdefault(root, {})[key] = sys.modules.pop(key)
 
 
 # ---------------------------------------------------------------------------------------------- search
