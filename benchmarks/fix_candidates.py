@@ -125,7 +125,7 @@ def run_task(task: FixTask, model, work: Path, functions: int, wholes: int, line
 
 
 def _view(task: FixTask):
-    from acode.agent.fixing.rewrite import FileView
+    from acode.agent.fixing.file_view import FileView
 
     return FileView(task.module, task.source)
 

@@ -136,7 +136,8 @@ def test_a_real_step_reply_stops_at_the_fence_of_the_one_file_asked_for(tmp_path
 
 @pytest.mark.real_model
 def test_the_real_model_stops_at_the_end_of_the_requested_file(real_model):
-    from acode.agent.fixing.rewrite import FileView, close_fence, parse_reply, reply_stop, task_messages
+    from acode.agent.fixing.file_view import FileView
+    from acode.agent.fixing.rewrite import close_fence, parse_reply, reply_stop, task_messages
 
     files = [FileView("calc.py", CALC)]
     failing = (
@@ -158,7 +159,8 @@ def test_the_real_model_stops_at_the_end_of_the_requested_file(real_model):
 
 @pytest.mark.real_model
 def test_with_the_defaults_no_sample_follows_two_echoes(tmp_path):
-    from acode.agent.fixing.rewrite import UNCHANGED, FileView, close_fence, parse_reply
+    from acode.agent.fixing.file_view import FileView
+    from acode.agent.fixing.rewrite import UNCHANGED, close_fence, parse_reply
 
     repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
     # the whole-file framings alone (test_line_edits_... below has the one-line asks between them, and
@@ -184,8 +186,9 @@ def test_the_real_models_line_asks_are_short_replies_and_only_a_line_of_the_file
     (a few dozen tokens, not a whole file); whatever the 0.5B writes there (it often copies the prompt's
     placeholder lines, or a diff that changes nothing), only an edit of a line of calc.py is written and
     tested, and a failing run leaves calc.py as it was."""
+    from acode.agent.fixing.file_view import FileView
     from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, apply_line_edit
-    from acode.agent.fixing.rewrite import FileView, check_candidate, close_fence, parse_reply
+    from acode.agent.fixing.rewrite import check_candidate, close_fence, parse_reply
 
     repo = make_git_repo(tmp_path / "repo", {"calc.py": CALC, "test_calc.py": TESTS})
     # the one call and the line asks (no edit without a model: `a - b` is one)

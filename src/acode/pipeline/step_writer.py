@@ -13,7 +13,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acode.agent.fixing.rewrite import FileView, close_fence, parse_reply, read_text, reply_stop
+from acode.agent.fixing.file_view import FileView, read_text
+from acode.agent.fixing.rewrite import close_fence, parse_reply, reply_stop
 from acode.llm.types import Message
 from acode.prompts import render
 

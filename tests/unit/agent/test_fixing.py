@@ -10,9 +10,10 @@ import pytest
 from tests.helpers.fixing_calc import BUGGY, FIXED, REQUEST, TESTS, reply, session
 
 from acode.agent.fixing.detect import command_in_request, is_test_file, plan_fix
+from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.localise.locate import locate
 from acode.agent.fixing.outcome import implicated_files, read_outcome
-from acode.agent.fixing.rewrite import FileView, parse_reply
+from acode.agent.fixing.rewrite import parse_reply
 from acode.llm.scripted import ScriptedModel
 
 

@@ -8,7 +8,7 @@ import pytest
 from tests.helpers.fixing_project import fixing_repo, reply, send
 
 from acode.agent.fixing.crash_edits import Crash, crash_edits, read_crashes
-from acode.agent.fixing.rewrite import FileView
+from acode.agent.fixing.file_view import FileView
 from acode.llm.scripted import ScriptedModel
 
 # the shape of pytest's output with --tb=short (idna 3.7->3.8's, the names changed)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from tests.helpers.fixing_calc import BUGGY, FIXED, REQUEST, TESTS, reply, session
 
+from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.function_asks import FUNCTION_STOP, reached_functions
-from acode.agent.fixing.rewrite import FileView
 from acode.llm.scripted import ScriptedModel
 
 ADD_BUGGY = "def add(a, b):\n    return a - b\n"

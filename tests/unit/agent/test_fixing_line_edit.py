@@ -11,8 +11,8 @@ import pytest
 from tests.helpers.fixing_calc import BUGGY, FIXED, REQUEST, TESTS, reply, session
 from tests.helpers.fixing_replies import PLACEHOLDER_REPLY, diff, echo
 
+from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.line_edit import PLACEHOLDERS, apply_line_edit, read_hunk
-from acode.agent.fixing.rewrite import FileView
 from acode.agent.session.agent_session import SessionOptions
 from acode.agent.session.builder import build_session
 from acode.config import Settings

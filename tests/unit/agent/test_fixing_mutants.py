@@ -12,8 +12,8 @@ from tests.helpers.fixing_calc import REQUEST as CALC_REQUEST
 from tests.helpers.fixing_project import fixing_repo, reply, send
 from tests.helpers.spectrum_project import REPORT, REQUEST, STATS, TESTS
 
+from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.mutants import body_lines, deletion_candidates, mutant_candidates, mutants
-from acode.agent.fixing.rewrite import FileView
 from acode.llm.scripted import ScriptedModel
 
 CODE = '''def window(xs, n):

@@ -23,7 +23,8 @@ from tests.helpers.fixing_project import (
 )
 
 from acode.agent.fixing.detect import plan_fix
-from acode.agent.fixing.rewrite import FileView, parse_reply
+from acode.agent.fixing.file_view import FileView
+from acode.agent.fixing.rewrite import parse_reply
 from acode.llm.scripted import ScriptedModel
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from tests.helpers.fixing_project import fixing_repo, reply, send
 
-from acode.agent.fixing.rewrite import FileView
+from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.static_fixes import static_fixes
 from acode.llm.scripted import ScriptedModel
 

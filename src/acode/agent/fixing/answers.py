@@ -6,8 +6,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.outcome import TestOutcome
-from acode.agent.fixing.rewrite import FileView
 
 DIFF_LINES = 40
 

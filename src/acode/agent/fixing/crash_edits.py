@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from acode.agent.fixing.candidate_source import Candidates, Proposal
+from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.outcome import printed_frames
-from acode.agent.fixing.rewrite import FileView
 
 if TYPE_CHECKING:
     from acode.agent.fixing.fixer import Attempts

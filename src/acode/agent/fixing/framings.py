@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.function_asks import FunctionAsk, reached_functions
 from acode.agent.fixing.outcome import TestOutcome, printed, trim_output
-from acode.agent.fixing.rewrite import FileView, one_call_messages, task_messages
+from acode.agent.fixing.rewrite import one_call_messages, task_messages
 from acode.agent.fixing.suspect_ask import SuspectAsk, suspect_messages
 from acode.llm.types import Message
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from acode.agent.fixing.candidate_source import Candidates, Proposal
-from acode.agent.fixing.rewrite import FileView, parse_reply
+from acode.agent.fixing.file_view import FileView
+from acode.agent.fixing.rewrite import parse_reply
 
 if TYPE_CHECKING:
     from acode.agent.fixing.fixer import Attempts

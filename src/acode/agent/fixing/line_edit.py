@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from acode.agent.fixing.rewrite import FileView, check_candidate
+from acode.agent.fixing.file_view import FileView
+from acode.agent.fixing.rewrite import check_candidate
 
 _BLOCK = re.compile(r"```[ \t]*(?:diff|patch)?[ \t]*\n(.*?)(?:^```[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
 _HEADER = re.compile(r"^(?:diff --git |index [0-9a-f]|--- |\+\+\+ |@@ )")

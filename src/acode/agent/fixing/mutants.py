@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from acode.agent.fixing.candidate_source import Candidates, Proposal
-from acode.agent.fixing.rewrite import FileView
+from acode.agent.fixing.file_view import FileView
 
 if TYPE_CHECKING:
     from acode.agent.fixing.fixer import Attempts

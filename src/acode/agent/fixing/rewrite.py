@@ -7,42 +7,18 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.merge import merge_partial
 from acode.llm.types import Message
 from acode.prompts import render
 
 _FENCE = re.compile(r"^```[ \t]*([\w+.-]*)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 _DEFINITION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".toml": "toml", ".json": "json",
-              ".md": "markdown", ".yml": "yaml", ".yaml": "yaml", ".sh": "bash"}
 
 
 UNCHANGED = "the reply is the file unchanged; the tests still fail, so something must change"
-
-
-@dataclass(frozen=True)
-class FileView:
-    path: str  # workspace-relative, with forward slashes
-    text: str
-    # what the prompt showed instead of ``text`` (excerpt.py): a reply is merged by name, never taken for
-    # the whole file, and a definition the prompt did not show is not rewritten blind
-    shown_part: str | None = None
-
-    @property
-    def language(self) -> str:
-        return _LANGUAGES.get(Path(self.path).suffix, "")
-
-
-def read_text(path: Path) -> str:
-    """A file's text for a prompt; an unreadable or non-UTF-8 file reads as empty (it is then not
-    rewritten)."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
 
 
 def one_call_messages(request: str, files: list[FileView], context: list[FileView], command: str,

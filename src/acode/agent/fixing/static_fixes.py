@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from acode.agent.fixing.candidate_source import Candidates, Proposal
-from acode.agent.fixing.rewrite import FileView, check_candidate
+from acode.agent.fixing.file_view import FileView
+from acode.agent.fixing.rewrite import check_candidate
 
 if TYPE_CHECKING:
     from acode.agent.fixing.fixer import Attempts

@@ -15,10 +15,10 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from acode.agent.fixing.file_view import FileView, read_text
 from acode.agent.fixing.line_edit import apply_line_edit
 from acode.agent.fixing.localise.excerpt import span
 from acode.agent.fixing.localise.spectrum import Suspect
-from acode.agent.fixing.rewrite import FileView, read_text
 from acode.llm.types import Message
 from acode.prompts import render
 

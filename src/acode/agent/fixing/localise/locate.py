@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acode.agent.fixing.detect import is_test_file
+from acode.agent.fixing.file_view import read_text
 from acode.agent.fixing.outcome import failing_ids, traceback_frames
-from acode.agent.fixing.rewrite import read_text
 
 _REEXPORT_DEPTH = 3
 Reference = tuple[Path, str | None]  # a file, and the top-level name used there (None: the module)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from acode.agent.fixing.detect import FixPlan, is_test_file
+from acode.agent.fixing.file_view import FileView, read_text
 from acode.agent.fixing.localise.excerpt import excerpt
 from acode.agent.fixing.localise.locate import (
     Focus,
@@ -20,7 +21,6 @@ from acode.agent.fixing.localise.locate import (
 from acode.agent.fixing.localise.quoted import quoted_lines
 from acode.agent.fixing.localise.spectrum import Suspect
 from acode.agent.fixing.outcome import TestOutcome, implicated_files
-from acode.agent.fixing.rewrite import FileView, read_text
 
 MAX_TARGETS = 3
 MAX_SHOWN_CHARS = 10000  # of the files to fix, all together (the first is always shown)
