@@ -12,10 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
-if TYPE_CHECKING:
-    from acode.agent.fixing.fixer import Attempts
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -28,6 +25,41 @@ Why = dict[str, str] | None
 Candidates = Generator[Proposal, Why, bool | None]
 
 
+class FixSession(Protocol):
+    """What a source reads and calls of the fixer's state (``fixer.Attempts``, which is one), named here so
+    that no source imports the fixer: the fixer imports every source through ``pipeline.SOURCES``."""
+
+    settings: Any  # config.agent.FixConfig
+    plan: Any  # detect.FixPlan
+    context: Any
+    door: Any  # the metered model door (tokens spent so far)
+    views: Any  # the files shown to the model (file_view.FileView), and all of them
+    all_views: Any
+    framings: list  # the whole-file framings, the function and suspect framings, the line framing
+    function_framings: Any
+    suspect_framings: Any
+    line_framing: Any
+    asks: Any
+    tried: Any  # candidate keys already judged
+    uncounted: Any
+    before: Any  # the files as they were
+    best: Any
+    partial: Any
+    checks: Any
+    call_thread: Any
+    first_tokens: int
+    first_seconds: float
+    first_started: float
+    spent_from: int
+    test_seconds: float
+    unbudgeted: Any
+    ask: Any  # methods, by name: ask the model, judge a candidate, budget and sampling helpers
+    judge: Any
+    over_budget: Any
+    to_sample: Any
+    note_stuck: Any
+
+
 class CandidateSource(Protocol):
     name: str
     counts_as_attempt: bool  # counted against agent.fix.max_attempts
@@ -36,4 +68,4 @@ class CandidateSource(Protocol):
     keep_if_partial: bool
     needs_model: bool  # its candidates come from model calls
 
-    def candidates(self, session: Attempts) -> Candidates: ...
+    def candidates(self, session: FixSession) -> Candidates: ...

@@ -19,14 +19,10 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from acode.agent.fixing.candidate_source import Candidates, Proposal
+from acode.agent.fixing.candidate_source import Candidates, FixSession, Proposal
 from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.outcome import printed_frames
-
-if TYPE_CHECKING:
-    from acode.agent.fixing.fixer import Attempts
 
 MAX_SITES = 3  # frames per crash, from the one that raised: the fix is rarely further up
 _SECTION = re.compile(r"^_{3,} .+ _{3,}$", re.MULTILINE)
@@ -224,7 +220,7 @@ class CrashEdits:
     name = "crash"
     counts_as_attempt, keep_if_partial, needs_model = False, False, False
 
-    def candidates(self, session: Attempts) -> Candidates:
+    def candidates(self, session: FixSession) -> Candidates:
         crashes = read_crashes(session.before.output, {v.path for v in session.all_views})
         for edit in crash_edits(crashes, session.all_views, session.settings.crash_edits):
             yield Proposal({edit.path: edit.text}, edit.describe())

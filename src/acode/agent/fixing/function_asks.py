@@ -19,14 +19,10 @@ import ast
 import re
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from acode.agent.fixing.candidate_source import Candidates, Proposal
+from acode.agent.fixing.candidate_source import Candidates, FixSession, Proposal
 from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.rewrite import parse_reply
-
-if TYPE_CHECKING:
-    from acode.agent.fixing.fixer import Attempts
 
 # the end of the block asked for, or of a top-level function written on past the one asked for
 FUNCTION_STOP = ["\n```\n", "\n\n\ndef ", "\n\n\nclass ", "\n\n\n@", "\n\n\nif __name__"]
@@ -87,7 +83,7 @@ class FunctionAsks:
     name = "function"
     counts_as_attempt, keep_if_partial, needs_model = False, True, True
 
-    def candidates(self, session: Attempts) -> Candidates:
+    def candidates(self, session: FixSession) -> Candidates:
         if not session.views or not session.function_framings:
             return None
         ask, framing = session.function_framings[0]
@@ -110,7 +106,7 @@ class FunctionAsks:
         return None
 
 
-def within_time_budget(session: Attempts, expected: float) -> bool:
+def within_time_budget(session: FixSession, expected: float) -> bool:
     """Whether a step expected to take ``expected`` seconds ends within ``function_time_budget`` times the
     one call's seconds, counted from when the one call began."""
     elapsed = time.monotonic() - session.first_started

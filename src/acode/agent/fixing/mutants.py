@@ -21,13 +21,9 @@ import math
 import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from acode.agent.fixing.candidate_source import Candidates, Proposal
+from acode.agent.fixing.candidate_source import Candidates, FixSession, Proposal
 from acode.agent.fixing.file_view import FileView
-
-if TYPE_CHECKING:
-    from acode.agent.fixing.fixer import Attempts
 
 # operator token -> what it may have been meant as, the likeliest first
 OPERATOR_SWAPS: dict[str, tuple[str, ...]] = {
@@ -328,7 +324,7 @@ class Mutants:
     name = "mutant"
     counts_as_attempt, keep_if_partial, needs_model = False, False, False
 
-    def candidates(self, session: Attempts) -> Candidates:
+    def candidates(self, session: FixSession) -> Candidates:
         settings = session.settings
         sources = [(a.view, a.lines) for a in session.asks] or [(v, None) for v in session.views]
         # a deletion only where the whole suite judges it too: on small projects they passed the shown

@@ -5,18 +5,13 @@ is a class with the protocol's attributes and ``candidates`` method, and one lin
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from acode.agent.fixing.candidate_source import CandidateSource
+from acode.agent.fixing.candidate_source import CandidateSource, FixSession
 from acode.agent.fixing.crash_edits import CrashEdits
 from acode.agent.fixing.function_asks import FunctionAsks
 from acode.agent.fixing.mutants import Mutants
 from acode.agent.fixing.short_asks import LineEdits, SuspectAsks
 from acode.agent.fixing.static_fixes import StaticFixes
 from acode.agent.fixing.whole_file_calls import LaterCalls, OneCall
-
-if TYPE_CHECKING:
-    from acode.agent.fixing.fixer import Attempts
 
 SOURCES: tuple[CandidateSource, ...] = (
     StaticFixes(),  # ruff's fixes that change behaviour: no model call
@@ -30,7 +25,7 @@ SOURCES: tuple[CandidateSource, ...] = (
 )
 
 
-def run(session: Attempts) -> str | None:
+def run(session: FixSession) -> str | None:
     """Each source's candidates, judged in turn: the first passing candidate's answer, or None."""
     for source in SOURCES:
         candidates = source.candidates(session)

@@ -6,16 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
-from acode.agent.fixing.candidate_source import Candidates, Proposal, Why
+from acode.agent.fixing.candidate_source import Candidates, FixSession, Proposal, Why
 from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, apply_line_edit, copies_instruction
 from acode.agent.fixing.rewrite import parse_reply
 from acode.agent.fixing.suspect_ask import SUSPECT_STOP, SuspectAsk, line_reply_as_function
 from acode.llm.types import Message
-
-if TYPE_CHECKING:
-    from acode.agent.fixing.fixer import Attempts
 
 COPIES_INSTRUCTION = "the reply copies the instruction's example block"
 LINE_SEED, SUSPECT_SEED = 100, 200  # the one-line and suspect asks' seeds, apart from the whole-file calls'
@@ -29,7 +25,7 @@ class LineEdits:
     name = "line"
     counts_as_attempt, keep_if_partial, needs_model = False, True, True
 
-    def candidates(self, session: Attempts) -> Candidates:
+    def candidates(self, session: FixSession) -> Candidates:
         if not session.views:
             return None
         settings = session.settings
@@ -62,7 +58,7 @@ class SuspectAsks:
     name = "suspect"
     counts_as_attempt, keep_if_partial, needs_model = False, True, True
 
-    def candidates(self, session: Attempts) -> Candidates:
+    def candidates(self, session: FixSession) -> Candidates:
         door = session.door
         for ask, framing, line_framing in session.suspect_framings:
             spent = door.generated
@@ -76,7 +72,7 @@ class SuspectAsks:
 Replies = Generator[Proposal, Why, "dict[str, str] | str"]
 
 
-def _follow_ups(session: Attempts, ask: SuspectAsk, framing: list[Message], line_framing: list[Message],
+def _follow_ups(session: FixSession, ask: SuspectAsk, framing: list[Message], line_framing: list[Message],
                 greedy: dict[str, str] | str) -> Candidates:
     """The line ask and the samples about one suspect, after its greedy ask replied ``greedy``."""
     settings = session.settings
@@ -92,8 +88,8 @@ def _follow_ups(session: Attempts, ask: SuspectAsk, framing: list[Message], line
     return None
 
 
-def _suspect_reply(session: Attempts, ask: SuspectAsk, framing: list[Message], temperature: float, seed: int,
-                   line: bool = False) -> Replies:
+def _suspect_reply(session: FixSession, ask: SuspectAsk, framing: list[Message], temperature: float,
+                   seed: int, line: bool = False) -> Replies:
     """One ask's reply (``line``: the one-line ask's, read as the function with that line changed), merged
     by name into the best candidate so far (when it passes more of the named tests than the files did), a
     candidate when it changes something; returns the parsed reply."""

@@ -18,14 +18,10 @@ import logging
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from acode.agent.fixing.candidate_source import Candidates, Proposal
+from acode.agent.fixing.candidate_source import Candidates, FixSession, Proposal
 from acode.agent.fixing.file_view import FileView
 from acode.agent.fixing.rewrite import check_candidate
-
-if TYPE_CHECKING:
-    from acode.agent.fixing.fixer import Attempts
 
 log = logging.getLogger("acode.agent.fixing")
 # RUF027: a string with {name} of a variable in scope and no f prefix; B006: a mutable default
@@ -149,7 +145,7 @@ class StaticFixes:
     name = "static"
     counts_as_attempt, keep_if_partial, needs_model = False, True, False
 
-    def candidates(self, session: Attempts) -> Candidates:
+    def candidates(self, session: FixSession) -> Candidates:
         if not session.settings.static_fixes:
             return None
         shown = {v.path for v in session.views}

@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from acode.agent.fixing.answers import candidate_key
-from acode.agent.fixing.candidate_source import Candidates, Proposal
+from acode.agent.fixing.candidate_source import Candidates, FixSession, Proposal
 from acode.agent.fixing.rewrite import UNCHANGED, feedback_message, parse_reply
 from acode.llm.types import Message
-
-if TYPE_CHECKING:
-    from acode.agent.fixing.fixer import Attempts
 
 
 @dataclass
@@ -34,7 +30,7 @@ class OneCall:
     name = "one call"
     counts_as_attempt, keep_if_partial, needs_model = True, True, True
 
-    def candidates(self, session: Attempts) -> Candidates:
+    def candidates(self, session: FixSession) -> Candidates:
         if not session.views:
             return False
         if session.settings.max_model_calls < 1:
@@ -49,7 +45,7 @@ class LaterCalls:
     name = "whole-file calls"
     counts_as_attempt, keep_if_partial, needs_model = True, True, True
 
-    def candidates(self, session: Attempts) -> Candidates:
+    def candidates(self, session: FixSession) -> Candidates:
         if not session.views or session.suspect_framings:
             return None
         for call in range(2, session.settings.max_model_calls + 1):
@@ -58,7 +54,7 @@ class LaterCalls:
         return None
 
 
-def whole_file_call(session: Attempts, call: int) -> Candidates:
+def whole_file_call(session: FixSession, call: int) -> Candidates:
     """Whole-file call number ``call`` and its candidate; True when no call is made (and none follows)."""
     settings, thread = session.settings, session.call_thread
     if len(session.tried) - session.uncounted.total() >= settings.max_attempts:
