@@ -238,9 +238,13 @@ def run_review(
         # a hook on a commit that stages nothing, a push of the base branch itself: nothing to block
         err_console.print(f"nothing to review: {nothing.message}", markup=False, highlight=False)
         if json_out or fmt or output:  # a CI job's artifact or a script's JSON still appears, empty
-            _emit_nothing(nothing.message, "staged" if staged else "uncommitted" if uncommitted
-                          else "commit" if commit else "branch", base or "", json_out=json_out, fmt=fmt,
-                          output=output)
+            from acode.review.models import nothing_to_review
+
+            target = ("staged" if staged else "uncommitted" if uncommitted else "commit" if commit
+                      else "branch")
+            # no terminal report: the one stderr line above said it
+            _emit(nothing_to_review(nothing.message, target, base or ""), json_out=json_out, fmt=fmt,
+                  output=output, review_id=None, terminal=False)
         return EXIT_OK
     # The settings of the base, not of the change under review (acode.review.service.base_config).
     from acode.review.service import ReviewService, base_config, base_dismissals, with_suggestions
@@ -309,27 +313,6 @@ def _step_summary(result) -> None:
         err_console.print(f"review summary added to {written} (GITHUB_STEP_SUMMARY)", markup=False)
 
 
-def _emit_nothing(why: str, target: str, base: str, *, json_out: bool, fmt: str | None,
-                  output: Path | None) -> None:
-    """The report of a review with nothing to review, in the format asked for: the file a CI job keeps as
-    its artifact, the JSON a script reads; no terminal report (the one stderr line said it)."""
-    from acode.fsutil import atomic_write_text
-    from acode.review.models import nothing_to_review
-    from acode.review.reporting.ci_formats import RENDERERS
-    from acode.review.reporting.report import render_json, render_markdown, render_sarif
-
-    result = nothing_to_review(why, target, base)
-    renderers = {"markdown": render_markdown, "sarif": render_sarif, **RENDERERS}
-    text = renderers[fmt](result) if fmt else render_json(result)
-    if output:
-        atomic_write_text(output, text + "\n")
-        err_console.print(f"report written to {output}")
-    if json_out:
-        print(render_json(result))
-    elif fmt and not output:
-        print(text)
-
-
 def _emit(
     result,
     *,
@@ -339,7 +322,9 @@ def _emit(
     review_id: int | None,
     reused_at: str | None = None,
     fixes: list | None = None,
+    terminal: bool = True,
 ) -> None:
+    """The report in the format asked for (stdout or ``output``), else the terminal report (``terminal``)."""
     from acode.fsutil import atomic_write_text
     from acode.review.reporting.ci_formats import RENDERERS
     from acode.review.reporting.report import render_json, render_markdown, render_sarif, render_terminal
@@ -369,7 +354,7 @@ def _emit(
         shown = visible(text) if fmt == "markdown" else text
         # the github format's own lines are the workflow commands; in any other, no line may read as one
         print(workflow_safe(shown) if under_github_actions() and fmt != "github" else shown)
-    else:
+    elif terminal:
         reused = (review_id, reused_at) if review_id is not None and reused_at is not None else None
         render_terminal(result, console, reused=reused)
         if review_id is not None and reused is None:
