@@ -21,7 +21,14 @@ CI_VARIABLES = {"GITHUB_ACTIONS", "GITHUB_BASE_REF", "GITHUB_HEAD_REF", "GITHUB_
 # No test inherits the terminal size of whoever runs the suite (pytest-xdist's workers start with
 # COLUMNS=80): taken away before any test module imports acode, whose consoles read it once; a test that
 # needs a width sets it.
-for _name in ("COLUMNS", "LINES"):
+# Nor the variables that change what a test runner prints: pytest stops cutting its summary lines and
+# assertion diffs when CI or BUILD_NUMBER is set (every CI runner sets CI), and colour is forced or
+# refused by the others. Tests that compare a child pytest's output with a stored record (the fixer's
+# record, the one-call benchmark) would otherwise pass on a laptop and fail on the runner. A test about
+# one of them sets it itself.
+RUNNER_OUTPUT_VARIABLES = ("COLUMNS", "LINES", "CI", "BUILD_NUMBER", "PYTEST_ADDOPTS", "FORCE_COLOR",
+                           "PY_COLORS", "NO_COLOR")
+for _name in RUNNER_OUTPUT_VARIABLES:
     os.environ.pop(_name, None)
 # The suite runs as a foreground process does, however it was started: a shell without job control starts
 # `cmd &` with SIGINT and SIGQUIT ignored, every child inherits that, and the tests that press Ctrl-C on a
@@ -45,7 +52,7 @@ def _isolated_user_config(tmp_path_factory, monkeypatch):
         if name.startswith("ACODE_") and name != "ACODE_CACHE_DIR" or name in CI_VARIABLES:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ACODE_CONFIG_HOME", str(tmp_path_factory.mktemp("user-config")))
-    for name in ("COLUMNS", "LINES"):
+    for name in RUNNER_OUTPUT_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     if MODEL_THREADS:
         monkeypatch.setenv("ACODE_MODEL__THREADS", MODEL_THREADS)
