@@ -1,5 +1,5 @@
 """`acode review --describe`'s one model call on the real 0.5B: the summary of a real branch is the model's
-own text, non-empty and within its bound (tests/unit/review/test_review_describe.py: the facts and the
+own text, non-empty and within its bound (tests/unit/review/describing/test_review_describe.py: the facts and the
 failures, on a scripted model)."""
 
 from __future__ import annotations

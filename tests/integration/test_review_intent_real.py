@@ -1,5 +1,5 @@
 """The intent question on the real 0.5B: asked both ways in two wordings, each answer read from the answer
-token's log-probabilities (tests/unit/review/test_review_intent.py: what a verdict does to a review)."""
+token's log-probabilities (tests/unit/review/judging/test_review_intent.py: what a verdict does to a review)."""
 
 from __future__ import annotations
 

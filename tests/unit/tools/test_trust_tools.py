@@ -112,7 +112,7 @@ def test_background_children_of_a_finished_command_are_stopped(git_repo):
         ],
     )
     # as the user: in the sandbox the pid file is out of reach, and the whole sandbox ends with the command
-    # (tests/unit/security/test_command_sandbox.py)
+    # (tests/unit/test_command_sandbox.py)
     steps = tool_steps(run_cli(git_repo, script, "-p", "go", "--json", "--approval-mode", "yolo", "--sandbox",
                                "off"))
     assert "started" in steps[0]["output"] and "left running were stopped" in steps[0]["output"]

@@ -2,7 +2,7 @@
 the file named by ``SOCKET_LOG``). Anything that is not a loopback address is refused *before* it happens,
 so a test that uses this never sends a byte to another host, whatever the code under test tries.
 
-    python tests/unit/security/socket_guard.py -p "..."     # as `python -m acode -p "..."`
+    python tests/helpers/socket_guard.py -p "..."     # as `python -m acode -p "..."`
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 every ``base_url`` that is not a loopback address (``model.`` or ``routing.*``) are withheld; "loopback"
 is decided on the address, never on how a name looks (``127.example.com`` is a name).
 
-Every run goes through socket_guard.py: each name lookup and connection is recorded, and anything not on
-loopback is refused before it happens, so no test here sends anything to another host."""
+Every run goes through tests/helpers/socket_guard.py: each name lookup and connection is recorded, and
+anything not on loopback is refused before it happens, so no test here sends anything to another host."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from tests.helpers.openai_fake_server import FakeOpenAIServer
 
 from acode.config import load_settings
 
-GUARD = Path(__file__).with_name("socket_guard.py")
+GUARD = Path(__file__).parents[2] / "helpers" / "socket_guard.py"
 COLLECTOR = "collector.example.com"
 
 

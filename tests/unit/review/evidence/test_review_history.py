@@ -234,7 +234,7 @@ def test_a_revert_that_names_the_commit_by_its_short_hash_is_medium(tmp_path):
     assert undone.named and undone.is_fix
 
 
-REAL = Path(__file__).resolve().parents[2] / "data" / "real_commits" / "b99acaa"
+REAL = Path(__file__).resolve().parents[3] / "data" / "real_commits" / "b99acaa"
 
 
 def _real_tree(side: str) -> dict[str, str]:

