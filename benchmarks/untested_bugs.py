@@ -57,6 +57,7 @@ def _tag(finding: dict) -> str:
     for words, why in (("the request asks for no change of behaviour", "intent question"),
                        ("docstring's example", "docstring example"),
                        ("the change says it is a", "message words"),
+                       ("finds the old outcome right, every way", "outcome votes"),
                        ("finds the old outcome right", "outcome question")):
         if words in message:
             return f"behaviour/changed: {why}"
@@ -88,6 +89,9 @@ def report(rows: list[dict]) -> dict:
     from untested_bugs_reach import reach
 
     out["reach"] = reach(rows)
+    from untested_bugs_judge import judged
+
+    out["judge"] = judged(rows)
     out["caught"] = {r["name"]: deciders(r) for r in rows
                      if r["expected"] == "REJECTED" and r["verdict"] == "REJECTED"}
     out["sound_rejected"] = {r["name"]: deciders(r) for r in rows

@@ -17,11 +17,14 @@ from acode.errors import ModelError, ModelOutputError, ModelTimeoutError
 from acode.llm.no_model import NoModelError
 from acode.llm.scoring import scorer_of
 from acode.llm.types import Message
+from acode.review.change.git_context import read_new_text, read_old_text
 from acode.review.deciding.dimension_results import Assessed, fill_dimensions, note_unfinished
 from acode.review.deciding.levels import decide_from_levels
+from acode.review.evidence.behaviour_diff import FunctionResult
 from acode.review.evidence.behaviour_findings import ASK, ran_the_same, reweigh
 from acode.review.evidence.gathering import fixed_lines, tests_break, tests_confirm
 from acode.review.judging.behaviour_question import ask_about_differences, backed_or_medium, open_differences
+from acode.review.judging.code_spec import function_spec
 from acode.review.judging.intent_question import ask_intent
 from acode.review.judging.proposals import PartialProposals, Proposals, line_choices, propose
 from acode.review.judging.regression import CALIBRATION_CHARS, compare_regions, plan_regions
@@ -148,9 +151,20 @@ def _behaviour_stage(run: ReviewRun) -> None:
         run.evidence.findings = ask_about_differences(
             run.model, run.evidence.findings, behaviour, run.context.effective_intent(),
             margin=run.settings.behaviour.question_margin, timeout=run.remaining, progress=run.say,
-            standing=run.evidence.findings, instructions=run.settings.instructions)
+            standing=run.evidence.findings, instructions=run.settings.instructions,
+            votes=run.settings.behaviour.judge_votes, vote_margin=run.settings.behaviour.judge_margin,
+            spec_of=lambda result: _spec_of(run, result))
     finally:
         run.result.evidence = run.evidence.findings
+
+
+def _spec_of(run: ReviewRun, result: FunctionResult) -> str:
+    """What both versions of the file state of ``result``'s function (``judging.code_spec``)."""
+    changed = next((f for f in run.context.files if f.path == result.function.path), None)
+    if changed is None:
+        return ""
+    return function_spec(read_old_text(run.context, changed), read_new_text(run.context, changed.path),
+                         result.function.qualname)
 
 
 def _intent_stage(run: ReviewRun) -> None:

@@ -1,7 +1,9 @@
 """The one narrow question a model is asked about a behavioural difference (``evidence.behaviour_findings``
 left it ``medium``, waiting): which outcome is right — once for the old outcome, once for the new, as the
 same yes/no question, so a model that answers "yes" to everything cancels out. A clear preference for the
-old one makes it ``high``; without a clear answer it stays ``medium``, for a person to look at. And a
+old one makes it ``high``; without a clear answer it stays ``medium``, for a person to look at. With
+``behaviour.judge_votes`` the question is put several ways instead (``behaviour_votes``), and only answers
+that agree however it was asked decide. And a
 likelihood regression weighed against what running both versions showed (``backed_or_medium``): never
 ``high`` on its own.
 """
@@ -17,6 +19,7 @@ from acode.llm.types import Message
 from acode.prompts import render
 from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
 from acode.review.evidence.behaviour_findings import ASK, RULE
+from acode.review.judging.behaviour_votes import Votes, ask_votes
 from acode.review.judging.instructions import instructions_for
 from acode.review.judging.proposals import PKG
 from acode.review.judging.regression import RULE as REGRESSION_RULE
@@ -29,14 +32,18 @@ def ask_about_differences(model: ChatModel, findings: list[Finding], diff: Behav
                           margin: float, timeout: Callable[[], float],
                           progress: Callable[[str], None] = lambda _: None,
                           standing: Sequence[Finding] = (),
-                          instructions: Sequence[PathInstruction] = ()) -> list[Finding]:
+                          instructions: Sequence[PathInstruction] = (), votes: int = 0,
+                          vote_margin: float = 0.5,
+                          spec_of: Callable[[FunctionResult], str] = lambda _: "") -> list[Finding]:
     """``findings`` with every difference that waits for it judged by the model: the same question asked of
     the old outcome and of the new; new − old log-odds below ``-margin`` -> high (the old one is right),
     above ``margin`` -> info, not counted (the new one is); in between, or unreadable, medium. Not asked
     where a finding of ``standing`` already counts high in the same function: the answer could only add a
     second reason to reject (or dismiss this one and leave the other), at two model calls.
     ``instructions``: the project's (reviewer.instructions); a question is told those of its function's
-    file."""
+    file. ``votes`` > 0: instead, the difference is put to the model several ways (``behaviour_votes``:
+    that many wordings of "A or B?", each in both orders, beside the yes/no pair) with ``spec_of`` its
+    function's specification, and only votes that all lean one way past ``vote_margin`` decide."""
     docs = {(r.function.path, r.function.line): r for r in diff.results}
     out = []
     for finding in findings:
@@ -52,6 +59,16 @@ def ask_about_differences(model: ChatModel, findings: list[Finding], diff: Behav
                            "counts high in this function"}))
             continue
         progress(f"asking which behaviour of {result.function.qualname}() is right")
+        if votes:
+            header = {"intent": redact(intent.strip())[:600], "function": result.function.qualname,
+                      "path": result.function.path,
+                      "instructions": instructions_for(instructions, result.function.path),
+                      "docstring": redact(result.function.docstring)[:600], "spec": redact(spec_of(result))}
+            asked = ask_votes(model, header=header, call=result.difference["input"],
+                              old=result.difference["old"], new=result.difference["new"], wordings=votes,
+                              timeout=timeout)
+            out.append(_voted(finding, asked, vote_margin))
+            continue
         logits = {}
         for side in ("old", "new"):
             question = render(PKG, "behaviour_question.j2", intent=redact(intent.strip())[:600],
@@ -100,6 +117,30 @@ def _judged(finding: Finding, logits: dict[str, float], margin: float) -> Findin
         verdict = {"message": f"{finding.message}; the model cannot tell which is right {odds}: for a person "
                               "to judge"}
     return finding.model_copy(update={**update, **verdict})
+
+
+def _voted(finding: Finding, votes: Votes, margin: float) -> Finding:
+    metrics = {k: v for k, v in finding.metrics.items() if k != ASK}
+    mean = votes.mean
+    metrics.update({f"vote_{name}": value for name, value in votes.votes.items() if value is not None})
+    if mean is not None:
+        metrics["votes_mean"] = round(mean, 3)
+    update: dict = {"metrics": metrics}
+    if mean is not None:  # confidence: P(the old outcome is the right one)
+        update["confidence"] = round(1 / (1 + math.exp(max(-50.0, min(50.0, mean)))), 4)
+    asked = f"asked {len(votes.votes)} ways ({votes.note()})"
+    verdict = votes.verdict(margin)
+    if verdict == "old":
+        update.update(severity="high", message=f"{finding.message}; the model finds the old outcome right, "
+                                               f"every way it was {asked}")
+    elif verdict == "new":
+        update.update(severity="info", status="dismissed",
+                      message=f"{finding.message}; the model finds the new outcome right, every way it was "
+                              f"{asked}")
+    else:
+        update["message"] = (f"{finding.message}; the model's answers do not agree, or lean too little, when "
+                             f"{asked}: no decision, for a person to judge")
+    return finding.model_copy(update=update)
 
 
 def open_differences(findings: Sequence[Finding]) -> dict[str, list[tuple[int, int]]]:

@@ -18,10 +18,11 @@ needs_sandbox = pytest.mark.skipif(find_sandbox()[0] is None, reason="bubblewrap
 
 
 def review(tmp_path, before: dict[str, str], after: dict[str, str], message: str, answers: list[str],
-           env: dict[str, str] | None = None) -> dict:
+           env: dict[str, str] | None = None, behaviour: dict | None = None) -> dict:
     """``acode review --base main --json`` of the change ``before`` -> ``after``, the scripted model giving
     ``answers`` (the intent question's four, then the yes/no question about a difference: old outcome first,
-    then new); ``env``: the review's environment variables (default: the test's)."""
+    then new); ``env``: the review's environment variables (default: the test's); ``behaviour``: more
+    ``reviewer.behaviour`` settings."""
     repo = repo_with_branch(tmp_path / "repo", before, after, message=message)
     script = tmp_path / "script.yml"
     script.write_text(yaml.safe_dump([{"text": a} for a in answers]))
@@ -29,7 +30,7 @@ def review(tmp_path, before: dict[str, str], after: dict[str, str], message: str
     (repo / ".acode" / "config.yml").write_text(yaml.safe_dump({
         "model": {"backend": "scripted", "script": str(script)},
         "reviewer": {"strategy": "checks_only", "regression": {"method": "off"},
-                     "behaviour": {"crosshair_seconds": 0}}}))
+                     "behaviour": {"crosshair_seconds": 0, **(behaviour or {})}}}))
     done = subprocess.run([sys.executable, "-m", "acode", "review", "--base", "main", "--json", "--no-run-tests"],
                           cwd=repo, capture_output=True, text=True, timeout=300, check=False, env=env)
     assert done.returncode in (0, 50), done.stderr[-3000:]

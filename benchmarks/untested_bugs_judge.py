@@ -1,0 +1,51 @@
+"""How the model judged the behavioural differences it was asked about in ``untested_bugs`` records (issue 49):
+per half and source, the differences asked, what the judge decided (``old`` right: the difference counts
+high; ``new`` right: dismissed; ``none``: left open), how many of its decisions were right (``old`` on a
+bug, ``new`` on a sound change), and how often its lean pointed the right way whatever its size (the sign
+of the yes/no pair's new − old log-odds, or of the votes' mean): what a margin could make of it.
+
+    python benchmarks/untested_bugs.py --summarise records.jsonl     # "judge" is part of the report
+"""
+
+from __future__ import annotations
+
+
+def asked(row: dict) -> list[dict]:
+    """The differences of ``row`` the model's outcome question (one pair, or the votes) answered."""
+    out = []
+    for finding in row["findings"]:
+        metrics = finding.get("metrics") or {}
+        lean = metrics.get("votes_mean", metrics.get("delta"))
+        if finding.get("rule") != "behaviour/changed" or lean is None:
+            continue
+        decided = ("old" if finding["severity"] in ("critical", "high")
+                   else "new" if finding.get("status") == "dismissed" else "none")
+        right_side = "old" if row["expected"] == "REJECTED" else "new"
+        out.append({"name": row["name"], "file": finding.get("file"), "line": finding.get("line"),
+                    "decided": decided, "right": None if decided == "none" else decided == right_side,
+                    "lean_right": (lean < 0) == (right_side == "old") if lean else None,
+                    "lean": lean, "votes": {k.removeprefix("vote_"): v for k, v in metrics.items()
+                                            if k.startswith("vote_")}})
+    return out
+
+
+def _tally(items: list[dict]) -> dict:
+    return {"asked": len(items),
+            "decided_old": sum(i["decided"] == "old" for i in items),
+            "decided_new": sum(i["decided"] == "new" for i in items),
+            "no_decision": sum(i["decided"] == "none" for i in items),
+            "decisions_right": sum(i["right"] is True for i in items),
+            "decisions_wrong": sum(i["right"] is False for i in items),
+            "lean_right": sum(i["lean_right"] is True for i in items),
+            "lean_wrong": sum(i["lean_right"] is False for i in items)}
+
+
+def judged(rows: list[dict]) -> dict:
+    items = {id(row): asked(row) for row in rows}
+    out: dict = {}
+    for half in dict.fromkeys(r["half"] for r in rows):
+        for source in dict.fromkeys(r["source"] for r in rows if r["half"] == half):
+            out[f"{half}, {source}"] = _tally([i for r in rows if (r["half"], r["source"]) == (half, source)
+                                               for i in items[id(r)]])
+    out["differences"] = [i for r in rows for i in items[id(r)]]
+    return out

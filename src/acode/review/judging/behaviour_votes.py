@@ -1,0 +1,115 @@
+"""Many cheap votes on which outcome of a behavioural difference is right (``behaviour.judge_votes`` > 0).
+
+One yes/no question per outcome (``behaviour_question``) reads a log-odds the 1.5B keeps within ±0.6 of
+even: its sign was mostly right on the logic pairs, its size never passed the margin, so it decided
+nothing. Here the same difference is put to the model several ways, and only an answer that does not
+depend on how it was asked counts:
+- the yes/no question once for each outcome (a model's leaning to say yes cancels in new − old): one vote;
+- both outcomes side by side, "A or B?", in both orders — old as A, then new as A — so a leaning to the
+  first or the last option (position, recency) cancels too; each order is one vote, in each of
+  ``wordings`` wordings.
+Each vote is a log-odds that the **new** outcome is the right one. The verdict is ``old`` (the difference
+counts high) or ``new`` (dismissed) only when every vote leans the same way and their mean passes the
+margin; a model that disagrees with itself — an answer that flips under the swap — decides nothing (the
+difference stays open, for a person, and for the likelihood check to back or not). The question shows the
+specification the code states (its documentation, its signature, the asserts both versions make:
+``code_spec``); all of it comes before the outcomes, so the calls share the prompt's prefix in the KV cache
+and each pays only its last lines and a one-token answer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from acode.llm.protocol import ChatModel
+from acode.llm.types import Completion, Message
+from acode.prompts import render
+from acode.review.judging.proposals import PKG
+from acode.review.judging.verification import yes_probability
+
+Side = Literal["old", "new"]
+
+
+@dataclass
+class Votes:
+    # name -> log-odds that the new outcome is right (None: the answer could not be read)
+    votes: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def read(self) -> list[float]:
+        return [value for value in self.votes.values() if value is not None]
+
+    @property
+    def mean(self) -> float | None:
+        return sum(self.read) / len(self.read) if self.read else None
+
+    def verdict(self, margin: float) -> Side | None:
+        """``new`` or ``old`` when every vote was read, all lean one way and the mean passes ``margin``;
+        else None (no decision)."""
+        mean = self.mean
+        if mean is None or len(self.read) < len(self.votes) or abs(mean) <= margin:
+            return None
+        if all(value > 0 for value in self.read):
+            return "new"
+        if all(value < 0 for value in self.read):
+            return "old"
+        return None
+
+    def note(self) -> str:
+        shown = ", ".join(f"{name} {'unreadable' if value is None else f'{value:+.2f}'}"
+                          for name, value in self.votes.items())
+        return f"votes for the new outcome: {shown}"
+
+
+def ask_votes(model: ChatModel, *, header: dict, call: str, old: str, new: str, wordings: int,
+              timeout: Callable[[], float]) -> Votes:
+    """The votes on ``old`` against ``new`` (see the module doc); ``header``: the template's values before
+    the outcomes (function, path, intent, instructions, docstring, spec)."""
+    system = Message.system(render(PKG, "system.j2"))
+
+    def ask(**values: object) -> Completion:
+        question = render(PKG, "behaviour_votes.j2", **header, call=call, **values)
+        return model.complete([system, Message.user(question)], max_tokens=1, temperature=0.0, logprobs=10,
+                              timeout=timeout())
+
+    out = Votes()
+    said = {side: _logit(yes_probability(ask(mode="yes_no", outcome=outcome)))
+            for side, outcome in (("old", old), ("new", new))}
+    out.votes["yes_no"] = (None if said["old"] is None or said["new"] is None
+                           else round(said["new"] - said["old"], 3))
+    for wording in range(wordings):
+        # old as A: P(B) over P(A) is the vote for new; new as A: P(A) over P(B)
+        old_first = _logit(option_probability(ask(mode="pair", wording=wording, first=old, second=new),
+                                              "B", "A"))
+        new_first = _logit(option_probability(ask(mode="pair", wording=wording, first=new, second=old),
+                                              "A", "B"))
+        out.votes[f"ab{wording + 1}_old_first"] = old_first
+        out.votes[f"ab{wording + 1}_new_first"] = new_first
+    return out
+
+
+def option_probability(completion: Completion, option: str, other: str) -> float | None:
+    """P(option) / (P(option) + P(other)) at the first answer token (one letter); from the text when there
+    are no logprobs; None when the answer is neither."""
+    wanted = {option.lower(): 1.0, other.lower(): 0.0}
+    if completion.logprobs:
+        first = completion.logprobs[0]
+        candidates = dict(first.top)
+        candidates.setdefault(first.token, first.logprob)
+        mass = {key: sum(math.exp(lp) for tok, lp in candidates.items() if tok.strip().lower() == key)
+                for key in wanted}
+        if sum(mass.values()) > 0:
+            return mass[option.lower()] / sum(mass.values())
+    word = (completion.text or "").strip().strip(".:)*").lower()
+    return wanted.get(word)
+
+
+def _logit(probability: float | None) -> float | None:
+    if probability is None:
+        return None
+    probability = min(max(probability, 1e-4), 1 - 1e-4)
+    return round(math.log(probability / (1 - probability)), 3)
+
