@@ -1,8 +1,9 @@
-"""How the model judged the behavioural differences it was asked about in ``untested_bugs`` records (issue 49):
-per half and source, the differences asked, what the judge decided (``old`` right: the difference counts
-high; ``new`` right: dismissed; ``none``: left open), how many of its decisions were right (``old`` on a
-bug, ``new`` on a sound change), and how often its lean pointed the right way whatever its size (the sign
-of the yes/no pair's new − old log-odds, or of the votes' mean): what a margin could make of it.
+"""How the model judged the behavioural differences it was asked about in ``untested_bugs`` records (issue
+49): per half and source, the differences asked, what the judge decided (``old`` right: the difference
+counts high; ``new`` right: dismissed; ``none``: left open), how many of its decisions were right
+(``old`` on a bug, ``new`` on a sound change), and how often its lean pointed the right way whatever its
+size (the sign of the yes/no pair's new − old log-odds, or of the votes' mean): what a margin could make
+of it.
 
     python benchmarks/untested_bugs.py --summarise records.jsonl     # "judge" is part of the report
 """

@@ -158,10 +158,11 @@ class BehaviourSettings(BaseModel):
         1.0, ge=0.0, description="the model's yes/no log-odds for the new outcome minus the old: below "
         "-margin the difference counts high, above +margin it is dismissed, in between medium")
     judge_votes: int = Field(
-        0, ge=0, le=2, description="0: one yes/no question per outcome decides a difference (question_margin); "
-        "1-2: the difference is put several ways instead (the yes/no pair, and that many wordings of 'A or "
-        "B?' in both orders, with the specification the code states), and only votes that all lean one way "
-        "past judge_margin decide: a model that disagrees with itself decides nothing")
+        0, ge=0, le=2, description="0: one yes/no question per outcome decides a difference "
+        "(question_margin); 1-2: the difference is "
+        "put several ways instead (the yes/no pair, and that many wordings of 'A or B?' in both orders, "
+        "with the specification the code states), and only votes that all lean one way past judge_margin "
+        "decide: a model that disagrees with itself decides nothing")
     judge_margin: float = Field(
         0.5, ge=0.0, description="with judge_votes: the mean of the votes (log-odds that the new outcome is "
         "right) must pass it, every vote leaning the same way, for the difference to count high (old right) "
