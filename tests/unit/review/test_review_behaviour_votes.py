@@ -35,7 +35,7 @@ def test_an_answer_that_flips_when_the_outcomes_swap_places_decides_nothing(tmp_
     finding = behaviour_finding(data, "clamp")
     # before (one yes/no pair decides): high, "the model finds the old outcome right", and the review rejected
     assert finding["severity"] == "medium" and finding["status"] == "confirmed", finding
-    assert "do not agree" in finding["message"] and "no decision" in finding["message"]
+    assert "no decision" in finding["message"] and "the answers disagree" in finding["message"]
     votes = {k: v for k, v in finding["metrics"].items() if k.startswith("vote_")}
     assert votes["vote_yes_no"] < 0 and votes["vote_ab1_old_first"] < 0 < votes["vote_ab1_new_first"]
     assert data["approved"] is True

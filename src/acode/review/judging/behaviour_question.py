@@ -138,8 +138,8 @@ def _voted(finding: Finding, votes: Votes, margin: float) -> Finding:
                       message=f"{finding.message}; the model finds the new outcome right, every way it was "
                               f"{asked}")
     else:
-        update["message"] = (f"{finding.message}; the model's answers do not agree, or lean too little, when "
-                             f"{asked}: no decision, for a person to judge")
+        update["message"] = (f"{finding.message}; no decision when {asked}: {votes.undecided(margin)}; for a "
+                             "person to judge")
     return finding.model_copy(update=update)
 
 

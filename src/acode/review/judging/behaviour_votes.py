@@ -58,6 +58,14 @@ class Votes:
             return "old"
         return None
 
+    def undecided(self, margin: float) -> str:
+        """Why the votes decide nothing (``verdict`` is None)."""
+        if len(self.read) < len(self.votes):
+            return "some answers could not be read"
+        if len({value > 0 for value in self.read}) > 1:
+            return "the answers disagree (the model contradicts itself when the question is turned around)"
+        return f"every answer leans one way, but by less than the margin ({margin})"
+
     def note(self) -> str:
         shown = ", ".join(f"{name} {'unreadable' if value is None else f'{value:+.2f}'}"
                           for name, value in self.votes.items())
