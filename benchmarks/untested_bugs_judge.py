@@ -10,6 +10,8 @@ of it.
 
 from __future__ import annotations
 
+PAIR_MARGIN = 1.0  # reviewer.behaviour.question_margin's default
+
 
 def asked(row: dict) -> list[dict]:
     """The differences of ``row`` the model's outcome question (one pair, or the votes) answered."""
@@ -22,12 +24,22 @@ def asked(row: dict) -> list[dict]:
         decided = ("old" if finding["severity"] in ("critical", "high")
                    else "new" if finding.get("status") == "dismissed" else "none")
         right_side = "old" if row["expected"] == "REJECTED" else "new"
+        pair = metrics.get("vote_yes_no", metrics.get("delta"))  # the one yes/no pair, alone
         out.append({"name": row["name"], "file": finding.get("file"), "line": finding.get("line"),
                     "decided": decided, "right": None if decided == "none" else decided == right_side,
                     "lean_right": (lean < 0) == (right_side == "old") if lean else None,
+                    "pair_alone": _alone(pair, right_side),
                     "lean": lean, "votes": {k.removeprefix("vote_"): v for k, v in metrics.items()
                                             if k.startswith("vote_")}})
     return out
+
+
+def _alone(pair: float | None, right_side: str) -> str:
+    """What the one yes/no pair would decide on its own at the default margin (``question_margin``, 1.0):
+    right, wrong or none."""
+    if pair is None or abs(pair) <= PAIR_MARGIN:
+        return "none"
+    return "right" if (pair < 0) == (right_side == "old") else "wrong"
 
 
 def _tally(items: list[dict]) -> dict:
@@ -38,7 +50,9 @@ def _tally(items: list[dict]) -> dict:
             "decisions_right": sum(i["right"] is True for i in items),
             "decisions_wrong": sum(i["right"] is False for i in items),
             "lean_right": sum(i["lean_right"] is True for i in items),
-            "lean_wrong": sum(i["lean_right"] is False for i in items)}
+            "lean_wrong": sum(i["lean_right"] is False for i in items),
+            "pair_alone_right": sum(i["pair_alone"] == "right" for i in items),
+            "pair_alone_wrong": sum(i["pair_alone"] == "wrong" for i in items)}
 
 
 def judged(rows: list[dict]) -> dict:

@@ -47,3 +47,27 @@ def test_reach_counts_the_bugs_the_evidence_can_show_and_each_function_by_why():
     assert got["not_run"] == {"a dependency is missing (werkzeug)": 1, "raised on every input tried": 1}
     assert got["reachable_bugs"] == ["a revert", "b revert"]
     assert got["bugs_without_a_compared_function"] == 1
+
+
+def _asked(name: str, expected: str, severity: str, status: str, metrics: dict) -> dict:
+    return {"name": name, "half": "tune", "source": "logic", "expected": expected, "findings": [
+        {"rule": "behaviour/changed", "severity": severity, "status": status, "file": "f.py", "line": 1,
+         "metrics": metrics}]}
+
+
+def test_the_judge_figures_count_decisions_right_and_wrong_and_where_the_lean_pointed():
+    from benchmarks.untested_bugs_judge import judged
+
+    rows = [
+        # votes agreeing the old outcome is right, on a bug: a right decision
+        _asked("a to_buggy", "REJECTED", "high", "confirmed", {"vote_yes_no": -1.5, "votes_mean": -2.0}),
+        # votes agreeing the old outcome is right, on a sound change: a wrong one
+        _asked("a to_canonical", "APPROVED", "high", "confirmed", {"vote_yes_no": 0.2, "votes_mean": -1.0}),
+        # the one pair left open, leaning the right way
+        _asked("b to_canonical", "APPROVED", "medium", "confirmed", {"delta": 0.3}),
+        _asked("c to_canonical", "APPROVED", "info", "dismissed", {"delta": 1.2}),
+    ]
+    figures = judged(rows)["tune, logic"]
+    assert figures == {"asked": 4, "decided_old": 2, "decided_new": 1, "no_decision": 1, "decisions_right": 2,
+                       "decisions_wrong": 1, "lean_right": 3, "lean_wrong": 1, "pair_alone_right": 2,
+                       "pair_alone_wrong": 0}
