@@ -7,8 +7,14 @@ from __future__ import annotations
 
 import math
 
-from test_review_behaviour_evidence import behaviour_finding, differences, needs_sandbox, review, run_pasted
 from tests.helpers.review_fakes import yes_no
+from tests.unit.review.evidence.test_review_behaviour_evidence import (
+    behaviour_finding,
+    differences,
+    needs_sandbox,
+    review,
+    run_pasted,
+)
 
 from acode.llm.scripted import ScriptedModel
 from acode.llm.types import Completion, TokenLogprob
