@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from acode.llm.types import Message
 
 
 @dataclass(frozen=True)
@@ -53,11 +56,21 @@ class FixSession(Protocol):
     spent_from: int
     test_seconds: float
     unbudgeted: Any
-    ask: Any  # methods, by name: ask the model, judge a candidate, budget and sampling helpers
-    judge: Any
-    over_budget: Any
-    to_sample: Any
-    note_stuck: Any
+
+    def ask(self, messages: list[Message], temperature: float, *, seed: int, max_tokens: int | None = None,
+            stop: list[str] | None = None) -> str:
+        """The model's reply to ``messages`` (its fence closed)."""
+        ...
+
+    def judge(self, source: CandidateSource, proposal: Proposal) -> tuple[str | None, Why]:
+        """The answer when the proposal passes, else None and why not."""
+        ...
+
+    def over_budget(self) -> bool: ...
+
+    def to_sample(self, base: list[Message]) -> list[Message] | None: ...
+
+    def note_stuck(self, framing: list[Message], stuck: bool) -> None: ...
 
 
 class CandidateSource(Protocol):

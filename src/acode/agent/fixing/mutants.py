@@ -126,7 +126,8 @@ class _Parsed:
         for token in _tokens(text):
             if token.start[0] == token.end[0] and token.type not in _LAYOUT:
                 tokens.setdefault(token.start[0], []).append(token)
-        functions, body = [], set()
+        functions: list[tuple[int, int, bool]] = []
+        body: set[int] = set()
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 functions.append((node.lineno, node.end_lineno or node.lineno, node.col_offset > 0))
@@ -144,7 +145,8 @@ class _Parsed:
                 and (shown_lines is None or lines[n - 1] in shown_lines)]
 
     def mutants(self, lines: Iterable[int], limit: int) -> list[Mutant]:
-        source, found = self.source, []
+        source = self.source
+        found: list[Mutant] = []
         seen: set[tuple[int, str]] = set()  # (line, its edit): the whole file follows from it
         originals: dict[tuple[int, int], str | None] = {}
         for number in lines:
@@ -168,7 +170,8 @@ class _Parsed:
         return found
 
     def deletions(self, lines: Iterable[int], limit: int) -> list[Mutant]:
-        source, found = self.source, []
+        source = self.source
+        found: list[Mutant] = []
         for number in lines:
             if number not in self.deletable or len(found) >= limit:
                 continue
@@ -244,9 +247,9 @@ def _line_variants(line: str, tokens: list[tokenize.TokenInfo]) -> Iterator[str]
             added = index >= 2 and tokens[index - 1].string in "+-" and _ends_operand(tokens[index - 2])
             if added and value == 1:  # `n - 1` as `n`, not `n - 0`
                 yield line[: tokens[index - 2].end[1]] + line[token.end[1]:]
-            for other in (value + 1, value - 1):
-                if other >= 0 and not (added and other == 0):
-                    yield _replace(line, token, str(other))
+            for near in (value + 1, value - 1):
+                if near >= 0 and not (added and near == 0):
+                    yield _replace(line, token, str(near))
     yield from _negated_condition(line, tokens)
     yield from _ends_off_by_one(line)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 
 from acode.agent.fixing.localise.locate import Focus
 
@@ -80,7 +81,8 @@ class _Shown:
         ]
         block = self.lines[span(node)[0] - 1 : header_end or node.lineno]
         room = self.max_chars - self.chars - sum(len(line) + 1 for line in block)
-        kept = []  # those in the traceback first; the first always, the next ones while they fit
+        # those in the traceback first; the first always, the next ones while they fit
+        kept: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         for method in sorted(shown, key=lambda m: not _reached(m, focus)[0]):
             room -= sum(len(line) + 1 for line in self.lines[span(method)[0] - 1 : span(method)[1]])
             if kept and room < 0:
@@ -99,7 +101,8 @@ class _Shown:
         self.blocks.append((span(node)[0], block))
 
 
-def _inherited(definitions: list[ast.stmt], reached: list[ast.stmt], focus: Focus) -> list[ast.ClassDef]:
+def _inherited(definitions: Sequence[ast.stmt], reached: Sequence[ast.stmt],
+               focus: Focus) -> list[ast.ClassDef]:
     """The classes of this file that a reached class inherits a method from that the tests use and that it
     does not define itself (``str(EnvironHeaders(...))`` runs ``Headers.__str__``): shown as well, as
     their header and those methods."""

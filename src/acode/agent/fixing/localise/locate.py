@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,7 +163,7 @@ def _imports(tree: ast.Module) -> dict[str, Imported]:
     return imports
 
 
-def _used_chains(bodies: list[ast.AST]) -> list[list[str]]:
+def _used_chains(bodies: Sequence[ast.AST]) -> list[list[str]]:
     """Dotted names the bodies use (``cli.parse_args`` -> ['cli', 'parse_args']), in order of use."""
     chains: list[list[str]] = []
     inner: set[int] = set()
@@ -170,7 +171,8 @@ def _used_chains(bodies: list[ast.AST]) -> list[list[str]]:
         for node in ast.walk(body):
             if id(node) in inner or not isinstance(node, ast.Attribute | ast.Name):
                 continue
-            chain, current = [], node
+            chain: list[str] = []
+            current: ast.expr = node
             while isinstance(current, ast.Attribute):
                 chain.insert(0, current.attr)
                 current = current.value

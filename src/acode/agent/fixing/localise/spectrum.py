@@ -40,6 +40,7 @@ def spectrum_command(files_command: str, out: Path) -> str | None:
         words = shlex.split(files_command)
     except ValueError:
         return None
+    python: list[str] | None
     for index, word in enumerate(words[:-1]):
         if word == "-m" and words[index + 1] == "pytest" and index > 0:
             python, arguments = words[:index], words[index + 2 :]

@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -37,7 +38,8 @@ class Recorder:
         self.named: dict = {}  # (file, qualified name) -> its index in ``functions``
         self.current: set | None = None  # the running test's functions, while a phase of it runs
         self.muted = False  # inside pytest's reporting code
-        self.restart = None  # sys.monitoring: re-enables the events each test's start
+        # sys.monitoring: re-enables the events each test's start
+        self.restart: Callable[[], None] | None = None
         self.tests: dict = {}
 
     def see(self, code) -> int:

@@ -103,7 +103,8 @@ def _within_budget(targets: list[Target]) -> list[Target]:
     """The best target, then the next ones while the prompt's files stay within ``MAX_SHOWN_CHARS``: three
     whole modules of a real project made a 21,000-character prompt the 1.5B was still reading after 300 s
     on 2 cores."""
-    kept, size = [], 0
+    kept: list[Target] = []
+    size = 0
     for target in targets[:MAX_TARGETS]:
         size += len(target.shown.text)
         if kept and size > MAX_SHOWN_CHARS:
