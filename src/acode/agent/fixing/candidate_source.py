@@ -79,6 +79,6 @@ class CandidateSource(Protocol):
     # kept in place when it passes more tests than the files did, or passes the tests but not the file's
     # examples; else (an edit listed without a model) it is kept only as the fix: anything less is a guess
     keep_if_partial: bool
-    needs_model: bool  # its candidates come from model calls
+    needs_model: bool  # its candidates come from model calls: skipped when there is no model
 
     def candidates(self, session: FixSession) -> Candidates: ...

@@ -206,6 +206,8 @@ class Attempts:
         factor = self.settings.token_budget
         budget = (f" Its model calls reached agent.fix.token_budget ({factor:g} times the first call's "
                   f"{self.first_tokens} tokens)." if self.over_budget() else "")
+        if not self.door.has_model:
+            budget = " No model is configured (model.backend: none): only edits that need none were tried."
         return failure_message(self.plan.test_command, [v.path for v in self.all_views], len(self.tried),
                                kept=best, before=self.before, unrestored=self.unrestored,
                                breaking=self.breaking, budget=budget)

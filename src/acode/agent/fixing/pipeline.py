@@ -1,7 +1,8 @@
 """The sources of candidate fixes, in the order they run: the one place that order is written. Each
 source is a ``candidate_source.CandidateSource`` (its module says what it proposes and why); each
-candidate goes to the one judge, and the first that passes (its examples too) is the answer. A new source
-is a class with the protocol's attributes and ``candidates`` method, and one line here."""
+candidate goes to the one judge, and the first that passes (its examples too) is the answer. Without a
+model (``model.backend: none``) the sources that need one are skipped: the others can still fix it. A new
+source is a class with the protocol's attributes and ``candidates`` method, and one line here."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ SOURCES: tuple[CandidateSource, ...] = (
 def run(session: FixSession) -> str | None:
     """Each source's candidates, judged in turn: the first passing candidate's answer, or None."""
     for source in SOURCES:
+        if source.needs_model and not session.door.has_model:
+            continue
         candidates = source.candidates(session)
         why = None
         try:

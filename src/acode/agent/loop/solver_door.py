@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from acode.agent.loop.middleware import AgentState
 from acode.agent.loop.result import ToolStep
 from acode.errors import ModelOutputError
+from acode.llm.no_model import NoModel
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Completion, Message, ToolCall, new_call_id
 from acode.tools.base import ToolContext, ToolRegistry
@@ -57,6 +58,12 @@ class SolverDoor:
 
     def tool_names(self) -> list[str]:
         return self._loop.registry.names()
+
+    @property
+    def has_model(self) -> bool:
+        """False under ``model.backend: none``, where every model call fails: a solver then tries only what
+        needs no model."""
+        return not isinstance(self._loop.model, NoModel)
 
     def ask(self, messages: list[Message], *, temperature: float = 0.0, seed: int = 0,
             max_tokens: int | None = None, stop: list[str] | None = None) -> str:
