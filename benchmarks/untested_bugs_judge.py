@@ -3,7 +3,8 @@
 counts high; ``new`` right: dismissed; ``none``: left open), how many of its decisions were right
 (``old`` on a bug, ``new`` on a sound change), and how often its lean pointed the right way whatever its
 size (the sign of the yes/no pair's new − old log-odds, or of the votes' mean): what a margin could make
-of it.
+of it; and what the one pair alone (at margin 1.0), and the votes with the swap cancelled (at margin 0),
+would have decided from the same answers.
 
     python benchmarks/untested_bugs.py --summarise records.jsonl     # "judge" is part of the report
 """
@@ -29,6 +30,7 @@ def asked(row: dict) -> list[dict]:
                     "decided": decided, "right": None if decided == "none" else decided == right_side,
                     "lean_right": (lean < 0) == (right_side == "old") if lean else None,
                     "pair_alone": _alone(pair, right_side),
+                    "cancelled_at_0": _cancelled(metrics, right_side),
                     "lean": lean, "votes": {k.removeprefix("vote_"): v for k, v in metrics.items()
                                             if k.startswith("vote_")}})
     return out
@@ -42,6 +44,19 @@ def _alone(pair: float | None, right_side: str) -> str:
     return "right" if (pair < 0) == (right_side == "old") else "wrong"
 
 
+def _cancelled(metrics: dict, right_side: str) -> str:
+    """What the recorded votes would decide with ``judge_swap: cancelled`` at margin 0 (right, wrong or
+    none; '' for a record without votes in both orders)."""
+    from acode.review.judging.behaviour_votes import Votes
+
+    votes = Votes({k.removeprefix("vote_"): v for k, v in metrics.items() if k.startswith("vote_")},
+                  swap="cancelled")
+    if not any(name.endswith("_old_first") for name in votes.votes):
+        return ""
+    verdict = votes.verdict(0.0)
+    return "none" if verdict is None else "right" if verdict == right_side else "wrong"
+
+
 def _tally(items: list[dict]) -> dict:
     return {"asked": len(items),
             "decided_old": sum(i["decided"] == "old" for i in items),
@@ -52,7 +67,9 @@ def _tally(items: list[dict]) -> dict:
             "lean_right": sum(i["lean_right"] is True for i in items),
             "lean_wrong": sum(i["lean_right"] is False for i in items),
             "pair_alone_right": sum(i["pair_alone"] == "right" for i in items),
-            "pair_alone_wrong": sum(i["pair_alone"] == "wrong" for i in items)}
+            "pair_alone_wrong": sum(i["pair_alone"] == "wrong" for i in items),
+            "cancelled_at_0_right": sum(i["cancelled_at_0"] == "right" for i in items),
+            "cancelled_at_0_wrong": sum(i["cancelled_at_0"] == "wrong" for i in items)}
 
 
 def judged(rows: list[dict]) -> dict:

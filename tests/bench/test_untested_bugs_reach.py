@@ -70,4 +70,4 @@ def test_the_judge_figures_count_decisions_right_and_wrong_and_where_the_lean_po
     figures = judged(rows)["tune, logic"]
     assert figures == {"asked": 4, "decided_old": 2, "decided_new": 1, "no_decision": 1, "decisions_right": 2,
                        "decisions_wrong": 1, "lean_right": 3, "lean_wrong": 1, "pair_alone_right": 2,
-                       "pair_alone_wrong": 0}
+                       "pair_alone_wrong": 0, "cancelled_at_0_right": 0, "cancelled_at_0_wrong": 0}

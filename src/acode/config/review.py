@@ -167,6 +167,10 @@ class BehaviourSettings(BaseModel):
         0.5, ge=0.0, description="with judge_votes: the mean of the votes (log-odds that the new outcome is "
         "right) must pass it, every vote leaning the same way, for the difference to count high (old right) "
         "or be dismissed (new right)")
+    judge_swap: Literal["consistent", "cancelled"] = Field(
+        "consistent", description="with judge_votes: consistent: each order of 'A or B?' is a vote of its "
+        "own, so an answer that flips when the outcomes swap places decides nothing; cancelled: a wording's "
+        "two orders are averaged into one vote, a leaning to one position cancelled instead of vetoing")
     intent_votes: int = Field(
         2, ge=0, le=2, description="wordings of each framing of the question 'does the request ask for a "
         "behaviour change?' (asked only where a difference waits for the model; 0: the word list alone)")

@@ -153,6 +153,7 @@ def _behaviour_stage(run: ReviewRun) -> None:
             margin=run.settings.behaviour.question_margin, timeout=run.remaining, progress=run.say,
             standing=run.evidence.findings, instructions=run.settings.instructions,
             votes=run.settings.behaviour.judge_votes, vote_margin=run.settings.behaviour.judge_margin,
+            vote_swap=run.settings.behaviour.judge_swap,
             spec_of=lambda result: _spec_of(run, result))
     finally:
         run.result.evidence = run.evidence.findings

@@ -19,7 +19,7 @@ from acode.llm.types import Message
 from acode.prompts import render
 from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
 from acode.review.evidence.behaviour_findings import ASK, RULE
-from acode.review.judging.behaviour_votes import Votes, ask_votes
+from acode.review.judging.behaviour_votes import Swap, Votes, ask_votes
 from acode.review.judging.instructions import instructions_for
 from acode.review.judging.proposals import PKG
 from acode.review.judging.regression import RULE as REGRESSION_RULE
@@ -33,7 +33,7 @@ def ask_about_differences(model: ChatModel, findings: list[Finding], diff: Behav
                           progress: Callable[[str], None] = lambda _: None,
                           standing: Sequence[Finding] = (),
                           instructions: Sequence[PathInstruction] = (), votes: int = 0,
-                          vote_margin: float = 0.5,
+                          vote_margin: float = 0.5, vote_swap: Swap = "consistent",
                           spec_of: Callable[[FunctionResult], str] = lambda _: "") -> list[Finding]:
     """``findings`` with every difference that waits for it judged by the model: the same question asked of
     the old outcome and of the new; new − old log-odds below ``-margin`` -> high (the old one is right),
@@ -66,7 +66,7 @@ def ask_about_differences(model: ChatModel, findings: list[Finding], diff: Behav
                       "docstring": redact(result.function.docstring)[:600], "spec": redact(spec_of(result))}
             asked = ask_votes(model, header=header, call=result.difference["input"],
                               old=result.difference["old"], new=result.difference["new"], wordings=votes,
-                              timeout=timeout)
+                              timeout=timeout, swap=vote_swap)
             out.append(_voted(finding, asked, vote_margin))
             continue
         logits = {}
@@ -125,6 +125,8 @@ def _voted(finding: Finding, votes: Votes, margin: float) -> Finding:
     metrics.update({f"vote_{name}": value for name, value in votes.votes.items() if value is not None})
     if mean is not None:
         metrics["votes_mean"] = round(mean, 3)
+    if votes.position_bias is not None:
+        metrics["position_bias"] = votes.position_bias
     update: dict = {"metrics": metrics}
     if mean is not None:  # confidence: P(the old outcome is the right one)
         update["confidence"] = round(1 / (1 + math.exp(max(-50.0, min(50.0, mean)))), 4)

@@ -11,10 +11,12 @@ depend on how it was asked counts:
 Each vote is a log-odds that the **new** outcome is the right one. The verdict is ``old`` (the difference
 counts high) or ``new`` (dismissed) only when every vote leans the same way and their mean passes the
 margin; a model that disagrees with itself — an answer that flips under the swap — decides nothing (the
-difference stays open, for a person, and for the likelihood check to back or not). The question shows the
-specification the code states (its documentation, its signature, the asserts both versions make:
-``code_spec``); all of it comes before the outcomes, so the calls share the prompt's prefix in the KV cache
-and each pays only its last lines and a one-token answer.
+difference stays open, for a person, and for the likelihood check to back or not). With ``swap:
+cancelled`` a wording's two orders are one vote, their mean: a leaning to one position cancels instead of
+vetoing (the 1.5B leans to A by more than its signal, so each order alone almost always flips).
+The question shows the specification the code states (its documentation, its signature, the asserts both
+versions make: ``code_spec``); all of it comes before the outcomes, so the calls share the prompt's prefix
+in the KV cache and each pays only its last lines and a one-token answer.
 """
 
 from __future__ import annotations
@@ -31,38 +33,64 @@ from acode.review.judging.proposals import PKG
 from acode.review.judging.verification import yes_probability
 
 Side = Literal["old", "new"]
+Swap = Literal["consistent", "cancelled"]
 
 
 @dataclass
 class Votes:
     # name -> log-odds that the new outcome is right (None: the answer could not be read)
     votes: dict[str, float | None] = field(default_factory=dict)
+    # consistent: each order's answer is a vote of its own, so an answer that flips under the swap is a
+    # disagreement; cancelled: a wording's two orders are averaged into one vote, the leaning to one
+    # position cancelled (measured on the 1.5B: it prefers A by 0.1-0.4 log-odds, more than the signal)
+    swap: Swap = "consistent"
 
     @property
     def read(self) -> list[float]:
         return [value for value in self.votes.values() if value is not None]
 
     @property
+    def counted(self) -> list[float | None]:
+        """The votes that count, under ``swap``."""
+        if self.swap == "consistent":
+            return list(self.votes.values())
+        out = [value for name, value in self.votes.items() if not name.startswith("ab")]
+        for first in (name for name in self.votes if name.endswith("_old_first")):
+            pair = self.votes[first], self.votes[first.replace("_old_first", "_new_first")]
+            out.append(None if None in pair else (pair[0] + pair[1]) / 2)
+        return out
+
+    @property
     def mean(self) -> float | None:
-        return sum(self.read) / len(self.read) if self.read else None
+        counted = [value for value in self.counted if value is not None]
+        return sum(counted) / len(counted) if counted else None
+
+    @property
+    def position_bias(self) -> float | None:
+        """The mean leaning to option A (log-odds) over the wordings asked in both orders."""
+        leans = [(self.votes[name.replace("_old_first", "_new_first")] - value) / 2
+                 for name, value in self.votes.items() if name.endswith("_old_first") and value is not None
+                 and self.votes.get(name.replace("_old_first", "_new_first")) is not None]
+        return round(sum(leans) / len(leans), 3) if leans else None
 
     def verdict(self, margin: float) -> Side | None:
-        """``new`` or ``old`` when every vote was read, all lean one way and the mean passes ``margin``;
-        else None (no decision)."""
-        mean = self.mean
-        if mean is None or len(self.read) < len(self.votes) or abs(mean) <= margin:
+        """``new`` or ``old`` when every vote was read, all that count lean one way and their mean passes
+        ``margin``; else None (no decision)."""
+        counted, mean = self.counted, self.mean
+        if mean is None or None in counted or abs(mean) <= margin:
             return None
-        if all(value > 0 for value in self.read):
+        if all(value > 0 for value in counted if value is not None):
             return "new"
-        if all(value < 0 for value in self.read):
+        if all(value < 0 for value in counted if value is not None):
             return "old"
         return None
 
     def undecided(self, margin: float) -> str:
         """Why the votes decide nothing (``verdict`` is None)."""
-        if len(self.read) < len(self.votes):
+        counted = self.counted
+        if None in counted:
             return "some answers could not be read"
-        if len({value > 0 for value in self.read}) > 1:
+        if len({value > 0 for value in counted if value is not None}) > 1:
             return "the answers disagree (the model contradicts itself when the question is turned around)"
         return f"every answer leans one way, but by less than the margin ({margin})"
 
@@ -73,7 +101,7 @@ class Votes:
 
 
 def ask_votes(model: ChatModel, *, header: dict, call: str, old: str, new: str, wordings: int,
-              timeout: Callable[[], float]) -> Votes:
+              timeout: Callable[[], float], swap: Swap = "consistent") -> Votes:
     """The votes on ``old`` against ``new`` (see the module doc); ``header``: the template's values before
     the outcomes (function, path, intent, instructions, docstring, spec)."""
     system = Message.system(render(PKG, "system.j2"))
@@ -83,7 +111,7 @@ def ask_votes(model: ChatModel, *, header: dict, call: str, old: str, new: str, 
         return model.complete([system, Message.user(question)], max_tokens=1, temperature=0.0, logprobs=10,
                               timeout=timeout())
 
-    out = Votes()
+    out = Votes(swap=swap)
     said = {side: _logit(yes_probability(ask(mode="yes_no", outcome=outcome)))
             for side, outcome in (("old", old), ("new", new))}
     out.votes["yes_no"] = (None if said["old"] is None or said["new"] is None

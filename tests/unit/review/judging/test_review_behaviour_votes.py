@@ -105,3 +105,18 @@ def test_the_specification_is_only_what_both_versions_state():
     assert function_spec(method, method, "Box.put") == "def put(self, item: str) -> None: ...\n    assert item"
     assert function_spec(method, "class Box: pass\n", "Box.put") == ""
     assert function_spec("def broken(:\n", method, "Box.put") == ""
+
+
+def test_with_the_swap_cancelled_a_position_bias_averages_out_and_the_signal_under_it_decides():
+    # A is preferred at 0.8 when A is the old outcome, at only 0.7 when A is the new one: a bias to A, and
+    # under it a lean to the old outcome, as is the yes/no pair's
+    answers = [yes_no(0.6), yes_no(0.4), letters(0.8), letters(0.7), letters(0.8), letters(0.7)]
+    asked = {swap: ask_votes(ScriptedModel(list(answers)), header=HEADER, call="clamp(1, 0, 1)", old="returns 1",
+                             new="returns 0", wordings=2, timeout=lambda: 10.0, swap=swap)
+             for swap in ("consistent", "cancelled")}
+    assert asked["consistent"].verdict(0.3) is None  # each order alone: A both times, a flip
+    assert "the answers disagree" in asked["consistent"].undecided(0.3)
+    cancelled = asked["cancelled"]
+    assert [round(v, 2) for v in cancelled.counted] == [-0.81, -0.27, -0.27]
+    assert cancelled.verdict(0.3) == "old" and cancelled.verdict(0.5) is None
+    assert abs(cancelled.position_bias - (math.log(0.7 / 0.3) + math.log(0.8 / 0.2)) / 2) < 0.002
