@@ -138,7 +138,8 @@ def test_real_chat_answers_from_the_attached_file_and_keeps_its_guidance_off_scr
 def test_real_one_shot_refused_path_ends_with_an_answer(tmp_path):
     """Issue 28 item 12: after refusing ``../outside.txt`` the 1.5B toggled plan mode for 5.5 minutes."""
     repo = make_git_repo(tmp_path / "repo")
-    (tmp_path / "outside.txt").write_text("the secret is 42\n")
+    # a secret no path can contain: "42" was in pytest's own temporary folder (pytest-422) that the answer quoted
+    (tmp_path / "outside.txt").write_text("the secret is kumquat\n")
     out = subprocess.run(
         [sys.executable, "-m", "acode", "-p", "Read the file ../outside.txt and tell me what it says.",
          "--approval-mode", "yolo", "--json"],
@@ -149,7 +150,7 @@ def test_real_one_shot_refused_path_ends_with_an_answer(tmp_path):
     tools = [s for s in data["trajectory"] if s["type"] == "tool"]
     assert data["stop_reason"] == "answer" and data["answer"].strip(), out.stderr[-2000:]
     assert not {"enter_plan_mode", "exit_plan_mode"} & {t["name"] for t in tools}
-    assert "42" not in data["answer"] and all("the secret" not in t["output"] for t in tools)
+    assert "kumquat" not in data["answer"] and all("the secret" not in t["output"] for t in tools)
     refused = [i for i, t in enumerate(tools) if "outside the workspace" in t["output"]]
     if refused:  # the refusal was the last tool call: the next model call could only answer
         assert refused[0] == len(tools) - 1
