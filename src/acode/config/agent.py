@@ -58,6 +58,13 @@ class FixConfig(BaseModel):
                     "each reply merged back by name, while function_time_budget lasts (their tokens count "
                     "against token_budget); 0: none",
     )
+    large_function_asks: int = Field(
+        1, ge=0, le=20,
+        description="the same asks where the function the failing test reaches is more than half its file "
+                    "(and no smaller one is reached): this many (1: the greedy ask alone), while "
+                    "function_time_budget lasts; their tokens, about a whole file's, do not count against "
+                    "token_budget, so the line asks after them keep theirs; 0: none",
+    )
     function_time_budget: float = Field(
         2.0, ge=0, le=40,
         description="the function asks are made while the time since the first call began, with what the "

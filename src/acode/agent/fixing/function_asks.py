@@ -11,7 +11,16 @@ the file unchanged or repeats a candidate already tested is dropped before any t
 The budget is the wall clock: asks are made while the time since the one call began, plus what the next
 ask is expected to take (the longest so far with its test run; before the first, half the one call and
 a test run as long as the first one),
-stays within ``function_time_budget`` times the one call's seconds."""
+stays within ``function_time_budget`` times the one call's seconds.
+
+A function that is more than half its file (every task of the Novel and HumanEvalFix tune halves but 2 of
+106) gets ``large_function_asks`` asks (1: the greedy one alone), and only when no smaller function is
+reached. Its reply costs about a whole file's tokens, as much as the one call's; counted against
+token_budget (2x the one call's) it would leave the line asks after it nothing, and the line asks found
+most of what the model has within 2x the one call's time (benchmarks/results/
+2026-11-27-fix-candidates-passk.md: the one call 1/17, its greedy function ask then the line asks 6/17,
+the line asks alone 4/17). So it is bounded by the clock and its number only, like the suspects' greedy
+asks, whose tokens are not counted either."""
 
 from __future__ import annotations
 
@@ -36,15 +45,15 @@ class FunctionAsk:
     path: str
     name: str
     text: str  # the function as the file writes it: the room its reply needs
+    large: bool = False  # more than half its file: its reply costs about a whole file's tokens
 
 
 def reached_functions(files: list[FileView], output: str, context: list[FileView]) -> list[FunctionAsk]:
     """The functions of ``files`` the failing tests reach, most likely first: those the traceback names in
     their own file (``calc.py:3: in add``), then those the tests' text names, in the order it names
-    them. Top-level functions and methods of top-level classes, of files that parse, and only those at
-    most half their file: where the file is little more than the function (every task of the Novel and
-    HumanEvalFix tune halves but 2 of 106), its reply costs a whole file's tokens, and the token budget
-    it would take from the line asks is better spent there."""
+    them. Top-level functions and methods of top-level classes, of files that parse; those at most half
+    their file first, then the large ones (more than half: where the file is little more than the
+    function), so a file with a smaller reached function is asked about that one."""
     found: dict[tuple[str, str], FunctionAsk] = {}
     tests = "\n".join(v.text for v in context)
     for view in files:
@@ -55,17 +64,17 @@ def reached_functions(files: list[FileView], output: str, context: list[FileView
         lines = view.text.splitlines()
         for node in _functions(tree):
             text = "\n".join(lines[node.lineno - 1 : node.end_lineno]) + "\n"
-            if 2 * len(text) <= len(view.text):
-                found[(view.path, node.name)] = FunctionAsk(view.path, node.name, text)
+            large = 2 * len(text) > len(view.text)
+            found[(view.path, node.name)] = FunctionAsk(view.path, node.name, text, large)
 
-    def rank(ask: FunctionAsk) -> tuple[int, int]:
+    def rank(ask: FunctionAsk) -> tuple[bool, int, int]:
         frame = re.search(rf"{re.escape(ask.path)}:\d+: in {re.escape(ask.name)}\b", output)
         named = re.search(rf"\b{re.escape(ask.name)}\b", tests)
         if frame:
-            return 0, frame.start()
-        return (1, named.start()) if named else (2, 0)
+            return ask.large, 0, frame.start()
+        return (ask.large, 1, named.start()) if named else (ask.large, 2, 0)
 
-    return sorted((a for a in found.values() if rank(a)[0] < 2), key=rank)
+    return sorted((a for a in found.values() if rank(a)[1] < 2), key=rank)
 
 
 def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -78,7 +87,9 @@ def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]
 
 class FunctionAsks:
     """``function_asks`` asks for the first reached function (greedy, then samples) while the time budget
-    lasts. Their tokens count against token_budget too, so the line asks after them get what is left."""
+    lasts. Their tokens count against token_budget too, so the line asks after them get what is left. A
+    large function (more than half its file) gets ``large_function_asks`` asks instead, their tokens not
+    counted (the module's docstring says why)."""
 
     name = "function"
     counts_as_attempt, keep_if_partial, needs_model = False, True, True
@@ -88,15 +99,18 @@ class FunctionAsks:
             return None
         ask, framing = session.function_framings[0]
         view = next(v for v in session.views if v.path == ask.path)
+        settings = session.settings
         costs: list[float] = []
-        for number in range(session.settings.function_asks):
+        for number in range(settings.large_function_asks if ask.large else settings.function_asks):
             expected = max(costs, default=session.first_seconds / 2 + session.test_seconds)
             if not within_time_budget(session, expected):
                 break
-            started = time.monotonic()
+            started, spent = time.monotonic(), session.door.generated
             temperature = 0.0 if number == 0 else SAMPLE_TEMPERATURES[(number - 1) % len(SAMPLE_TEMPERATURES)]
             reply = session.ask(framing, temperature, seed=FUNCTION_SEED + number, stop=FUNCTION_STOP,
                                 max_tokens=session.door.output_tokens_for(ask.text))
+            if ask.large:
+                session.unbudgeted += session.door.generated - spent
             parsed = parse_reply(reply, [view], session.context)
             # no candidate (the file unchanged, no block) or one already tested: no test run
             if not isinstance(parsed, str):

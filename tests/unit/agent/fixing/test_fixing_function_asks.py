@@ -45,8 +45,14 @@ def test_the_function_the_failing_test_reaches_comes_first():
     assert [a.name for a in reached_functions([calc], "calc.py:2: in add\n", [tests])] == ["add", "double"]
     assert [a.name for a in reached_functions([calc], "", [tests])] == ["double", "add"]
     assert reached_functions([calc], "", [FileView("test_x.py", "def test_x(): pass\n")]) == []
-    # a file that is little more than the function: its reply would cost a whole file's tokens
-    assert reached_functions([FileView("calc.py", ADD_BUGGY)], "calc.py:2: in add\n", [tests]) == []
+    # a file that is little more than the function: its reply costs a whole file's tokens (large)
+    [large] = reached_functions([FileView("calc.py", ADD_BUGGY)], "calc.py:2: in add\n", [tests])
+    assert large.name == "add" and large.large
+    # a smaller reached function comes before a large one, even the traceback's
+    long_add = "def add(a, b):\n" + "    a = a\n" * 6 + "    return a - b\n"
+    ranked = reached_functions([FileView("calc.py", long_add + "\n\ndef double(x):\n    return 2 * x\n")],
+                               "calc.py:8: in add\n", [tests])
+    assert [(a.name, a.large) for a in ranked] == [("double", False), ("add", True)]
 
 
 def test_after_the_one_call_a_function_reply_is_merged_back_by_name_and_judged(project):
