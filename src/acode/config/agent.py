@@ -58,8 +58,11 @@ class FixConfig(BaseModel):
                     "each reply merged back by name, while function_time_budget lasts (their tokens count "
                     "against token_budget); 0: none",
     )
+    # Off by default: on the Novel tune half the greedy ask then the line asks solved 6/17 against the line
+    # asks' 4/17 within 2x, but on the held-out half it solved the same 6/16 tasks as without it, ~22 s more
+    # a failing task (benchmarks/results/2026-11-28-fix-policy-held-out.md)
     large_function_asks: int = Field(
-        1, ge=0, le=20,
+        0, ge=0, le=20,
         description="the same asks where the function the failing test reaches is more than half its file "
                     "(and no smaller one is reached): this many (1: the greedy ask alone), while "
                     "function_time_budget lasts; their tokens, about a whole file's, do not count against "

@@ -1,9 +1,10 @@
-"""The ask for a function that is most of its file (agent.fix.large_function_asks, issue 51): after the one
-call, which stays first and the same byte for byte, one greedy ask for only the function the failing test
-reaches, even where that function is the whole file; then the line asks, which keep their token budget
-(the function's reply, about a whole file's tokens, is not counted against it: the clock bounds it). A
-reply that leaves the file unchanged or repeats a candidate is dropped before any test runs. With the
-scripted model (its first call made slow on purpose: the clock's unit) and the real tools on pytest."""
+"""The ask for a function that is most of its file (agent.fix.large_function_asks, issue 51; off by
+default, on here): after the one call, which stays first and the same byte for byte, one greedy ask for
+only the function the failing test reaches, even where that function is the whole file; then the line
+asks, which keep their token budget (the function's reply, about a whole file's tokens, is not counted
+against it: the clock bounds it). A reply that leaves the file unchanged or repeats a candidate is
+dropped before any test runs. With the scripted model (its first call made slow on purpose: the clock's
+unit) and the real tools on pytest."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 # a wrong function as long as the whole file the one call writes back: a whole file's tokens
 WRONG = "def add(a, b):\n    # " + "the sum of a and b, " * 4 + "\n    return a * b\n"
 FIRST_SECONDS = 1.5  # the one call's seconds: the clock's unit
-ROOM = {"function_time_budget": 40}  # room for the ask on a loaded machine
+# the ask on (agent.fix.large_function_asks is 0 by default), with room on a loaded machine
+ROOM = {"large_function_asks": 1, "function_time_budget": 40}
 
 
 def function(text: str) -> str:
@@ -83,8 +85,8 @@ def test_the_unchanged_file_and_a_repeated_candidate_are_dropped_before_any_test
 
 def test_the_one_call_is_first_and_the_same_and_the_clock_bounds_the_ask(tmp_path):
     calls = {}
-    for name, settings in [("asked", ROOM), ("off", {"large_function_asks": 0, **ROOM}),
-                           ("no room", {"function_time_budget": 1.0})]:
+    for name, settings in [("asked", ROOM), ("off", {**ROOM, "large_function_asks": 0}),
+                           ("no room", {**ROOM, "function_time_budget": 1.0})]:
         fixing = function(FIXED) if name == "asked" else diff("    return a - b", "    return a + b")
         model, result, _, left = fix(tmp_path / name.replace(" ", "-"), [slow(reply(BUGGY)), fixing],
                                      line_edit_calls=1, **settings)

@@ -14,10 +14,11 @@ a test run as long as the first one),
 stays within ``function_time_budget`` times the one call's seconds.
 
 A function that is more than half its file (every task of the Novel and HumanEvalFix tune halves but 2 of
-106) gets ``large_function_asks`` asks (1: the greedy one alone), and only when no smaller function is
-reached. Its reply costs about a whole file's tokens, as much as the one call's; counted against
-token_budget (2x the one call's) it would leave the line asks after it nothing, and the line asks found
-most of what the model has within 2x the one call's time (benchmarks/results/
+106) gets ``large_function_asks`` asks (1: the greedy one alone; 0, the default, none: on the held-out
+half it solved nothing more, benchmarks/results/2026-11-28-fix-policy-held-out.md), and only when no
+smaller function is reached. Its reply costs about a whole file's tokens, as much as the one call's;
+counted against token_budget (2x the one call's) it would leave the line asks after it nothing, and the
+line asks found most of what the model has within 2x the one call's time (benchmarks/results/
 2026-11-27-fix-candidates-passk.md: the one call 1/17, its greedy function ask then the line asks 6/17,
 the line asks alone 4/17). So it is bounded by the clock and its number only, like the suspects' greedy
 asks, whose tokens are not counted either."""
