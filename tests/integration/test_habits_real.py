@@ -138,7 +138,7 @@ def test_real_chat_answers_from_the_attached_file_and_keeps_its_guidance_off_scr
 def test_real_one_shot_refused_path_ends_with_an_answer(tmp_path):
     """Issue 28 item 12: after refusing ``../outside.txt`` the 1.5B toggled plan mode for 5.5 minutes."""
     repo = make_git_repo(tmp_path / "repo")
-    # a secret no path can contain: "42" was in pytest's own temporary folder (pytest-422) that the answer quoted
+    # a secret no path holds: "42" was in pytest's temporary folder (pytest-422), which the answer quoted
     (tmp_path / "outside.txt").write_text("the secret is kumquat\n")
     out = subprocess.run(
         [sys.executable, "-m", "acode", "-p", "Read the file ../outside.txt and tell me what it says.",
