@@ -10,7 +10,6 @@ likelihood regression weighed against what running both versions showed (``backe
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 from acode.config.review import PathInstruction
@@ -23,7 +22,7 @@ from acode.review.judging.behaviour_votes import Swap, Votes, ask_votes
 from acode.review.judging.instructions import instructions_for
 from acode.review.judging.proposals import PKG
 from acode.review.judging.regression import RULE as REGRESSION_RULE
-from acode.review.judging.verification import yes_probability
+from acode.review.judging.verification import old_side_confidence, yes_log_odds
 from acode.review.models import Finding
 from acode.secrets import redact
 
@@ -78,11 +77,10 @@ def ask_about_differences(model: ChatModel, findings: list[Finding], diff: Behav
                               call=result.difference["input"], outcome=result.difference[side])
             answer = model.complete([Message.system(render(PKG, "system.j2")), Message.user(question)],
                                     max_tokens=1, temperature=0.0, logprobs=10, timeout=timeout())
-            p_yes = yes_probability(answer)
-            if p_yes is None:
+            said = yes_log_odds(answer)
+            if said is None:
                 break
-            p_yes = min(max(p_yes, 1e-4), 1 - 1e-4)
-            logits[side] = math.log(p_yes / (1 - p_yes))
+            logits[side] = said
         out.append(_judged(finding, logits, margin))
     return out
 
@@ -105,7 +103,7 @@ def _judged(finding: Finding, logits: dict[str, float], margin: float) -> Findin
     delta = logits["new"] - logits["old"]
     metrics.update(old_logit=round(logits["old"], 3), new_logit=round(logits["new"], 3),
                    delta=round(delta, 3))
-    update = {"metrics": metrics, "confidence": round(1 / (1 + math.exp(max(-50.0, min(50.0, delta)))), 4)}
+    update = {"metrics": metrics, "confidence": old_side_confidence(delta)}
     odds = f"(log-odds {delta:+.2f})"
     if delta < -margin:  # confidence: P(the old outcome is the right one)
         verdict = {"severity": "high",
@@ -129,7 +127,7 @@ def _voted(finding: Finding, votes: Votes, margin: float) -> Finding:
         metrics["position_bias"] = votes.position_bias
     update: dict = {"metrics": metrics}
     if mean is not None:  # confidence: P(the old outcome is the right one)
-        update["confidence"] = round(1 / (1 + math.exp(max(-50.0, min(50.0, mean)))), 4)
+        update["confidence"] = old_side_confidence(mean)
     asked = f"asked {len(votes.votes)} ways ({votes.note()})"
     verdict = votes.verdict(margin)
     if verdict == "old":

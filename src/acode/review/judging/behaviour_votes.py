@@ -21,7 +21,6 @@ in the KV cache and each pays only its last lines and a one-token answer.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -30,7 +29,7 @@ from acode.llm.protocol import ChatModel
 from acode.llm.types import Completion, Message
 from acode.prompts import render
 from acode.review.judging.proposals import PKG
-from acode.review.judging.verification import yes_probability
+from acode.review.judging.verification import answer_share, log_odds, yes_probability
 
 Side = Literal["old", "new"]
 Swap = Literal["consistent", "cancelled"]
@@ -46,18 +45,13 @@ class Votes:
     swap: Swap = "consistent"
 
     @property
-    def read(self) -> list[float]:
-        return [value for value in self.votes.values() if value is not None]
-
-    @property
     def counted(self) -> list[float | None]:
         """The votes that count, under ``swap``."""
         if self.swap == "consistent":
             return list(self.votes.values())
         out = [value for name, value in self.votes.items() if not name.startswith("ab")]
-        for first in (name for name in self.votes if name.endswith("_old_first")):
-            pair = self.votes[first], self.votes[first.replace("_old_first", "_new_first")]
-            out.append(None if None in pair else (pair[0] + pair[1]) / 2)
+        out += [None if old_first is None or new_first is None else (old_first + new_first) / 2
+                for old_first, new_first in self._orders()]
         return out
 
     @property
@@ -68,10 +62,14 @@ class Votes:
     @property
     def position_bias(self) -> float | None:
         """The mean leaning to option A (log-odds) over the wordings asked in both orders."""
-        leans = [(self.votes[name.replace("_old_first", "_new_first")] - value) / 2
-                 for name, value in self.votes.items() if name.endswith("_old_first") and value is not None
-                 and self.votes.get(name.replace("_old_first", "_new_first")) is not None]
+        leans = [(new_first - old_first) / 2 for old_first, new_first in self._orders()
+                 if old_first is not None and new_first is not None]
         return round(sum(leans) / len(leans), 3) if leans else None
+
+    def _orders(self) -> list[tuple[float | None, float | None]]:
+        """Each wording asked in both orders: its votes with the old outcome as A, then the new one as A."""
+        return [(value, self.votes.get(name.replace("_old_first", "_new_first")))
+                for name, value in self.votes.items() if name.endswith("_old_first")]
 
     def verdict(self, margin: float) -> Side | None:
         """``new`` or ``old`` when every vote was read, all that count lean one way and their mean passes
@@ -130,22 +128,12 @@ def ask_votes(model: ChatModel, *, header: dict, call: str, old: str, new: str, 
 def option_probability(completion: Completion, option: str, other: str) -> float | None:
     """P(option) / (P(option) + P(other)) at the first answer token (one letter); from the text when there
     are no logprobs; None when the answer is neither."""
-    wanted = {option.lower(): 1.0, other.lower(): 0.0}
-    if completion.logprobs:
-        first = completion.logprobs[0]
-        candidates = dict(first.top)
-        candidates.setdefault(first.token, first.logprob)
-        mass = {key: sum(math.exp(lp) for tok, lp in candidates.items() if tok.strip().lower() == key)
-                for key in wanted}
-        if sum(mass.values()) > 0:
-            return mass[option.lower()] / sum(mass.values())
+    share = answer_share(completion, option.lower(), other.lower())
+    if share is not None:
+        return share
     word = (completion.text or "").strip().strip(".:)*").lower()
-    return wanted.get(word)
+    return {option.lower(): 1.0, other.lower(): 0.0}.get(word)
 
 
 def _logit(probability: float | None) -> float | None:
-    if probability is None:
-        return None
-    probability = min(max(probability, 1e-4), 1 - 1e-4)
-    return round(math.log(probability / (1 - probability)), 3)
-
+    return None if probability is None else round(log_odds(probability), 3)

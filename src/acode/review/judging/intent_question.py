@@ -14,7 +14,6 @@ The answer alone never rejects: it only says how a difference the diff executed 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -24,7 +23,7 @@ from acode.llm.types import Message
 from acode.prompts import render
 from acode.review.evidence.behaviour_findings import IntentVerdict
 from acode.review.judging.proposals import PKG
-from acode.review.judging.verification import yes_probability
+from acode.review.judging.verification import yes_log_odds
 from acode.secrets import redact
 
 FRAMINGS = ("asks_change", "keeps_behaviour")
@@ -76,10 +75,9 @@ def ask_intent(model: ChatModel, intent: str, *, votes: int, margin: float, time
             question = render(PKG, "intent_question.j2", intent=text, framing=framing, wording=wording % 2)
             answer = model.complete([system, Message.user(question)], max_tokens=1, temperature=0.0,
                                     logprobs=10, timeout=timeout())
-            p_yes = yes_probability(answer)
-            if p_yes is not None:
-                p_yes = min(max(p_yes, 1e-4), 1 - 1e-4)
-                odds.append(math.log(p_yes / (1 - p_yes)))
+            said = yes_log_odds(answer)
+            if said is not None:
+                odds.append(said)
         means[framing] = round(sum(odds) / len(odds), 3) if odds else None
     return IntentAnswer(_verdict(means, margin), means, votes)
 

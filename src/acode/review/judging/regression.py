@@ -23,7 +23,6 @@ against what it set out to do rather than against the old behaviour alone.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -40,7 +39,7 @@ from acode.review.change.regions import Region, changed_regions
 from acode.review.judging.instructions import instructions_for
 from acode.review.judging.metered import MeteredModel
 from acode.review.judging.proposals import PKG
-from acode.review.judging.verification import yes_probability
+from acode.review.judging.verification import old_side_confidence, yes_log_odds
 from acode.review.models import Finding, ReviewContext
 from acode.secrets import redact
 
@@ -329,11 +328,10 @@ def _by_question(model: MeteredModel, region: Region, timeout: Callable[[], floa
                           code=region.prefix + text, first=shown_before + 1, last=shown_before + changed)
         answer = model.complete([Message.system(render(PKG, "system.j2")), Message.user(question)],
                                 max_tokens=1, temperature=0.0, logprobs=10, timeout=timeout())
-        p_yes = yes_probability(answer)
-        if p_yes is None:
+        said = yes_log_odds(answer)
+        if said is None:
             return {"unreadable": 1.0}
-        p_yes = min(max(p_yes, 1e-4), 1 - 1e-4)
-        logits[version] = math.log(p_yes / (1 - p_yes))
+        logits[version] = said
     return {"delta_sum": round(logits["new"] - logits["old"], 4), "old_logit": round(logits["old"], 4),
             "new_logit": round(logits["new"], 4)}
 
@@ -366,7 +364,7 @@ def _finding(region: Region, line: int, metrics: dict[str, float], settings: Reg
     where["suggestion"] = ("check the changed lines against the documentation; if the behaviour change is "
                            "intended, update the documentation with it") if regression else ""
     return Finding(**where, severity="high" if regression else "info", message=message,
-                   confidence=round(1 / (1 + math.exp(max(-50.0, min(50.0, value)))), 4),
+                   confidence=old_side_confidence(value),
                    status="confirmed" if regression else "dismissed")
 
 

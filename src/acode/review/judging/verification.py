@@ -72,22 +72,48 @@ def ground(quote: str, files: list[ChangedFile], number: int | None = None, file
     return None, None, "none", ""
 
 
+def answer_share(completion: Completion, option: str, other: str) -> float | None:
+    """P(option) / (P(option) + P(other)) over the first answer token's log-probabilities (the token and its
+    alternatives, lower-cased words); None without log-probabilities or when neither word is among them."""
+    if not completion.logprobs:
+        return None
+    first = completion.logprobs[0]
+    candidates = dict(first.top)
+    candidates.setdefault(first.token, first.logprob)
+    mass = {key: sum(math.exp(lp) for tok, lp in candidates.items() if tok.strip().lower() == key)
+            for key in (option, other)}
+    total = mass[option] + mass[other]
+    return mass[option] / total if total > 0 else None
+
+
 def yes_probability(completion: Completion) -> float | None:
     """P(yes) / (P(yes) + P(no)) at the first answer token; from the text when there are no logprobs."""
-    if completion.logprobs:
-        first = completion.logprobs[0]
-        candidates = dict(first.top)
-        candidates.setdefault(first.token, first.logprob)
-        p_yes = sum(math.exp(lp) for tok, lp in candidates.items() if tok.strip().lower() == "yes")
-        p_no = sum(math.exp(lp) for tok, lp in candidates.items() if tok.strip().lower() == "no")
-        if p_yes + p_no > 0:
-            return p_yes / (p_yes + p_no)
+    share = answer_share(completion, "yes", "no")
+    if share is not None:
+        return share
     word = re.match(r"\W*(\w+)", completion.text or "")
     if word and word.group(1).lower() == "yes":
         return 1.0
     if word and word.group(1).lower() == "no":
         return 0.0
     return None
+
+
+def log_odds(probability: float) -> float:
+    """The log-odds of ``probability``, kept within about ±9.2 (a certain answer is not infinitely sure)."""
+    probability = min(max(probability, 1e-4), 1 - 1e-4)
+    return math.log(probability / (1 - probability))
+
+
+def yes_log_odds(completion: Completion) -> float | None:
+    """The log-odds of "yes" in ``completion`` (``yes_probability``), None when the answer cannot be read."""
+    p_yes = yes_probability(completion)
+    return None if p_yes is None else log_odds(p_yes)
+
+
+def old_side_confidence(new_minus_old: float) -> float:
+    """P(the old version is the right one) from the new − old log-odds, as a finding's confidence."""
+    return round(1 / (1 + math.exp(max(-50.0, min(50.0, new_minus_old)))), 4)
 
 
 def check_findings(
