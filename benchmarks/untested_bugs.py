@@ -86,11 +86,10 @@ def report(rows: list[dict]) -> dict:
             out[half][source] = {**figures(of_source), "by_kind": {
                 kind: figures([r for r in of_source if r["kind"] == kind])
                 for kind in sorted({r["kind"] for r in of_source})}}
-    from untested_bugs_reach import reach
+    from benchmarks.untested_bugs_judge import judged
+    from benchmarks.untested_bugs_reach import reach
 
     out["reach"] = reach(rows)
-    from untested_bugs_judge import judged
-
     out["judge"] = judged(rows)
     out["caught"] = {r["name"]: deciders(r) for r in rows
                      if r["expected"] == "REJECTED" and r["verdict"] == "REJECTED"}
@@ -144,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             rows = [under_intent(row, verdicts.get(row["name"]), reviewer_settings(None, row["settings"]))
                     for row in rows]
         if args.per_function:
-            from untested_bugs_reach import per_function
+            from benchmarks.untested_bugs_reach import per_function
 
             print("\n".join(per_function(rows)), file=sys.stderr)
         print(json.dumps(report(rows), indent=2))

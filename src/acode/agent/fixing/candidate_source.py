@@ -55,7 +55,7 @@ class FixSession(Protocol):
     first_started: float
     spent_from: int
     test_seconds: float
-    unbudgeted: Any
+    unbudgeted: int  # completion tokens not counted against token_budget
 
     def ask(self, messages: list[Message], temperature: float, *, seed: int, max_tokens: int | None = None,
             stop: list[str] | None = None) -> str:

@@ -126,7 +126,7 @@ class Attempts:
         self.tried: set[tuple[tuple[str, str], ...]] = set()
         # candidates that do not count against max_attempts, by their source's name
         self.uncounted: Counter[str] = Counter()
-        self.unbudgeted = 0  # completion tokens of the suspect asks: not counted against token_budget
+        self.unbudgeted = 0  # completion tokens outside token_budget: the suspect and large-function asks
         self.unrestored: list[str] = []  # files the write tool did not put back (refused or failed)
         self.stuck: set[int] = set()  # framings whose last reply was the file unchanged or a repeat
         self.spent_from = door.generated  # the door's completion tokens before the first call
