@@ -336,3 +336,33 @@ def test_a_real_function_reply_is_merged_back_by_name_and_judged_by_the_tests(tm
         assert pytest_passes(repo) and "`add` asked for alone" in result.answer
     else:  # judged and rejected (or no candidate): the file as it was
         assert text == calc and not pytest_passes(repo)
+
+
+
+def test_a_real_ask_for_a_function_that_is_most_of_its_file_is_made_once_and_judged(tmp_path, real_model):
+    """agent.fix.large_function_asks: `add` is all of its file, so only this option asks for it alone."""
+    from acode.agent.session.agent_session import SessionOptions
+    from acode.agent.session.builder import build_session
+    from acode.config import Settings
+
+    calc = CALC[: CALC.index("\n\n\ndef double")] + "\n"
+    tests = TESTS[: TESTS.index("\n\n\ndef test_double")].replace("add, double", "add") + "\n"
+    repo = make_git_repo(tmp_path / "repo", {"calc.py": calc, "test_calc.py": tests})
+    model = _EchoFirst(real_model, f"```python\n{calc}```\n", seconds=4.0)
+    quiet = {n: {"enabled": False} for n in ("next_speaker", "compression", "loop_detection", "checkpoints")}
+    fix = {"test_command": f"{sys.executable} -m pytest -q -p no:cacheprovider", "max_model_calls": 1,
+           "function_asks": 2, "large_function_asks": 1, "function_time_budget": 40, "line_edit_calls": 0,
+           "mutants": 0, "deletions": 0, "crash_edits": 0, "static_fixes": False}
+    settings = Settings.model_validate({**quiet, "agent": {"fix": fix}})
+    session = build_session(settings, repo, SessionOptions(approval_mode="yolo"), model=model)
+    result = session.send(PROMPT)
+    session.close()
+    asked = "Reply with only `add` of calc.py, corrected and complete, in one ```python block."
+    # the one call, then one greedy ask: large_function_asks, not function_asks, sets how many
+    assert model.calls[1].endswith(asked) and sum(c.endswith(asked) for c in model.calls) == 1
+    text = (repo / "calc.py").read_text()
+    ast.parse(text)
+    if result.ok:  # judged: the tests passed on the merged file
+        assert pytest_passes(repo)
+    else:  # judged and rejected (or no candidate): the file as it was
+        assert text == calc and not pytest_passes(repo)
