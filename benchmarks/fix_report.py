@@ -44,7 +44,7 @@ def arm_threads(threads: int) -> int:
     thread counts, not the fixer."""
     if threads:
         return threads
-    from acode.llm.embedded import default_threads
+    from acode.llm.threads import default_threads
 
     return default_threads()
 

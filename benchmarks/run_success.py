@@ -256,6 +256,8 @@ def main() -> None:
     parser.add_argument("--compare-src", help="another checkout's src/ to run the same task with")
     parser.add_argument("--max-cycles", type=int, default=2)
     parser.add_argument("--dump-calls", type=Path, help="write every model call (prompt, reply) here")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="llama.cpp threads (default: the model's setting)")
     args = parser.parse_args()
 
     from acode.config.model import ModelSettings
@@ -268,6 +270,8 @@ def main() -> None:
     interrupted = False
     with tempfile.TemporaryDirectory(prefix="acode-run-bench-") as tmp:
         model_settings = {"backend": "embedded", "name": args.model}
+        if args.threads:
+            model_settings["threads"] = args.threads
         if "prompt_cache_dir" in ModelSettings.model_fields:  # an empty prompt cache: the first run is cold
             model_settings["prompt_cache_dir"] = Path(tmp) / "prompt-cache"
         loaded = time.monotonic()

@@ -39,8 +39,8 @@ if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
     signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 # scripts/test.sh runs the suite on every core (pytest-xdist). A model then gets its share of the cores:
 # llama.cpp's threads wait for each other at every layer, so two models of two threads each on two cores
-# run several times slower than two of one thread (acode.llm.embedded.default_threads reads the load
-# average, which lags behind a worker that has just started).
+# run several times slower than two of one thread (acode.llm.threads.default_threads samples the idle
+# cores for a fifth of a second, which can fall between two bursts of another worker).
 WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
 MODEL_THREADS = str(max(1, (os.cpu_count() or 1) // WORKERS)) if WORKERS > 1 else None
 

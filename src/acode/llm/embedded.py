@@ -14,7 +14,6 @@ from __future__ import annotations
 import codecs
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -28,6 +27,7 @@ from acode.llm.kv_cache import CHUNK, AlignedCache, check_deadline, row_logprob
 from acode.llm.prefix_store import PrefixStore
 from acode.llm.scoring import TextScore
 from acode.llm.structured import parse_envelope, tool_envelope_schema
+from acode.llm.threads import default_threads
 from acode.llm.types import (
     Completion,
     InstructionsAt,
@@ -51,21 +51,6 @@ def _import_llama() -> Any:
                  "server",
         ) from None
     return llama_cpp
-
-
-def default_threads() -> int:
-    """The cores that are idle now. llama.cpp's threads wait for each other at every layer; with more
-    threads than free cores they mostly wait: on 2 cores under load, 1 thread read a prompt at 39 tok/s
-    and 2 threads at 7 tok/s. The thread count does not change the numbers computed, only the speed."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    try:
-        busy = os.getloadavg()[0]
-    except OSError:
-        busy = 0.0
-    return max(1, min(cores, int(cores - busy + 0.5)))
 
 
 def _stopped(text: str, stop: Sequence[str], new: int) -> str | None:
