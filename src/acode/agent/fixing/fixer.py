@@ -20,11 +20,11 @@ from acode.agent.fixing.candidate_checks import Refused, WiderChecks, run_tests
 from acode.agent.fixing.candidate_source import CandidateSource, Proposal, Why
 from acode.agent.fixing.detect import FixPlan, plan_fix
 from acode.agent.fixing.framings import build_framings
+from acode.agent.fixing.line_edits import LineEdits
 from acode.agent.fixing.localise.files_run import files_run
 from acode.agent.fixing.localise.targets import Target, choose_targets, spec_views
 from acode.agent.fixing.outcome import TestOutcome, trim_output
 from acode.agent.fixing.rewrite import close_fence, reply_stop
-from acode.agent.fixing.short_asks import LineEdits
 from acode.agent.fixing.suspect_ask import SuspectAsk, suspect_asks
 from acode.agent.fixing.whole_file_calls import CallThread
 from acode.agent.loop.stops import AgentStop

@@ -9,9 +9,10 @@ from __future__ import annotations
 from acode.agent.fixing.candidate_source import CandidateSource, FixSession
 from acode.agent.fixing.crash_edits import CrashEdits
 from acode.agent.fixing.function_asks import FunctionAsks
+from acode.agent.fixing.line_edits import LineEdits
 from acode.agent.fixing.mutants import Mutants
-from acode.agent.fixing.short_asks import LineEdits, SuspectAsks
 from acode.agent.fixing.static_fixes import StaticFixes
+from acode.agent.fixing.suspect_asks import SuspectAsks
 from acode.agent.fixing.whole_file_calls import LaterCalls, OneCall
 
 SOURCES: tuple[CandidateSource, ...] = (

@@ -322,7 +322,7 @@ FIXED_RANGE = 'def range_line(text):\n    return f"range {spread(parse(text)) - 
 def test_an_ask_whose_reply_changed_the_function_is_sampled_and_no_whole_file_follows(tmp_path, monkeypatch):
     """The greedy ask about range_line changes it (wrongly): its ask is sampled next (the prompt is still in
     the KV cache), and the sample is tested."""
-    from acode.agent.fixing.short_asks import SUSPECT_SEED
+    from acode.agent.fixing.suspect_asks import SUSPECT_SEED
 
     files = {"src/tool/stats.py": STATS, "src/tool/report.py": REPORT, "tests/test_report.py": TESTS}
     project = fixing_repo(tmp_path, monkeypatch, files)

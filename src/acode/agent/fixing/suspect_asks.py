@@ -1,6 +1,5 @@
-"""The short asks after the one call (docs/guide/fixing.md): the one wrong line of the shown files, then each
-suspect function of the test spectrum alone, the one wrong line of a suspect given back unchanged, and
-their samples: two sources of the pipeline (pipeline.py)."""
+"""Each suspect function of the test spectrum, shown alone (docs/guide/fixing.md): its greedy ask, the one
+wrong line of a suspect given back unchanged, and their samples; a source of the pipeline (pipeline.py)."""
 
 from __future__ import annotations
 
@@ -8,42 +7,13 @@ from collections.abc import Generator
 from dataclasses import replace
 
 from acode.agent.fixing.candidate_source import Candidates, FixSession, Proposal, Why
-from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, apply_line_edit, copies_instruction
+from acode.agent.fixing.line_edit import LINE_REPLY_TOKENS, LINE_STOP, copies_instruction
+from acode.agent.fixing.line_edits import COPIES_INSTRUCTION, LINE_SEED
 from acode.agent.fixing.rewrite import parse_reply
 from acode.agent.fixing.suspect_ask import SUSPECT_STOP, SuspectAsk, line_reply_as_function
 from acode.llm.types import Message
 
-COPIES_INSTRUCTION = "the reply copies the instruction's example block"
-LINE_SEED, SUSPECT_SEED = 100, 200  # the one-line and suspect asks' seeds, apart from the whole-file calls'
-
-
-class LineEdits:
-    """The one call's prompt asking only for the wrong line: greedy, then samples, each new edit a
-    candidate. A greedy reply that copies the instruction's example block ends them; a sample that does is
-    skipped."""
-
-    name = "line"
-    counts_as_attempt, keep_if_partial, needs_model = False, True, True
-
-    def candidates(self, session: FixSession) -> Candidates:
-        if not session.views:
-            return None
-        settings = session.settings
-        for sample in range(settings.line_edit_calls):
-            if session.over_budget():
-                break
-            temperature = 0.0 if sample == 0 else settings.sample_temperature
-            reply = session.ask(session.line_framing, temperature, seed=LINE_SEED + sample,
-                                max_tokens=LINE_REPLY_TOKENS, stop=LINE_STOP)
-            if copies_instruction(reply):
-                if sample == 0:
-                    break  # the greedy ask copies the example: the model does not follow the format
-                continue  # one sample that copies it (the 1.5B, now and then) is no reason to stop
-            edit = apply_line_edit(reply, session.views)
-            if isinstance(edit, str):
-                continue  # no line of a target, or an edit that breaks the file
-            yield Proposal(edit)
-        return None
+SUSPECT_SEED = 200  # the suspect asks' seeds, apart from the whole-file calls' and the line asks'
 
 
 class SuspectAsks:
