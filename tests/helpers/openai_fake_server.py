@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -34,6 +35,8 @@ class Request:
 class FakeOpenAIServer:
     answers: list[Answer] = field(default_factory=list)
     requests: list[Request] = field(default_factory=list)
+    # the answer to a request no queued answer matches, chosen from the request itself (None: 404)
+    respond: Callable[[Request], Answer | None] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -83,10 +86,11 @@ class FakeOpenAIServer:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        self.requests.append(Request(handler.command, handler.path, dict(handler.headers), body))
-        answer = self._next_answer(handler.path) or Answer(
-            status=404, json={"error": {"message": "not found"}}
-        )
+        request = Request(handler.command, handler.path, dict(handler.headers), body)
+        self.requests.append(request)
+        answer = self._next_answer(handler.path) or (self.respond(request) if self.respond else None)
+        if answer is None:
+            answer = Answer(status=404, json={"error": {"message": "not found"}})
         if answer.delay:
             time.sleep(answer.delay)
         if answer.sse is not None:
