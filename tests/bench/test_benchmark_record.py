@@ -8,14 +8,14 @@ import json
 import subprocess
 from pathlib import Path
 
-from benchmarks.results_record import write_record
+from benchmarks.harness.results_record import write_record
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_a_record_holds_the_result_and_what_makes_it_comparable(tmp_path):
     first = write_record("startup", {"ratio": 7.5}, load_before=[3.0, 2.0, 1.0], folder=tmp_path,
-                         argv=["benchmarks/startup.py", "--record"])
+                         argv=["benchmarks/speed/startup.py", "--record"])
     second = write_record("startup", {"ratio": 8.0}, load_before=[1.0, 1.0, 1.0], folder=tmp_path, argv=[])
 
     today = datetime.date.today().isoformat()
@@ -26,6 +26,6 @@ def test_a_record_holds_the_result_and_what_makes_it_comparable(tmp_path):
     assert record["commit"] == head
     assert record["result"] == {"ratio": 7.5}
     assert record["load_before"] == [3.0, 2.0, 1.0] and len(record["load_after"]) == 3
-    assert record["command"].endswith("benchmarks/startup.py --record")
+    assert record["command"].endswith("benchmarks/speed/startup.py --record")
     assert record["machine"]["cpus"] >= 1
     assert json.loads(second.read_text())["result"] == {"ratio": 8.0}

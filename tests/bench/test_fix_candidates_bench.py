@@ -1,4 +1,4 @@
-"""The pass@k benchmark (benchmarks/fix_candidates.py): what the visible tests choose against what any
+"""The pass@k benchmark (benchmarks/fix/fix_candidates.py): what the visible tests choose against what any
 candidate holds, the 2x clock, and the candidates of a task written and judged from a scripted model."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks import fix_candidates as fc
-from benchmarks.fix_tasks import NOVEL, load_tasks
+from benchmarks.fix import fix_candidates as fc
+from benchmarks.tasks.fix_tasks import NOVEL, load_tasks
 
 from acode.llm.types import Completion, Usage
 

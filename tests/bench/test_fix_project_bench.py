@@ -1,13 +1,13 @@
-"""The real-project fix benchmark's task builder (benchmarks/fix_project_tasks.py): which tests flip, the
-node ids a task names, the tune/report split, and one task built end to end from a small fix."""
+"""The real-project fix benchmark's task builder (benchmarks/tasks/fix_project_tasks.py): which tests flip,
+the node ids a task names, the tune/report split, and one task built end to end from a small fix."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from benchmarks import fix_project_tasks as fpt
-from benchmarks import real_commits_set as rcs
+from benchmarks.tasks import fix_project_tasks as fpt
+from benchmarks.tasks import real_commits_set as rcs
 
 SUMMARY_BEFORE = """\
 ..F.F
@@ -124,7 +124,7 @@ def test_a_fix_without_a_flipping_test_is_dropped_with_its_reason(tmp_path):
 
 
 def test_both_fix_benchmarks_report_wins_losses_and_per_call_figures_the_same_way():
-    from benchmarks import fix_report
+    from benchmarks.fix import fix_report
 
     def arm(outcome, seconds, calls, tokens):
         return {"outcome": outcome, "seconds": seconds, "model_calls": calls, "model_seconds": seconds - 5,
@@ -149,7 +149,7 @@ def test_the_report_gives_cpu_seconds_which_count_the_children_a_run_waited_for(
     import subprocess
     import sys
 
-    from benchmarks import fix_report
+    from benchmarks.fix import fix_report
 
     before = fix_report.cpu_seconds()
     subprocess.run([sys.executable, "-c", "sum(i * i for i in range(3_000_000))"], check=True)
@@ -171,7 +171,7 @@ def test_the_report_gives_cpu_seconds_which_count_the_children_a_run_waited_for(
 def test_both_arms_run_with_the_same_thread_count():
     """The one call's model is loaded once and acode's in each run: both get the count fixed when the
     benchmark starts (or --threads), so the time ratio compares the fixer, not the thread counts."""
-    from benchmarks import fix_report
+    from benchmarks.fix import fix_report
 
     assert fix_report.arm_threads(3) == 3 and fix_report.arm_threads(0) >= 1
     env = fix_report.settings_env(["agent.fix.mutants=0"], 900, threads=1)

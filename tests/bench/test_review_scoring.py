@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.review_scoring import in_scope, objective, rescore, summarise, tune, with_evidence_from
+from benchmarks.review.review_scoring import in_scope, objective, rescore, summarise, tune, with_evidence_from
 
 from acode.config.review import ReviewerSettings
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.search_bench import run_search_benchmark
+from benchmarks.speed.search_bench import run_search_benchmark
 from tests.helpers.repos import make_git_repo
 
 

@@ -3,8 +3,8 @@ runtime dependencies, as a user's environment has them, and where the executed e
 
 from __future__ import annotations
 
-from benchmarks import real_commits_set as rcs
-from benchmarks import untested_bugs_reach as reach
+from benchmarks.review import untested_bugs_reach as reach
+from benchmarks.tasks import real_commits_set as rcs
 
 
 def test_the_runtime_dependencies_are_the_declared_ones_for_this_python_without_extras(tmp_path):
@@ -56,7 +56,7 @@ def _asked(name: str, expected: str, severity: str, status: str, metrics: dict) 
 
 
 def test_the_judge_figures_count_decisions_right_and_wrong_and_where_the_lean_pointed():
-    from benchmarks.untested_bugs_judge import judged
+    from benchmarks.review.untested_bugs_judge import judged
 
     rows = [
         # votes agreeing the old outcome is right, on a bug: a right decision

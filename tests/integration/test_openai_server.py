@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import jsonschema
 import pytest
-from benchmarks.llama_server import LlamaServer
+from benchmarks.harness.llama_server import LlamaServer
 from pydantic import BaseModel
 
 from acode.config.model import ModelSettings

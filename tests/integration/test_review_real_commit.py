@@ -9,7 +9,7 @@ compared; the reversal deletes the reset in next_speaker.py, which the model fin
 code with it). Nothing runs this code here (no behavioural diff, no tests, no history naming a fix), so the
 guess is a reason to look (`medium`), not a rejection: a likelihood guess is never high on its own. The default review also asks the model for proposals; on the 0.5B their checks are not a
 reliable signal, so this test reviews with `strategy: checks_only` (the regression check and the
-deterministic evidence) and a limit large enough for a loaded CI machine. benchmarks/real_commits.py
+deterministic evidence) and a limit large enough for a loaded CI machine. benchmarks/review/real_commits.py
 measures the default review on the whole real-commit set, per project and model (benchmarks/results/history/).
 """
 

@@ -69,8 +69,8 @@ class RegressionSettings(BaseModel):
         "scores text: the embedded model); question: a yes/no question per version; auto: likelihood when "
         "the backend can, else question",
     )
-    # Defaults chosen by benchmarks/review_accuracy.py --tune on the bundled 1.5B (even HumanEvalPack tasks
-    # and even real commits); the 0.5B chose the same. See benchmarks/results/history/.
+    # Defaults chosen by benchmarks/review/review_accuracy.py --tune on the bundled 1.5B (even HumanEvalPack
+    # tasks and even real commits); the 0.5B chose the same. See benchmarks/results/history/.
     statistic: Literal["sum", "mean"] = Field(
         "mean",
         description="compare the mean log-probability per token of the two versions, or the sum "

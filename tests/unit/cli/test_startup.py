@@ -1,5 +1,5 @@
 """Start-up pays only for what a command uses: checked by the modules a real `acode ...` process has
-imported when it exits, not by the clock (benchmarks/startup.py measures the seconds)."""
+imported when it exits, not by the clock (benchmarks/speed/startup.py measures the seconds)."""
 
 from __future__ import annotations
 

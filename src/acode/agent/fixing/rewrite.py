@@ -26,7 +26,7 @@ def one_call_messages(request: str, files: list[FileView], context: list[FileVie
                       line_edit: bool = False, function: tuple[str, str] | None = None) -> list[Message]:
     """One call of the model as anyone would make it: no system prompt; the request, the file(s), the
     tests, what the test command prints, the instruction last (the layout of the one call that
-    benchmarks/fix_success.py measures acode against). The fixer's first candidate, so the tests can
+    benchmarks/fix/fix_success.py measures acode against). The fixer's first candidate, so the tests can
     never leave it worse than that one call. ``partial``: ask only for the functions/classes that
     change (long files; merged by name). ``line_edit``: the same prompt but for its last instruction,
     which asks for the one wrong line as a diff (line_edit.py), so a prompt cache reuses all the rest;

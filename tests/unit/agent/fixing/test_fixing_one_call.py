@@ -1,4 +1,4 @@
-"""The fixer's first call is the one call benchmarks/fix_success.py measures acode against, byte for byte:
+"""The fixer's first call is the one call benchmarks/fix/fix_success.py measures acode against, byte for byte:
 the same answer is then among acode's candidates and the tests judge it, so acode cannot end worse than
 that call (issue 29)."""
 
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from benchmarks import fix_success
+from benchmarks.fix import fix_success
 
 from acode.agent.session.agent_session import SessionOptions
 from acode.agent.session.builder import build_session

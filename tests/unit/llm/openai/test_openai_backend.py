@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from benchmarks.llama_server import free_port
+from benchmarks.harness.llama_server import free_port
 from tests.helpers.openai_fake_server import FakeOpenAIServer
 
 from acode.config.model import ModelSettings
