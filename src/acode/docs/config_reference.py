@@ -21,8 +21,11 @@ from acode.docs.markdown import page, table
 INTRO = (
     "Every key of `.acode/config.yml` (project) and `~/.config/acode/config.yml` (user), "
     "section by section. A key written `a.<name>.b` sits under a name you choose; `a[].b` is a key of "
-    "each item of the list `a`. `acode config show` prints the values in effect and where each came from."
+    "each item of the list `a`; `a.<key>.b` stands for each of the keys its section lists, which all take "
+    "the same settings. `acode config show` prints the values in effect and where each came from."
 )
+PLACEHOLDER = "<key>"
+FOLD_AT_LEAST = 3  # sections of the same shape written once from this many
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ class Section:
     prefix: str
     doc: str
     keys: list[Key]
+    stands_for: tuple[str, ...] = ()  # the keys PLACEHOLDER stands for in a folded section
 
 
 def sections(model: type[BaseModel], prefix: str = "") -> list[Section]:
@@ -55,14 +59,62 @@ def sections(model: type[BaseModel], prefix: str = "") -> list[Section]:
     return ([Section(prefix.rstrip("."), doc or "", own)] if own else []) + nested
 
 
+def folded(found: list[Section]) -> list[Section]:
+    """``found`` with the sections that differ only in one key of their prefix (the same keys, types,
+    defaults and meanings under it; hooks' eight events) written once, where the first of them was."""
+    out: list[Section] = []
+    used: set[int] = set()
+    for i, section in enumerate(found):
+        if i in used:
+            continue
+        for at in range(len(section.prefix.split("."))):
+            group = [j for j in range(i, len(found)) if j not in used and _same_but(found[j], section, at)]
+            if len(group) >= FOLD_AT_LEAST:
+                used.update(group)
+                names = tuple(_bare(found[j].prefix.split(".")[at]) for j in group)
+                out.append(_with_placeholder(section, at, names))
+                break
+        else:
+            out.append(section)
+    return out
+
+
+def _bare(segment: str) -> str:
+    return segment.removesuffix("[]")
+
+
+def _placed(dotted: str, at: int) -> str:
+    parts = dotted.split(".")
+    parts[at] = PLACEHOLDER + parts[at][len(_bare(parts[at])):]
+    return ".".join(parts)
+
+
+def _same_but(other: Section, section: Section, at: int) -> bool:
+    parts = section.prefix.split(".")
+    if _bare(parts[at]).startswith("<") or len(other.prefix.split(".")) != len(parts):
+        return False  # a name you choose is written <name> already
+    if _placed(other.prefix, at) != _placed(section.prefix, at) or other.doc != section.doc:
+        return False
+    return [(_placed(key.dotted, at), key.type, key.default, key.meaning) for key in section.keys] == [
+        (_placed(key.dotted, at), key.type, key.default, key.meaning) for key in other.keys]
+
+
+def _with_placeholder(section: Section, at: int, names: tuple[str, ...]) -> Section:
+    placed = [Key(_placed(key.dotted, at), key.type, key.default, key.meaning) for key in section.keys]
+    return Section(_placed(section.prefix, at), section.doc, placed, names)
+
+
 def keys(model: type[BaseModel]) -> list[str]:
-    return [key.dotted for section in sections(model) for key in section.keys]
+    return [key.dotted for section in folded(sections(model)) for key in section.keys]
 
 
 def render(model: type[BaseModel]) -> str:
     body: list[str] = []
-    for section in sections(model):
+    for section in folded(sections(model)):
         body += [f"## `{section.prefix}`" if section.prefix else "## top level", ""]
+        if section.stands_for:
+            body += [f"`{PLACEHOLDER}` is each of " + ", ".join(f"`{name}`" for name in section.stands_for)
+                     + ": the same settings under each.", ""]
         if section.doc:
             body += [" ".join(section.doc.split()), ""]
         rows = [[f"`{key.dotted}`", key.type, key.default, key.meaning] for key in section.keys]

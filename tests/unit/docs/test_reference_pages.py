@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from acode.config.agent import AgentSettings
 from acode.config.settings import Settings
@@ -73,3 +73,35 @@ def test_a_new_error_code_and_an_edited_page_fail_the_check(tmp_path):
     write(pages, generate(settings, app, src))
     assert ("| `ACODE-THING-001` | no thing called {…} | list them first | `acode.thing` |"
             in (pages / "exit-codes.md").read_text())
+
+
+class _Event(BaseModel):
+    matcher: str = Field("", description="which calls")
+
+
+class _OddEvent(BaseModel):
+    matcher: str = Field("*", description="which calls")  # another default: not the same settings
+
+
+class _Events(BaseModel):
+    Before: list[_Event] = []
+    After: list[_Event] = []
+    Start: list[_Event] = []
+    Odd: list[_OddEvent] = []
+
+
+class _Pair(BaseModel):
+    One: list[_Event] = []
+    Two: list[_Event] = []
+
+
+def test_sections_of_the_same_settings_are_written_once_naming_each_key():
+    from acode.docs.config_reference import keys, render
+
+    assert keys(_Events) == ["<key>[].matcher", "Odd[].matcher"]
+    page = render(_Events)
+    assert "`<key>` is each of `Before`, `After`, `Start`: the same settings under each." in page
+    assert "| `Odd[].matcher` | str | \"*\" | which calls |" in page
+    assert keys(_Pair) == ["One[].matcher", "Two[].matcher"]  # two alike are written out
+    assert keys(Settings).count("hooks.<key>[].matcher") == 1
+    assert not any(key.startswith("hooks.BeforeTool") for key in keys(Settings))
