@@ -38,6 +38,7 @@ if not __package__:  # run by its path: the repository root first, for the `benc
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.fix import fix_report
+from benchmarks.harness.grading import PASSED, broken_tests
 from benchmarks.harness.grouped import run_grouped
 from benchmarks.tasks import fix_project_tasks as fpt
 from benchmarks.tasks import real_commits_set as rcs
@@ -56,10 +57,10 @@ def changed_source(root: Path) -> list[str]:
 def classify(task: fpt.ProjectTask, root: Path, python: Path, stop: str, edited: bool) -> tuple[str, dict]:
     """The outcome, with the test files as the task gave them (an agent may not pass by editing them)."""
     subprocess.run(["git", "checkout", "-q", "HEAD", "--", *task.test_files], cwd=root, check=True)
-    ok, outcomes = fpt.solved(task, python, root)
-    detail = {"flipped_passing": sum(outcomes.get(n) == "PASSED" for n in task.flipped),
-              "flipped": len(task.flipped), "changed": changed_source(root)}
-    if ok:
+    grade = fpt.solved(task, python, root)
+    detail = {"flipped_passing": sum(o == PASSED for o in grade.fail_to_pass.values()),
+              "flipped": len(grade.fail_to_pass), "changed": changed_source(root)}
+    if grade.resolved:
         return "solved", detail
     if stop in ("timeout", "max_turns", "limit"):
         return "limit", detail
@@ -113,12 +114,8 @@ def suite_regressions(before: dict[str, str], root: Path, python: Path) -> dict:
     after, output = fpt.run_tests(python, root, [], timeout=SUITE_SECONDS)
     if output.startswith("timed out"):
         return {"suite": "timed out"}
-    # a test that passed and now fails, or whose file no longer imports; a test only missing after is not
-    # counted (marshmallow parametrizes a test with the current time: its ids differ from run to run)
-    unimportable = {n for n, o in after.items() if o == "ERROR" and "::" not in n}
-    broken = sorted(n for n, o in before.items() if o == "PASSED" and (
-        after.get(n) in ("FAILED", "ERROR") or n.split("::")[0] in unimportable))
-    return {"suite_passed": sum(o == "PASSED" for o in after.values()), "suite_broken": len(broken),
+    broken = broken_tests(before, after)
+    return {"suite_passed": sum(o == PASSED for o in after.values()), "suite_broken": len(broken),
             "suite_regressions": broken[:20]}
 
 

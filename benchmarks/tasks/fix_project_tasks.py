@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 if not __package__:  # run by its path: the repository root first, for the `benchmarks.` imports
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from benchmarks.harness.grading import Grade, fail_to_pass_tests, grade
 from benchmarks.harness.grouped import run_grouped
 from benchmarks.tasks import real_commits_set as rcs
 
@@ -65,6 +66,16 @@ class ProjectTask:
     def test_files(self) -> list[str]:
         return sorted({node.split("::")[0] for node in self.flipped})
 
+    @property
+    def fail_to_pass(self) -> list[str]:
+        return self.flipped
+
+    @property
+    def pass_to_pass(self) -> list[str]:
+        """The other tests of the flipped tests' files that pass on the fixed tree."""
+        return [node for node, outcome in self.expected.items()
+                if outcome == "PASSED" and node not in self.flipped]
+
     def prompt(self, python: Path) -> str:
         return PROMPT.format(ids=self.ids, python=python)
 
@@ -84,12 +95,6 @@ def half_of(name: str) -> str:
 def parse_outcomes(output: str) -> dict[str, str]:
     """{node id: PASSED/FAILED/ERROR/XFAIL/XPASS} from the short summary of ``pytest -rA``."""
     return {match.group(2).strip(): match.group(1) for match in _RESULT.finditer(output)}
-
-
-def flipped_tests(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    """The tests that fail (or error) before the fix and pass after it."""
-    return sorted(node for node, outcome in after.items()
-                  if outcome == "PASSED" and before.get(node) in ("FAILED", "ERROR"))
 
 
 def named_ids(flipped: list[str], after: dict[str, str]) -> list[str]:
@@ -123,11 +128,10 @@ def run_tests(python: Path, root: Path, tests: list[str], timeout: float = 300.0
     return parse_outcomes(output), output
 
 
-def solved(task: ProjectTask, python: Path, root: Path) -> tuple[bool, dict[str, str]]:
+def solved(task: ProjectTask, python: Path, root: Path) -> Grade:
     """The hidden check: the flipped tests pass and the files' tests pass as on the fixed tree."""
     outcomes, _ = run_tests(python, root, task.test_files)
-    must_pass = set(task.flipped) | {n for n, o in task.expected.items() if o == "PASSED"}
-    return all(outcomes.get(node) == "PASSED" for node in must_pass), outcomes
+    return grade(outcomes, task.fail_to_pass, task.pass_to_pass)
 
 
 # --- trees and environments ---------------------------------------------------------------------------
@@ -213,7 +217,7 @@ def build_task(fix: rcs.Fix, work: Path, env_bin: Path | None = None) -> Project
         return "the fix's tests do not run on the fixed tree: " + (", ".join(broken) or after_out[-300:])
     if collection_errors(before_out, tests):
         return "the fix's test modules do not import before the fix (they import what the fix adds)"
-    flipped = flipped_tests(before, after)
+    flipped = fail_to_pass_tests(before, after)
     if not flipped:
         failing_after = sum(o != "PASSED" for o in after.values())
         return f"no test flips ({len(after)} tests; {failing_after} not passing on the fixed tree)"

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from acode.command_sandbox import command_env
 from acode.sandbox import find_sandbox
+from benchmarks.harness.grading import FAILED, PASSED, grade
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "humanevalpack-python.jsonl"
 NOVEL = Path(__file__).resolve().parents[1] / "data" / "novel_bugs.jsonl"
@@ -47,6 +48,11 @@ class FixTask:
     @property
     def prompt(self) -> str:
         return PROMPT.format(test=self.test_file, module=self.module)
+
+    @property
+    def fail_to_pass(self) -> list[str]:
+        """The hidden check, one program: the task's whole ``check`` (it fails on the buggy file)."""
+        return [f"check({self.entry_point})"]
 
 
 def _visible_test(row: dict) -> str:
@@ -131,8 +137,11 @@ def run_python(code: str, cwd: Path, timeout: float = 15.0) -> tuple[bool, str]:
 
 
 def hidden_check(task: FixTask, root: Path) -> bool:
+    """Does the file in ``root`` resolve the task: the hidden check, never shown to anyone, passes."""
     source = (root / task.module).read_text(errors="replace")
-    return run_python(source + "\n\n" + task.hidden_test, root)[0]
+    passed = run_python(source + "\n\n" + task.hidden_test, root)[0]
+    outcome = PASSED if passed else FAILED
+    return grade({test: outcome for test in task.fail_to_pass}, task.fail_to_pass).resolved
 
 
 def agent_shell_env() -> dict[str, str]:

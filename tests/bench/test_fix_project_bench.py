@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from benchmarks.harness.grading import fail_to_pass_tests
 from benchmarks.tasks import fix_project_tasks as fpt
 from benchmarks.tasks import real_commits_set as rcs
 
@@ -34,8 +35,8 @@ def test_the_tests_that_fail_before_and_pass_after_flip():
     before, after = fpt.parse_outcomes(SUMMARY_BEFORE), fpt.parse_outcomes(SUMMARY_AFTER)
     assert before["tests/test_calc.py::test_mean[1-2]"] == "FAILED"
     assert before["tests/test_calc.py::test_fixture"] == "ERROR"
-    assert fpt.flipped_tests(before, after) == ["tests/test_calc.py::test_divide",
-                                                "tests/test_calc.py::test_mean[1-2]"]
+    assert fail_to_pass_tests(before, after) == ["tests/test_calc.py::test_divide",
+                                                 "tests/test_calc.py::test_mean[1-2]"]
 
 
 def test_a_parametrized_test_is_named_by_its_function_only_when_all_its_parameters_pass_after():
@@ -103,9 +104,12 @@ def test_a_task_is_built_from_a_fix_whose_test_flips(tmp_path):
     assert "FAILED tests/test_calc.py::test_mean" in task.failing_output and "1.5" in task.failing_output
     root = fpt.build_repo(fix, tmp_path / "solve")
     python = fpt.project_python(root, Path(sys.executable).parent, tmp_path / "solve-venv")
-    assert fpt.solved(task, python, root)[0] is False  # the repository has the bug
+    buggy = fpt.solved(task, python, root)  # the repository has the bug
+    assert not buggy.resolved
+    assert (buggy.fail_to_pass, buggy.pass_to_pass) == ({"tests/test_calc.py::test_mean": "FAILED"},
+                                                        {"tests/test_calc.py::test_add": "PASSED"})
     (root / "src" / "pkg" / "calc.py").write_text(FIXED)
-    assert fpt.solved(task, python, root)[0] is True
+    assert fpt.solved(task, python, root).resolved
 
 
 def test_a_fix_without_a_flipping_test_is_dropped_with_its_reason(tmp_path):
