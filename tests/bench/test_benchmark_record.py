@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 from benchmarks.harness.results_record import write_record
@@ -29,3 +30,28 @@ def test_a_record_holds_the_result_and_what_makes_it_comparable(tmp_path):
     assert record["command"].endswith("benchmarks/speed/startup.py --record")
     assert record["machine"]["cpus"] >= 1
     assert json.loads(second.read_text())["result"] == {"ratio": 8.0}
+
+
+def _record_run(tmp_path, *argv: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "benchmarks.harness.results_record", "--folder", str(tmp_path), *argv]
+    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False, timeout=120)
+
+
+def test_any_runner_run_through_the_recorder_leaves_its_printed_result_as_a_record(tmp_path):
+    done = _record_run(tmp_path, "--label", "hostile", "benchmarks/security/trust_bench.py", "--hostile-only")
+
+    assert done.returncode == 0, done.stderr
+    [path] = tmp_path.iterdir()
+    assert path.name == f"{datetime.date.today().isoformat()}-trust-bench-hostile.json"
+    record = json.loads(path.read_text())
+    assert record["result"] == json.loads(done.stdout) and "hostile" in record["result"]
+    assert record["command"].endswith("benchmarks/security/trust_bench.py --hostile-only")
+    assert f"recorded in {path}" in done.stderr
+
+
+def test_a_run_that_prints_no_json_leaves_no_record(tmp_path):
+    done = _record_run(tmp_path, "benchmarks/security/trust_bench.py", "--help")
+
+    assert done.returncode == 2 and "usage: trust_bench.py" in done.stdout
+    assert "did not print one JSON document" in done.stderr
+    assert list(tmp_path.iterdir()) == []
