@@ -63,7 +63,7 @@ def rescore(record: dict, settings, *, without: str = "", guess: str = "",
     before differences carried their function's span are matched on the ``def`` line only).
     ``question_margin``: re-judge each behavioural difference the model was asked about with this margin."""
     from acode.review.deciding.levels import decide_from_levels, dimension_level
-    from acode.review.evidence.behaviour_findings import ASK, RULE
+    from acode.review.evidence.behaviour.findings import ASK, RULE
     from acode.review.judging.behaviour_question import _judged, backed_or_medium
     from acode.review.judging.regression import RULE as REGRESSION_RULE
     from acode.review.judging.regression import is_regression

@@ -137,7 +137,7 @@ class RegressionSettings(BaseModel):
 
 class BehaviourSettings(BaseModel):
     """The behavioural diff: the old and new version of each changed function run on the same inputs in the
-    sandbox (acode.review.evidence.behaviour_diff)."""
+    sandbox (acode.review.evidence.behaviour.diff)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -20,8 +20,8 @@ from acode.llm.types import Message
 from acode.review.change.git_context import read_new_text, read_old_text
 from acode.review.deciding.dimension_results import Assessed, fill_dimensions, note_unfinished
 from acode.review.deciding.levels import decide_from_levels
-from acode.review.evidence.behaviour_diff import FunctionResult
-from acode.review.evidence.behaviour_findings import ASK, ran_the_same, reweigh
+from acode.review.evidence.behaviour.diff import FunctionResult
+from acode.review.evidence.behaviour.findings import ASK, ran_the_same, reweigh
 from acode.review.evidence.gathering import fixed_lines, tests_break, tests_confirm
 from acode.review.judging.behaviour_question import ask_about_differences, backed_or_medium, open_differences
 from acode.review.judging.code_spec import function_spec

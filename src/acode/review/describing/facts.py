@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from acode.review.change.git_context import read_new_text, read_old_text
 from acode.review.change.surroundings import Around
 from acode.review.evidence.ast_parts import functions_of
-from acode.review.evidence.behaviour_findings import RULE as BEHAVIOUR_RULE
+from acode.review.evidence.behaviour.findings import RULE as BEHAVIOUR_RULE
 from acode.review.models import ChangedFile, ReviewContext, ReviewResult
 from acode.review.reporting.report import describe_tests
 from acode.test_files import is_test_path

@@ -18,8 +18,8 @@ from acode.config.review import RepoRule
 from acode.review.change.diff import added_lines, new_position
 from acode.review.change.git_context import read_new_text, read_old_text
 from acode.review.evidence.added_secrets import secret_findings
-from acode.review.evidence.behaviour_diff import BehaviourDiff, Limits, run_behaviour_diff
-from acode.review.evidence.behaviour_findings import behaviour_findings
+from acode.review.evidence.behaviour.diff import BehaviourDiff, Limits, run_behaviour_diff
+from acode.review.evidence.behaviour.findings import behaviour_findings
 from acode.review.evidence.history import history_findings
 from acode.review.evidence.repo_rules import rule_findings
 from acode.review.evidence.ruff import RuffHit, compare_versions

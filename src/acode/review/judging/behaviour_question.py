@@ -1,4 +1,4 @@
-"""The one narrow question a model is asked about a behavioural difference (``evidence.behaviour_findings``
+"""The one narrow question a model is asked about a behavioural difference (``evidence.behaviour.findings``
 left it ``medium``, waiting): which outcome is right — once for the old outcome, once for the new, as the
 same yes/no question, so a model that answers "yes" to everything cancels out. A clear preference for the
 old one makes it ``high``; without a clear answer it stays ``medium``, for a person to look at. With
@@ -16,8 +16,8 @@ from acode.config.review import PathInstruction
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
 from acode.prompts import render
-from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
-from acode.review.evidence.behaviour_findings import ASK, RULE
+from acode.review.evidence.behaviour.diff import BehaviourDiff, FunctionResult
+from acode.review.evidence.behaviour.findings import ASK, RULE
 from acode.review.judging.behaviour_votes import Swap, Votes, ask_votes
 from acode.review.judging.instructions import instructions_for
 from acode.review.judging.proposals import PKG

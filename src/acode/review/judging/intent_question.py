@@ -21,7 +21,7 @@ from typing import Literal
 from acode.llm.protocol import ChatModel
 from acode.llm.types import Message
 from acode.prompts import render
-from acode.review.evidence.behaviour_findings import IntentVerdict
+from acode.review.evidence.behaviour.findings import IntentVerdict
 from acode.review.judging.proposals import PKG
 from acode.review.judging.verification import yes_log_odds
 from acode.secrets import redact

@@ -20,7 +20,7 @@ from acode.prompts import render
 from acode.review.change.git_context import read_new_text
 from acode.review.change.packing import PackedDiffs, omitted_note, pack_diffs
 from acode.review.change.surroundings import Around, related_test_command, surroundings_of
-from acode.review.evidence.behaviour_diff import Limits
+from acode.review.evidence.behaviour.diff import Limits
 from acode.review.evidence.dismissed import Dismissal, apply_dismissals, with_fingerprints
 from acode.review.evidence.gathering import BehaviourPlan, Evidence, cut_notes, gather_evidence
 from acode.review.evidence.locating import locate

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from tests.helpers.review_fakes import yes_no
-from tests.unit.review.evidence.test_review_behaviour_evidence import (
+from tests.unit.review.evidence.behaviour.test_review_behaviour_evidence import (
     behaviour_finding,
     differences,
     needs_sandbox,

@@ -113,9 +113,9 @@ def test_the_shared_context_names_each_instruction_with_the_shown_files_it_is_fo
 
 def test_the_behaviour_question_is_told_the_instructions_of_its_functions_file_only():
     from acode.llm.scripted import ScriptedModel
-    from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
-    from acode.review.evidence.behaviour_findings import ASK, RULE
-    from acode.review.evidence.behaviour_inputs import ChangedFunction
+    from acode.review.evidence.behaviour.diff import BehaviourDiff, FunctionResult
+    from acode.review.evidence.behaviour.findings import ASK, RULE
+    from acode.review.evidence.behaviour.inputs import ChangedFunction
     from acode.review.judging.behaviour_question import ask_about_differences
     from acode.review.models import Finding
 

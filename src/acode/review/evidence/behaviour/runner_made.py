@@ -1,4 +1,4 @@
-"""Inputs of the project's own types (``behaviour_runner``, in the child process). A changed function that
+"""Inputs of the project's own types (``runner``, in the child process). A changed function that
 takes the project's objects (a parsed statement, a schema's field, a command) raises on every text and
 number drawn, so nothing is compared. The project's tests show how its objects are built: their literal
 calls of the project's functions and classes (``parse('select 1')``). Each such call is made on each side

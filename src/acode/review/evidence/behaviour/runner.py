@@ -1,14 +1,14 @@
 """The child process of the behavioural diff: call the old and the new version of one function on the same
-inputs and say where they differ (``acode.review.evidence.behaviour_diff`` starts it, inside the sandbox).
+inputs and say where they differ (``acode.review.evidence.behaviour.diff`` starts it, inside the sandbox).
 
-Run as a script (``python behaviour_runner.py SPEC OUT``, all the functions of a review in turn, within one
-time plan), never imported by acode's own process: it imports
-the code under review. It imports nothing of acode either, so a review of acode itself loads the reviewed
-``acode`` package, not the reviewer's. Standard library, Hypothesis and (for ``crosshair``) CrossHair only,
-and the ``behaviour_runner_*.py`` files next to it, loaded by their paths: ``_loading`` (one tree's version
-of the function), ``_inputs`` (the values to call with), ``_outcomes`` (one guarded call and its outcome,
-compared and described), ``_made`` (values of the project's own types), ``_sequences`` (calls on one
-object), ``_doctests`` and ``_pastable`` (the test a user can paste).
+Run as a script (``python behaviour_runner.py SPEC OUT``, its copy in the child's folder made by
+``child.copy_runner``; all the functions of a review in turn, within one time plan), never imported by acode's
+own process: it imports the code under review. It imports nothing of acode either, so a review of acode
+itself loads the reviewed ``acode`` package, not the reviewer's. Standard library, Hypothesis and (for
+``crosshair``) CrossHair only, and the ``runner_*.py`` files next to it, loaded by their paths: ``_loading``
+(one tree's version of the function), ``_inputs`` (the values to call with), ``_outcomes`` (one guarded
+call and its outcome, compared and described), ``_made`` (values of the project's own types), ``_sequences``
+(calls on one object), ``_doctests`` and ``_pastable`` (the test a user can paste).
 
 One process, both versions: the base tree's module is imported and the function kept, the tree's modules
 are dropped from ``sys.modules``, then the new tree's module is imported. The old function keeps its own
@@ -35,9 +35,12 @@ from types import ModuleType
 
 def _sibling(name: str) -> ModuleType:
     """The module ``name``.py next to this file, loaded by its path rather than imported: the folder is not on
-    ``sys.path`` when CrossHair's shim (``behaviour_child``) loads this file, and importing it through the
-    package would load the reviewer's acode."""
-    spec = importlib.util.spec_from_file_location(f"acode_{name}", Path(__file__).with_name(f"{name}.py"))
+    ``sys.path`` when CrossHair's shim (``child``) loads this file, and importing it through the
+    package would load the reviewer's acode. The child's copies carry a prefix (``child.CHILD_PREFIX``):
+    the siblings' names carry this file's."""
+    prefix = Path(__file__).stem.removesuffix("runner")
+    spec = importlib.util.spec_from_file_location(f"acode_behaviour_{name}",
+                                                  Path(__file__).with_name(f"{prefix}{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -45,13 +48,13 @@ def _sibling(name: str) -> ModuleType:
     return module
 
 
-loading = _sibling("behaviour_runner_loading")
-inputs = _sibling("behaviour_runner_inputs")
-outcomes = _sibling("behaviour_runner_outcomes")
-pastable = _sibling("behaviour_runner_pastable")
-made = _sibling("behaviour_runner_made")  # after outcomes, which it uses
-sequences = _sibling("behaviour_runner_sequences")  # after the three it uses
-doctests = _sibling("behaviour_runner_doctests")
+loading = _sibling("runner_loading")
+inputs = _sibling("runner_inputs")
+outcomes = _sibling("runner_outcomes")
+pastable = _sibling("runner_pastable")
+made = _sibling("runner_made")  # after outcomes, which it uses
+sequences = _sibling("runner_sequences")  # after the three it uses
+doctests = _sibling("runner_doctests")
 OBJECT = sequences.OBJECT
 MODULES, NeedsArguments, load = loading.MODULES, loading.NeedsArguments, loading.load
 
@@ -232,7 +235,7 @@ class Search:
 
 def run(spec: dict) -> dict:
     sys.setrecursionlimit(3000)
-    # the project's own environment: what acode's lacks (``behaviour_child.project_site_packages``)
+    # the project's own environment: what acode's lacks (``child.project_site_packages``)
     sys.path.extend(p for p in spec.get("site_packages", []) if p not in sys.path)
     try:
         old, old_fn, old_cls = load(spec["old_root"], spec["module"], spec["qualname"], spec["kind"])
@@ -306,7 +309,7 @@ def run(spec: dict) -> dict:
 
 def _built(spec: dict, old_fn, new_fn) -> list:
     """Inputs of the project's own types, built on each side by the calls its tests make
-    (``behaviour_runner_made``); none when building them fails."""
+    (``runner_made``); none when building them fails."""
     try:
         return made.made_values(spec.get("makers", []), old_fn, new_fn, MODULES.get(spec["old_root"], {}),
                                 MODULES.get(spec["new_root"], {}), spec["module"].split(".")[0],

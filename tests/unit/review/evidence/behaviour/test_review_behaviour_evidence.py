@@ -99,7 +99,7 @@ STUCK = RETRY.replace("        done += 1\n", """        if tries > 2:
 @needs_sandbox
 def test_a_call_the_alarm_cannot_stop_is_still_a_hang_with_the_input_the_old_version_returned_on(tmp_path):
     from acode.review.change.git_context import branch_context
-    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+    from acode.review.evidence.behaviour.diff import Limits, run_behaviour_diff
 
     context = branch_context(repo_with_branch(tmp_path / "r", {"retry.py": RETRY}, {"retry.py": STUCK}), "main")
     [found] = run_behaviour_diff(context, find_sandbox()[0], Limits(crosshair_seconds=0, plan_seconds=2)).results
@@ -186,8 +186,8 @@ OVERWRITES = REGISTRY.replace("self.items.setdefault(name, value)", "self.items[
 @needs_sandbox
 def test_the_docstrings_examples_run_as_doctests_on_both_sides_and_the_broken_one_is_pasted_back(tmp_path):
     from acode.review.change.git_context import branch_context
-    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
-    from acode.review.evidence.behaviour_findings import behaviour_findings
+    from acode.review.evidence.behaviour.diff import Limits, run_behaviour_diff
+    from acode.review.evidence.behaviour.findings import behaviour_findings
 
     context = branch_context(repo_with_branch(tmp_path / "r", {"reg.py": REGISTRY}, {"reg.py": OVERWRITES}),
                              "main")
@@ -233,7 +233,7 @@ def test_a_behaviour_change_the_intent_asks_for_is_approved(tmp_path):
 
 
 def test_the_pasted_test_asserts_the_old_outcome_of_each_kind_of_difference():
-    from acode.review.evidence import behaviour_runner_pastable as pastable
+    from acode.review.evidence.behaviour import runner_pastable as pastable
 
     def step(old: dict, args=(1,), owner="", name="f", **extra) -> dict:
         return {"owner": owner, "name": name, "args": args, "kwargs": {}, "old": old, **extra}
@@ -274,8 +274,8 @@ def slug(text):
 @needs_sandbox
 def test_the_examples_of_the_code_around_a_changed_function_run_on_both_sides(tmp_path):
     from acode.review.change.git_context import branch_context
-    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
-    from acode.review.evidence.behaviour_findings import behaviour_findings
+    from acode.review.evidence.behaviour.diff import Limits, run_behaviour_diff
+    from acode.review.evidence.behaviour.findings import behaviour_findings
 
     after = SLUGS.replace('r"[a-z0-9]+"', 'r"[a-z0-9,!]+"')  # words() now keeps punctuation
     context = branch_context(repo_with_branch(tmp_path / "r", {"slugs.py": SLUGS}, {"slugs.py": after}), "main")
@@ -307,7 +307,7 @@ SLOWER = SLOW.replace("    return x\n", "    if x == 7:\n        end = time.mono
 @needs_sandbox
 def test_a_slow_function_that_gives_the_same_answer_is_not_a_hang(tmp_path):
     from acode.review.change.git_context import branch_context
-    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+    from acode.review.evidence.behaviour.diff import Limits, run_behaviour_diff
 
     context = branch_context(repo_with_branch(tmp_path / "r", {"slow.py": SLOW}, {"slow.py": SLOWER}), "main")
     [result] = run_behaviour_diff(context, find_sandbox()[0], Limits(crosshair_seconds=0, seconds=1)).results
@@ -333,7 +333,7 @@ NOTES = '''class Notes:
 @needs_sandbox
 def test_a_sequence_that_reaches_a_method_writing_files_is_left_out_not_the_whole_class(tmp_path):
     from acode.review.change.git_context import branch_context
-    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+    from acode.review.evidence.behaviour.diff import Limits, run_behaviour_diff
 
     # keeps only the last three: a sequence of four adds shows it, many drawn before it also save
     forgets = NOTES.replace("self.items.append(text)", "self.items = [*self.items, text][-3:]")
@@ -366,7 +366,7 @@ WAITS = POOL.replace("        self.free -= 1\n", """        while self.free <= 1
 @needs_sandbox
 def test_a_sequence_the_alarm_cannot_stop_is_a_hang_with_the_calls_that_led_to_it(tmp_path):
     from acode.review.change.git_context import branch_context
-    from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+    from acode.review.evidence.behaviour.diff import Limits, run_behaviour_diff
 
     context = branch_context(repo_with_branch(tmp_path / "r", {"pool.py": POOL}, {"pool.py": WAITS}), "main")
     [found] = run_behaviour_diff(context, find_sandbox()[0], Limits(crosshair_seconds=0, plan_seconds=2)).results

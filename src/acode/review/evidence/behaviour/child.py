@@ -1,4 +1,4 @@
-"""The behavioural diff's child processes: one sandboxed ``behaviour_runner.py`` for all the functions of a
+"""The behavioural diff's child processes: one sandboxed ``runner.py`` for all the functions of a
 review (restarted for the rest when one brings it down), CrossHair's ``diffbehavior`` per function, and
 Hypothesis' Unicode tables prepared once per user so no child spends seconds rebuilding them.
 
@@ -21,9 +21,12 @@ from acode.child_signals import with_default_signals
 from acode.paths import user_cache_dir
 from acode.sandbox import Sandbox, sandbox_env
 
-RUNNER = Path(__file__).with_name("behaviour_runner.py")
+RUNNER = Path(__file__).with_name("runner.py")
+# the copies keep the names the child always ran under (``runner.py``, ``runner_*.py``):
+# the code under review sees them (its argv[0]), and a child must not run differently for a move of acode's
+CHILD_PREFIX = "behaviour_"
 # why a function is not compared when importing its new version (after the old one imported) hung or ended
-# the child: the change made the evidence unavailable (``behaviour_diff.withheld``)
+# the child: the change made the evidence unavailable (``diff.withheld``)
 IMPORT_STOPPED = "with the change: importing the module "
 IN_FLIGHT = "in-flight.json"  # the runner's note of the input the new version is running on (its IN_FLIGHT)
 SHIM = """import importlib.util, json, sys
@@ -153,11 +156,11 @@ def crosshair(spec: dict, runner: Path, where: Where, seconds: float) -> dict | 
 
 
 def copy_runner(folder: Path) -> Path:
-    """The runner copied into ``folder`` (the path of the copy), with the ``behaviour_runner_*.py`` files it
-    loads from its own folder."""
-    for helper in RUNNER.parent.glob("behaviour_runner_*.py"):
-        shutil.copy(helper, folder / helper.name)
-    return Path(shutil.copy(RUNNER, folder / RUNNER.name))
+    """The runner copied into ``folder`` (the path of the copy), with the ``runner_*.py`` files it loads from
+    its own folder, each named with ``CHILD_PREFIX``."""
+    for helper in RUNNER.parent.glob("runner_*.py"):
+        shutil.copy(helper, folder / f"{CHILD_PREFIX}{helper.name}")
+    return Path(shutil.copy(RUNNER, folder / f"{CHILD_PREFIX}{RUNNER.name}"))
 
 
 def parse_crosshair(output: str, name: str) -> dict | None:

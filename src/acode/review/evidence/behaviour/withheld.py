@@ -1,7 +1,7 @@
 """Behavioural evidence the change under review makes unavailable. The runner imports the base's module
 first; when that imports and the change's version does not (it raises, hangs or ends the runner, perhaps
 only because it sees the runner), the function cannot be compared, and that is the change's doing: a
-finding, not an absence (``behaviour_findings``). A review must not approve on less evidence than it would
+finding, not an absence (``findings``). A review must not approve on less evidence than it would
 have had without it.
 
 One case stays the environment's: a package the change newly imports at the top of a module
@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from acode.review.change.git_context import read_new_text
-from acode.review.evidence.behaviour_child import IMPORT_STOPPED
+from acode.review.evidence.behaviour.child import IMPORT_STOPPED
 from acode.review.models import ReviewContext
 
 IMPORT_FAILED = "with the change: the module does not import"

@@ -10,8 +10,8 @@ import sys
 
 from test_review_behaviour_evidence import differences, needs_sandbox, review
 
-from acode.review.evidence import behaviour_runner_pastable as pastable
-from acode.review.evidence.behaviour_child import project_site_packages
+from acode.review.evidence.behaviour import runner_pastable as pastable
+from acode.review.evidence.behaviour.child import project_site_packages
 
 AREA = '''from unitsdep import scale
 

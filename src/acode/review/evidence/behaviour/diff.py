@@ -2,11 +2,11 @@
 in the review's sandbox, and say where they differ.
 
 Both versions of the repository are extracted (``git archive``) into a temporary folder; one child process
-(``behaviour_runner.py``, a script that imports nothing of acode) loads each function from each tree in turn
+(``runner.py``, a script that imports nothing of acode) loads each function from each tree in turn
 and compares the outcomes on the docstring's examples, the tests' literal calls, the body's literals and
 Hypothesis' inputs; for a function where that finds nothing and every parameter is annotated, CrossHair's
 ``diffbehavior`` searches symbolically in a process of its own, while the time plan lasts. All run in
-bubblewrap (``behaviour_child``: no network, the file system read-only but for one scratch folder,
+bubblewrap (``child``: no network, the file system read-only but for one scratch folder,
 credentials hidden), within one time plan for the whole diff (``Limits.plan_seconds``). What could not be
 run (the module does not import on one side, the function writes files or uses the network, a class that
 cannot be built without arguments, the time ran out) is listed with the reason, never guessed."""
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acode.review.change.git_context import read_new_text, read_old_text
-from acode.review.evidence.behaviour_child import (
+from acode.review.evidence.behaviour.child import (
     CROSSHAIR_START,
     STARTUP_SECONDS,
     Where,
@@ -30,14 +30,14 @@ from acode.review.evidence.behaviour_child import (
     run_batch,
     seed_hypothesis_tables,
 )
-from acode.review.evidence.behaviour_inputs import (
+from acode.review.evidence.behaviour.inputs import (
     ChangedFunction,
     changed_functions,
     defined_names,
     test_calls,
     test_makers,
 )
-from acode.review.evidence.behaviour_withheld import withheld_by_change
+from acode.review.evidence.behaviour.withheld import withheld_by_change
 from acode.review.evidence.test_runs import base_tree_of, head_tree_of
 from acode.review.models import ReviewContext
 from acode.sandbox import Sandbox

@@ -1,4 +1,4 @@
-"""Call sequences on one object (``behaviour_runner``, in the child process): a changed method whose defect
+"""Call sequences on one object (``runner``, in the child process): a changed method whose defect
 needs the object filled first (entries added, then the method called; a counter never reset; a cache that
 returns a stale entry) shows nothing on a fresh object. The old and the new class are built with the same
 constructor arguments and run through the same calls, comparing what each call returns (or raises) after
@@ -22,7 +22,7 @@ BEFORE, AFTER = 4, 2  # calls drawn before the changed method and after it: sequ
 EXAMPLES = 150
 OBJECT = "obj"
 
-# the runner's sibling modules, loaded by their paths before this one (``behaviour_runner._sibling``)
+# the runner's sibling modules, loaded by their paths before this one (``runner._sibling``)
 outcomes = sys.modules["acode_behaviour_runner_outcomes"]
 inputs = sys.modules["acode_behaviour_runner_inputs"]
 made = sys.modules["acode_behaviour_runner_made"]
@@ -131,7 +131,7 @@ def sequence_text(class_name: str, ctor: tuple[tuple, dict], steps: list, upto: 
 
 def pasteable_steps(class_name: str, ctor: tuple[tuple, dict], steps: list, old: list[dict],
                     new: list[dict], upto: int) -> list[dict]:
-    """The steps of ``behaviour_runner_pastable.test_text`` for the sequence up to step ``upto``."""
+    """The steps of ``runner_pastable.test_text`` for the sequence up to step ``upto``."""
     out = [{"assign": OBJECT, "owner": "", "name": class_name, "args": ctor[0], "kwargs": ctor[1],
             "old": old[0]}]
     for index, (name, arguments) in enumerate(steps[:upto], start=1):

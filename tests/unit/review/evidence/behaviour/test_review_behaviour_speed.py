@@ -14,8 +14,8 @@ from tests.helpers.review_fakes import ASKS_CHANGE, repo_with_branch, yes_no
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
 from acode.review.change.git_context import branch_context
-from acode.review.evidence.behaviour_child import seed_hypothesis_tables
-from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
+from acode.review.evidence.behaviour.child import seed_hypothesis_tables
+from acode.review.evidence.behaviour.diff import Limits, run_behaviour_diff
 from acode.review.service import review_change
 from acode.sandbox import find_sandbox
 

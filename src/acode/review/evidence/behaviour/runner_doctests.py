@@ -1,4 +1,4 @@
-"""The docstring's examples run as doctests on both sides (``behaviour_runner``, in the child process): the
+"""The docstring's examples run as doctests on both sides (``runner``, in the child process): the
 specification written in the code, beyond the single literal calls the runner reads itself (``>>> t =
 Tally()``, ``>>> t.add("a")``, ``1``: examples that build state, print, or show an exception). Each side
 runs the same examples (the changed function's docstring as the change leaves it) in its own module's

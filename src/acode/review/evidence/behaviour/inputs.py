@@ -248,7 +248,7 @@ def test_makers(sources: list[str], prefer: set[str] = frozenset()) -> list[dict
     """Literal calls in test files of any function or class (``parse('select 1')``, ``Markdown()``), as
     {"name", "args", "kwargs"}: how the project's tests build its objects, those of the names in ``prefer``
     (what the changed modules and their package define) first. The runner makes each on both sides and
-    keeps what is of the project's own types (``behaviour_runner_made``)."""
+    keeps what is of the project's own types (``runner_made``)."""
     found: dict[str, dict] = {}
     per_name: dict[str, int] = {}
     for source in sources:

@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
+from acode.review.evidence.behaviour.diff import BehaviourDiff, FunctionResult
 from acode.review.models import Finding
 from acode.secrets import redact
 
 RULE = "behaviour/changed"
-WITHHELD = "behaviour/withheld"  # the change made its function impossible to run (``behaviour_withheld``)
+WITHHELD = "behaviour/withheld"  # the change made its function impossible to run (``withheld``)
 ASK = "ask"  # metrics key: the difference waits for the model's question
 _NO_CHANGE_CLAIM = re.compile(
     r"\b(refactor\w*|renam\w*|tid(?:y|ied|ies|ying)|clean(?:ed|s|ing)?[ -]?up|cleanup|reformat\w*|"

@@ -1,4 +1,4 @@
-"""The behaviour runner's outcomes (``behaviour_runner``, in the child process): one guarded call of the code
+"""The behaviour runner's outcomes (``runner``, in the child process): one guarded call of the code
 under review and what it did, compared with the other version's and put in words.
 
 A call runs on deep copies of its arguments with a per-call alarm; its outcome is the value returned (or the

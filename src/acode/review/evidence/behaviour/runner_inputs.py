@@ -1,4 +1,4 @@
-"""The behaviour runner's inputs (``behaviour_runner``, in the child process): the literal texts of the
+"""The behaviour runner's inputs (``runner``, in the child process): the literal texts of the
 docstring's examples, the tests' calls and the bodies' seeds as values, one Hypothesis strategy per parameter
 (``st.from_type`` of its annotation, the seeds mixed in), and a drawn set of values as a call's arguments.
 Standard library and Hypothesis only, nothing of acode: the runner loads this file by its path.
@@ -31,7 +31,7 @@ def parameters(signature: inspect.Signature, kind: str) -> list[inspect.Paramete
 def strategies(fn, params: list[inspect.Parameter], seeds: list, made: list = ()):
     """One Hypothesis strategy per parameter: ``st.from_type`` of its annotation with the seeds of that
     type mixed in; an unannotated parameter gets the seeds and small values of the common types. ``made``:
-    inputs of the project's own types (``behaviour_runner_made.Made``), for an unannotated parameter and for
+    inputs of the project's own types (``runner_made.Made``), for an unannotated parameter and for
     one annotated with their class."""
     from hypothesis import strategies as st
 

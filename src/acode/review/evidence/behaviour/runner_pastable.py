@@ -1,10 +1,10 @@
-"""A pytest test a user can paste for a behavioural difference (``behaviour_runner``, in the child process,
+"""A pytest test a user can paste for a behavioural difference (``runner``, in the child process,
 where the values are): it imports the module, repeats the call or the call sequence, and asserts what the
 OLD version did, so it fails on the new code and passes on the old. Standard library only, nothing of
 acode: the runner loads this file by its path.
 
 A step is ``{"owner": "obj" | "Class" | "", "name": "add", "args": (..), "kwargs": {..}, "attribute": bool,
-"old": outcome}`` (``outcome`` as ``behaviour_runner_outcomes.outcome`` gives it); the last step is the one
+"old": outcome}`` (``outcome`` as ``runner_outcomes.outcome`` gives it); the last step is the one
 whose outcome differs and is asserted, the earlier ones are repeated as they were (a step that raised on
 both sides under ``pytest.raises``). A value with no literal form (an object whose text says nothing) gets
 no test: ``None``, and the reason is said instead."""

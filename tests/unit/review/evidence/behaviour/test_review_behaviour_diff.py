@@ -15,10 +15,10 @@ from tests.helpers.review_fakes import ASKS_CHANGE, repo_with_branch, yes_no
 from acode.config.review import ReviewerSettings
 from acode.llm.scripted import ScriptedModel
 from acode.review.change.git_context import branch_context
-from acode.review.evidence.behaviour_child import parse_crosshair
-from acode.review.evidence.behaviour_diff import Limits, run_behaviour_diff
-from acode.review.evidence.behaviour_findings import claims_no_behaviour_change
-from acode.review.evidence.behaviour_inputs import docstring_examples, module_name
+from acode.review.evidence.behaviour.child import parse_crosshair
+from acode.review.evidence.behaviour.diff import Limits, run_behaviour_diff
+from acode.review.evidence.behaviour.findings import claims_no_behaviour_change
+from acode.review.evidence.behaviour.inputs import docstring_examples, module_name
 from acode.review.judging.behaviour_question import backed_or_medium
 from acode.review.models import Finding
 from acode.review.reporting.report import describe_behaviour, render_markdown, to_sarif
@@ -194,9 +194,9 @@ def test_a_likelihood_guess_is_high_only_where_executed_evidence_backs_it():
 
 
 def test_a_difference_where_both_versions_raise_is_shown_not_counted_and_not_asked():
-    from acode.review.evidence.behaviour_diff import BehaviourDiff, FunctionResult
-    from acode.review.evidence.behaviour_findings import ASK, behaviour_findings
-    from acode.review.evidence.behaviour_inputs import ChangedFunction
+    from acode.review.evidence.behaviour.diff import BehaviourDiff, FunctionResult
+    from acode.review.evidence.behaviour.findings import ASK, behaviour_findings
+    from acode.review.evidence.behaviour.inputs import ChangedFunction
 
     def result(old: str, new: str) -> FunctionResult:
         function = ChangedFunction(path="m.py", module="m", qualname="command", kind="function", line=4,

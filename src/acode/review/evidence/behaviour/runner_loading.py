@@ -1,6 +1,6 @@
 """Loading one version of the code under review, in the behavioural diff's child process: the function (or
 a method's factory) of ``module`` as one tree has it, that tree's modules kept apart in ``MODULES`` so the
-other tree imports its own. Standard library only; loaded by path from ``behaviour_runner`` (its docstring
+other tree imports its own. Standard library only; loaded by path from ``runner`` (its docstring
 says why), never imported by acode's own process.
 """
 
