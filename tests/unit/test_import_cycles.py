@@ -105,13 +105,15 @@ def test_acode_has_no_import_cycle():
 
 # The stages a review goes through, in order. A review module imports its own stage or an earlier one, never
 # a later one (module-level and function-level imports alike), so the data flows one way: the change ->
-# evidence about it -> the model's judgement -> the decision -> its report; ``service`` at the top runs them.
+# evidence about it -> the model's judgement -> the decision (from what was judged: deciding asks no model)
+# -> the run that drives both in order -> its report; ``service`` at the top runs them.
 REVIEW_STAGES = (
     ("acode.review", "acode.review.models"),
     ("acode.review.change",),
     ("acode.review.evidence",),
     ("acode.review.judging",),
     ("acode.review.deciding",),
+    ("acode.review.running",),  # the run and the strategies: the judging steps in order, then deciding
     ("acode.review.reporting",),
     ("acode.review.service",),
     ("acode.review.describing",),  # a description: a checks-only review through the service, then a summary

@@ -1,6 +1,6 @@
 """``model.backend: none``: no model at all, for a review whose checks are all it runs (a CI job or a hook
 without llama.cpp or a server). Every model call fails with ``NoModelError``; a review then decides on its
-checks and names the model steps it left out (acode.review.deciding.findings_strategy)."""
+checks and names the model steps it left out (acode.review.running.findings_strategy)."""
 
 from __future__ import annotations
 

@@ -15,12 +15,12 @@ from acode.config.review import ReviewerSettings
 from acode.gitcmd import run_git
 from acode.llm.protocol import ChatModel
 from acode.paths import ProjectPaths
-from acode.review.deciding.findings_strategy import FindingsReview
-from acode.review.deciding.verdict_strategy import ReviewStrategy, VerdictReview
 from acode.review.evidence.dismissed import DISMISSED_FILE, Dismissal, parse_dismissals
 from acode.review.evidence.test_runs import SuiteContrast
-from acode.review.judging.run import Progress, ReviewRun
 from acode.review.models import ReviewContext, ReviewResult
+from acode.review.running.findings_strategy import FindingsReview
+from acode.review.running.review_run import Progress, ReviewRun
+from acode.review.running.verdict_strategy import ReviewStrategy, VerdictReview
 from acode.store.reviews import ReviewStore, StoredReview
 from acode.tools.base import ToolRegistry
 

@@ -4,15 +4,12 @@ per enabled dimension, saying which dimensions the model did not finish in time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from acode.config.review import ReviewerSettings
 from acode.review.deciding.levels import cap_unconfirmed, dimension_level, explain
 from acode.review.judging.proposals import Proposals
 from acode.review.judging.regression import DIMENSION as REGRESSION_DIMENSION
 from acode.review.models import DimensionResult, Finding, ReviewPlan
-
-if TYPE_CHECKING:
-    from acode.review.judging.run import ReviewRun
 
 
 @dataclass
@@ -48,17 +45,17 @@ def note_unfinished(plan: ReviewPlan, assessed: Assessed) -> None:
                             "limit (left out, not counted)")
 
 
-def fill_dimensions(run: ReviewRun, assessed: Assessed) -> list[DimensionResult]:
+def fill_dimensions(assessed: Assessed, *, status: str, plan: ReviewPlan, settings: ReviewerSettings,
+                    evidence: list[Finding]) -> list[DimensionResult]:
     """A result for every enabled dimension from what was assessed: its checked findings, the regression
     findings (intent alignment) and its deterministic evidence. A dimension whose proposal could not be read
     is not assessed (which rejects); proposals that were skipped or not checked in time are left out and
-    named in the plan. After a time-out with nothing assessed, every dimension says so."""
-    if run.result.status == "timeout":
+    named in the plan. After a time-out with nothing assessed (``status``), every dimension says so."""
+    if status == "timeout":
         why = "not assessed before the timeout"
         return [DimensionResult(name=name, status="timeout", error=why, explanation=why)
                 for name in assessed.enabled]
-    settings, evidence = run.settings, run.evidence.findings
-    unfinished = _unfinished(run, assessed)
+    unfinished = _unfinished(plan, settings, assessed)
     proposals = assessed.proposals
     failed = {d: why for d, why in (proposals.failed if proposals else {}).items() if why != "timed out"}
     out = []
@@ -72,7 +69,7 @@ def fill_dimensions(run: ReviewRun, assessed: Assessed) -> list[DimensionResult]
         combined = found + [f for f in evidence if f.dimension == name]
         note = explain(combined)
         if name in unfinished:
-            note = f"{_why_unfinished(run.plan, name)}; {note}"
+            note = f"{_why_unfinished(plan, name)}; {note}"
         out.append(DimensionResult(name=name, level=dimension_level(combined, settings.thresholds),
                                    findings=found, explanation=note,
                                    status="partial" if name in unfinished else "assessed"))
@@ -91,12 +88,11 @@ def _regression_short(plan: ReviewPlan) -> bool:
     return plan.regions_compared < plan.regions_planned or any("regression check" in s for s in plan.skipped)
 
 
-def _unfinished(run: ReviewRun, assessed: Assessed) -> list[str]:
+def _unfinished(plan: ReviewPlan, settings: ReviewerSettings, assessed: Assessed) -> list[str]:
     """Dimensions the model did not finish: all of them when proposals were planned but skipped or cut
     short, the intent alignment when the regression check left edits out."""
-    plan = run.plan
     out = []
-    if run.settings.strategy != "checks_only":
+    if settings.strategy != "checks_only":
         finished = assessed.finished(plan)
         out = [d for d in assessed.enabled if d not in finished]
     if _regression_short(plan):

@@ -116,6 +116,16 @@ def decide_from_levels(dimensions: list[DimensionResult], evidence: list[Finding
     ])
 
 
+def held_to_partial(decision: Decision, status: str, skipped: list[str], settings: ReviewerSettings
+                    ) -> Decision:
+    """``decision``, but a partial review's approval is a rejection when ``reviewer.budget.on_partial`` is
+    reject (``skipped``: what the plan left out, named in the reason)."""
+    if status == "partial" and settings.budget.on_partial == "reject" and decision.approved:
+        return Decision(verdict="REJECTED", strategy="findings", reasons=[
+            "the review is partial (" + "; ".join(skipped) + ") and reviewer.budget.on_partial is reject"])
+    return decision
+
+
 def decide_from_verdict(verdict_text: str | None, reason: str, evidence: list[Finding]) -> Decision:
     """The naive baseline: the model's overall verdict; unreadable -> REJECTED. A secret still rejects."""
     secrets = secret_reasons(evidence)

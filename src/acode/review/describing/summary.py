@@ -18,8 +18,8 @@ from acode.review.change.packing import pack_diffs
 from acode.review.describing.facts import ChangeFacts
 from acode.review.judging.metered import MeteredModel
 from acode.review.judging.proposals import PKG
-from acode.review.judging.run import redacted_files
 from acode.review.models import ReviewContext
+from acode.review.running.review_run import redacted_files
 from acode.secrets import redact
 
 SUMMARY_CHARS = 300  # the summary's bound, in its JSON schema

@@ -19,8 +19,8 @@ from tests.helpers.review_fakes import git
 
 from acode.config.review import PathInstruction
 from acode.review.change.packing import pack_diffs
-from acode.review.judging.run import context_text
 from acode.review.models import ChangedFile, ReviewContext
+from acode.review.running.review_run import context_text
 
 API_RULE = "Handlers must check the caller's permission before they read the database."
 HANDLER = "def handle(user, db):\n    if not user.allowed:\n        return None\n    return db.read(user.id)\n"

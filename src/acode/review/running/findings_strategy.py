@@ -19,7 +19,7 @@ from acode.llm.scoring import scorer_of
 from acode.llm.types import Message
 from acode.review.change.git_context import read_new_text, read_old_text
 from acode.review.deciding.dimension_results import Assessed, fill_dimensions, note_unfinished
-from acode.review.deciding.levels import decide_from_levels
+from acode.review.deciding.levels import decide_from_levels, held_to_partial
 from acode.review.evidence.behaviour.diff import FunctionResult
 from acode.review.evidence.behaviour.findings import ASK, ran_the_same, reweigh
 from acode.review.evidence.gathering import fixed_lines, tests_break, tests_confirm
@@ -29,10 +29,9 @@ from acode.review.judging.intent_question import ask_intent
 from acode.review.judging.proposals import PartialProposals, Proposals, line_choices, propose
 from acode.review.judging.regression import CALIBRATION_CHARS, compare_regions, plan_regions
 from acode.review.judging.regression import DIMENSION as REGRESSION_DIMENSION
-from acode.review.judging.run import ReviewRun
 from acode.review.judging.time_plan import diff_tokens_for, expected_answer_tokens, proposal_seconds
 from acode.review.judging.verification import check_findings
-from acode.review.models import Decision
+from acode.review.running.review_run import ReviewRun
 
 log = logging.getLogger("acode.review")
 
@@ -81,16 +80,13 @@ class FindingsReview:
         # the team's dismissals (a finding of the model's steps too) before the levels
         assessed.regression = run.dismiss(assessed.regression)
         assessed.checked = {name: run.dismiss(found) for name, found in assessed.checked.items()}
-        run.result.dimensions = fill_dimensions(run, assessed)
+        run.result.dimensions = fill_dimensions(assessed, status=run.result.status, plan=plan,
+                                                settings=settings, evidence=run.evidence.findings)
         run.result.decision = decide_from_levels(run.result.dimensions, run.evidence.findings, settings)
         if step.failed is not None and run.result.decision.approved:
             # only a decision the checks made stands without the model; an approval needs the model's part
             raise step.failed
-        if (run.result.status == "partial" and settings.budget.on_partial == "reject"
-                and run.result.decision.approved):
-            run.result.decision = Decision(verdict="REJECTED", strategy="findings", reasons=[
-                "the review is partial (" + "; ".join(plan.skipped)
-                + ") and reviewer.budget.on_partial is reject"])
+        run.result.decision = held_to_partial(run.result.decision, run.result.status, plan.skipped, settings)
 
     def _propose_and_check(self, run: ReviewRun, assessed: Assessed) -> None:
         settings = run.settings

@@ -1,6 +1,6 @@
 """What one review shares across its steps: the change, the metered model, the settings, the clock, the
 deterministic evidence, the diffs packed for the model and the result being filled. A strategy
-(``deciding.findings_strategy``, ``deciding.verdict_strategy``) reads and fills it;
+(``findings_strategy``, ``verdict_strategy``) reads and fills it;
 ``service.review_change`` starts and finishes it."""
 
 from __future__ import annotations

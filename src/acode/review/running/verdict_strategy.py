@@ -12,7 +12,7 @@ from typing import Protocol
 from acode.errors import ModelTimeoutError
 from acode.review.deciding.levels import decide_from_verdict
 from acode.review.judging.proposals import ask_verdict
-from acode.review.judging.run import ReviewRun
+from acode.review.running.review_run import ReviewRun
 
 
 class ReviewStrategy(Protocol):
