@@ -169,3 +169,35 @@ def test_acode_ask_streams_an_answer_from_the_bundled_model(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "Paris" in result.stdout
+
+
+def test_greedy_grammar_checks_one_token_and_decodes_the_same_text(real_model, monkeypatch):
+    """Greedy decoding under a grammar checks the most likely token alone (acode.llm.greedy_grammar): the
+    same text as with llama.cpp's grammar sampler in the chain, for a JSON schema and for a tool call,
+    with the whole vocabulary checked only where the grammar refuses that token."""
+    from acode.llm import greedy_grammar
+    from acode.llm.embedded import EmbeddedModel
+
+    made: list[greedy_grammar.GreedyGrammar] = []
+    original = greedy_grammar.GreedyGrammar.__init__
+
+    def recording(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(greedy_grammar.GreedyGrammar, "__init__", recording)
+    schema = {"type": "object", "required": ["fruits"], "properties": {"fruits": {"type": "array", "items": {
+        "type": "object", "required": ["name", "colour"],
+        "properties": {"name": {"type": "string"}, "colour": {"type": "string"}}}}}}
+    calls = [{"messages": [Message.user("List two fruits as JSON with their colours.")], "schema": schema},
+             {"messages": [Message.user("Show me the contents of setup.py")], "tools": TOOLS}]
+    texts = {}
+    for first in (False, True):
+        monkeypatch.setattr(EmbeddedModel, "grammar_checks_argmax_first", first)
+        texts[first] = [real_model.complete(max_tokens=60, **call) for call in calls]
+    assert [c.text for c in texts[True]] == [c.text for c in texts[False]]
+    assert [[(t.name, t.arguments) for t in c.tool_calls] for c in texts[True]] == [
+        [(t.name, t.arguments) for t in c.tool_calls] for c in texts[False]]  # ids are random
+    assert texts[True][1].tool_calls[0].name == "read_file"
+    assert len(made) == 2 and all(g.steps >= 5 for g in made)
+    assert sum(g.whole_vocabulary_checks for g in made) < sum(g.steps for g in made) / 4

@@ -23,6 +23,7 @@ from typing import Any
 from acode.config.model import ModelSettings
 from acode.errors import ModelError, ModelNotInstalledError, ModelOutputError, ModelTimeoutError
 from acode.llm.chat_template import ChatTemplate
+from acode.llm.greedy_grammar import GreedyGrammar
 from acode.llm.kv_cache import CHUNK, AlignedCache, check_deadline, row_logprob
 from acode.llm.prefix_store import PrefixStore
 from acode.llm.scoring import TextScore
@@ -61,6 +62,8 @@ def _stopped(text: str, stop: Sequence[str], new: int) -> str | None:
 
 
 class EmbeddedModel:
+    grammar_checks_argmax_first = True  # greedy decoding under a grammar: see acode.llm.greedy_grammar
+
     def __init__(self, path: Path, settings: ModelSettings):
         llama_cpp = _import_llama()
         self._llama_cpp = llama_cpp
@@ -305,6 +308,8 @@ class EmbeddedModel:
         count = 0
         finish = "length"
         collected: list[TokenLogprob] | None = [] if logprobs else None
+        greedy = GreedyGrammar(self._llama_cpp, vocab, grammar, llm.n_vocab()) \
+            if grammar is not None and temperature <= 0 and self.grammar_checks_argmax_first else None
         # The prompt is already in the KV cache, so generate() samples the first token straight away.
         stream = llm.generate(
             tokens,
@@ -313,7 +318,8 @@ class EmbeddedModel:
             top_p=0.95,
             min_p=0.05,
             repeat_penalty=1.0,
-            grammar=grammar,
+            grammar=None if greedy else grammar,
+            logits_processor=[greedy] if greedy else None,
         )
         try:
             while count < max_new:
@@ -340,6 +346,8 @@ class EmbeddedModel:
             raise
         finally:
             stream.close()
+            if greedy:
+                greedy.close()
         tail = decoder.decode(b"", final=True)
         if tail:
             pieces.append(tail)
