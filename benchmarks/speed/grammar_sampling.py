@@ -45,28 +45,24 @@ def calls():
 
 
 class Timed:
-    """Wraps the loaded llama's sample and eval to add up their seconds."""
+    """Wraps the loaded llama's sample and eval to add up their seconds (and count the samples)."""
 
     def __init__(self, llm):
         self.sample_seconds = self.eval_seconds = 0.0
         self.samples = 0
-        self._sample, self._eval = llm.sample, llm.eval
-        llm.sample, llm.eval = self.sample, self.eval
+        llm.sample = self._timed(llm.sample, "sample_seconds", counted=True)
+        llm.eval = self._timed(llm.eval, "eval_seconds")
 
-    def sample(self, *args, **kwargs):
-        started = time.perf_counter()
-        try:
-            return self._sample(*args, **kwargs)
-        finally:
-            self.sample_seconds += time.perf_counter() - started
-            self.samples += 1
+    def _timed(self, call, seconds: str, counted: bool = False):
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                setattr(self, seconds, getattr(self, seconds) + time.perf_counter() - started)
+                self.samples += counted
 
-    def eval(self, *args, **kwargs):
-        started = time.perf_counter()
-        try:
-            return self._eval(*args, **kwargs)
-        finally:
-            self.eval_seconds += time.perf_counter() - started
+        return timed
 
 
 def one(model, timed: Timed, call: dict, first: bool) -> dict:
