@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import ctypes
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class GreedyGrammar:
     def __init__(self, llama_cpp: Any, vocab: Any, grammar: Any, n_vocab: int):
+        import numpy as np  # with llama.cpp only: the base install (checks-only review) has no numpy
+
+        self._np = np
         self._lib = llama_cpp
         self._sampler = llama_cpp.llama_sampler_init_grammar(
             vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
@@ -41,11 +45,11 @@ class GreedyGrammar:
 
     def __call__(self, input_ids: Any, scores: np.ndarray) -> np.ndarray:
         self.steps += 1
-        token = int(np.argmax(scores))
+        token = int(self._np.argmax(scores))
         if not self._allows(token):
             self.whole_vocabulary_checks += 1
             scores = self._allowed_only(scores)
-            token = int(np.argmax(scores))
+            token = int(self._np.argmax(scores))
         self._lib.llama_sampler_accept(self._sampler, token)
         return scores
 
@@ -66,6 +70,6 @@ class GreedyGrammar:
             data=self._all.ctypes.data_as(self._lib.llama_token_data_p), size=len(self._all), selected=-1,
             sorted=False)
         self._lib.llama_sampler_apply(self._sampler, ctypes.byref(array))
-        if array.size != len(self._all) or not np.array_equal(self._all["id"], self._ids):
+        if array.size != len(self._all) or not self._np.array_equal(self._all["id"], self._ids):
             raise RuntimeError("the grammar sampler reordered the candidates")
         return self._all["logit"].copy()
