@@ -89,13 +89,16 @@ def main() -> None:
     parser.add_argument("--tasks", choices=["humanevalfix", "novel"], default="humanevalfix",
                         help="novel: benchmarks/data/novel_bugs.jsonl, never used to tune the fixer")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N tasks of the half")
+    parser.add_argument("--data", type=Path, default=None, help="the HumanEvalPack JSONL (humanevalfix; "
+                        "default ../shared/data/humanevalpack-python.jsonl beside the checkout)")
     fix_report.add_run_arguments(parser)
     args = parser.parse_args()
 
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     threads = fix_report.arm_threads(args.threads)
     overrides = fix_report.settings_env(args.set, args.model_timeout, threads)
-    tasks = load_tasks(half=args.half, task_set=args.tasks)[args.skip:]
+    data = {"path": args.data} if args.data else {}
+    tasks = load_tasks(**data, half=args.half, task_set=args.tasks)[args.skip:]
     tasks = tasks[: args.limit] if args.limit else tasks
     records = fix_report.load_records(args.records, args.resume)
     model = fix_report.oneshot_model(arms, args.model, threads)
