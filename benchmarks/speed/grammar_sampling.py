@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -102,8 +101,9 @@ def main() -> None:
 
     from acode.config.model import ModelSettings
     from acode.llm.factory import build_model
+    from benchmarks.harness.results_record import load
 
-    load_before = [round(x, 2) for x in os.getloadavg()]
+    load_before = load()
     model = build_model(ModelSettings(backend="embedded", name=args.model, threads=args.threads,
                                       prompt_cache_mb=0))
     timed = Timed(model._llm)
@@ -123,7 +123,7 @@ def main() -> None:
                for arm, arm_runs in runs.items()},
         }
         print(json.dumps({"progress": name, **report["calls"][name]}), file=sys.stderr)
-    report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    report["load_average_after"] = load()
     print(json.dumps(report, indent=1))
 
 

@@ -62,15 +62,7 @@ def commands(text: str) -> list[str]:
     flat = text.replace("\n", " ")
     found += [match.group(1) for match in SHELL.finditer(flat)]
     found += [match.group(1) for match in SCRIPT.finditer(flat)]
-    return unique(re.sub(r"\s+", " ", command.strip()) for command in found)
-
-
-def unique(values) -> list:
-    kept: list = []
-    for value in values:
-        if value not in kept:
-            kept.append(value)
-    return kept
+    return list(dict.fromkeys(re.sub(r"\s+", " ", command.strip()) for command in found))
 
 
 def record(md: Path) -> dict:
@@ -84,9 +76,9 @@ def record(md: Path) -> dict:
         "moved": next((line for line in lines[1:6] if line.startswith("Moved from")), None),
         "note": NOTE,
         "machine": "2 CPU cores, shared" if re.search(r"2[- ](?:CPU )?cores?", text) else None,
-        "commits": unique(sha for sha in HEX.findall(text) if is_commit(sha)),
+        "commits": list(dict.fromkeys(sha for sha in HEX.findall(text) if is_commit(sha))),
         "commands": commands(text),
-        "loads": unique(LOAD.findall(text.replace("\n", " "))),
+        "loads": list(dict.fromkeys(LOAD.findall(text.replace("\n", " ")))),
         "sections": [line.lstrip("#").strip() for line in lines if line.startswith(("## ", "### "))],
         "tables": tables(lines),
     }

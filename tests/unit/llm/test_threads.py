@@ -70,15 +70,3 @@ def test_the_real_sample_on_this_machine_is_within_its_cores():
     idle = idle_cores(cores, window=0.05)
     assert idle is None or 0.0 <= idle <= len(cores)
     assert 1 <= default_threads() <= len(cores)
-
-
-def test_the_embedded_backend_imports_neither_llama_cpp_nor_numpy_until_a_model_loads():
-    """The base install (a checks-only review, pre-commit) has neither: importing the backend's modules
-    must not need them (the greedy grammar's numpy included)."""
-    import subprocess
-    import sys
-
-    code = ("import sys, acode.llm.embedded, acode.llm.greedy_grammar, acode.review.service\n"
-            "print(sorted(m for m in ('numpy', 'llama_cpp') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
